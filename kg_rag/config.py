@@ -1,0 +1,162 @@
+"""Settings for kg-rag: nested pydantic-settings, env prefix ``KG_RAG_``, ``.env`` supported.
+
+Nothing is read at import: build a :class:`Settings` (``Settings()`` reads the environment and
+``.env`` then) and hand each component only its own section. Nested fields use ``__`` in
+environment variables, e.g. ``KG_RAG_NEO4J__PASSWORD`` or ``KG_RAG_LLM__BASE_URL``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = [
+    "ChunkingSettings",
+    "CommunitySettings",
+    "EmbeddingSettings",
+    "ExtractionSettings",
+    "LLMSettings",
+    "LLMServerSettings",
+    "Neo4jSettings",
+    "RetrievalSettings",
+    "RouterSettings",
+    "Settings",
+]
+
+DEFAULT_CACHE = Path.home() / ".cache" / "kg-rag"
+
+
+class Neo4jSettings(BaseModel):
+    """Connection to Neo4j, and the local server managed by ``kg-rag neo4j``."""
+
+    uri: str = "bolt://127.0.0.1:7687"
+    user: str = "neo4j"
+    password: SecretStr | None = None
+    database: str = "neo4j"
+    # Managed local server (``kg-rag neo4j start``).
+    version: str = "5.26.30"
+    browser_version: str = "5.24.0"
+    bolt_port: int = 7687
+    http_port: int = 7474
+    home: Path = Path(".kg_rag/neo4j")
+    cache_dir: Path = DEFAULT_CACHE / "neo4j"
+    start_timeout_s: float = 180.0
+    query_timeout_s: float = 10.0
+
+
+class LLMSettings(BaseModel):
+    """An OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp server)."""
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str = "gpt-4o-mini"
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout_s: float = 60.0
+    max_retries: int = 2
+    structured_method: Literal["function_calling", "json_mode", "json_schema"] = "function_calling"
+
+    @property
+    def enabled(self) -> bool:
+        """True when an endpoint or key is configured; otherwise kg-rag runs offline."""
+        return self.base_url is not None or self.api_key is not None
+
+
+class LLMServerSettings(BaseModel):
+    """The local llama.cpp server used by the integration tests."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    chat_format: str = "gemma"
+    n_ctx: int = 2048
+    cache_dir: Path = DEFAULT_CACHE / "llm"
+    start_timeout_s: float = 120.0
+
+
+class EmbeddingSettings(BaseModel):
+    """Which embedder to use; the default is a local model shipped by a PyPI package."""
+
+    provider: Literal["local", "openai", "hash"] = "local"
+    model: str = "all-MiniLM-L6-v2"
+    batch_size: int = 64
+    dimensions: int | None = None
+
+
+class ChunkingSettings(BaseModel):
+    """How documents are cleaned and cut into document/section/paragraph/sentence chunks."""
+
+    max_tokens: int = 400
+    overlap_tokens: int = 40
+    sentence_min_chars: int = 1
+    boilerplate_patterns: list[str] = Field(default_factory=list)
+    strip_control_chars: bool = True
+    collapse_whitespace: bool = True
+
+
+class ExtractionSettings(BaseModel):
+    """Entity and relation extraction."""
+
+    mode: Literal["auto", "llm", "offline"] = "auto"
+    level: Literal["paragraph", "section", "sentence", "document"] = "paragraph"
+    entity_types: list[str] = Field(
+        default_factory=lambda: ["PERSON", "ORGANIZATION", "LOCATION", "EVENT", "WORK", "CONCEPT"]
+    )
+    relation_types: list[str] = Field(default_factory=list)
+    max_retries: int = 2
+    concurrency: int = 4
+    gleaning: int = 0
+    resolution_threshold: float = 0.9
+
+
+class CommunitySettings(BaseModel):
+    """Hierarchical Leiden and summaries."""
+
+    max_cluster_size: int = 10
+    seed: int = 42
+    summary_token_budget: int = 1500
+
+
+class RouterSettings(BaseModel):
+    """Routing, grading and budgets when answering."""
+
+    mode: Literal["auto", "llm", "rules"] = "auto"
+    max_retries: int = 1
+    grade_threshold: float = 0.35
+    max_llm_calls: int = 20
+    max_tokens: int = 40_000
+    text2cypher: bool = False
+
+
+class RetrievalSettings(BaseModel):
+    """Chunk search defaults."""
+
+    top_k: int = 5
+    rrf_k: int = 60
+    candidates: int = 50
+    ann_index_min_rows: int = 50_000
+
+
+class Settings(BaseSettings):
+    """All kg-rag settings. ``Settings()`` reads ``KG_RAG_*`` variables and ``.env``."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="KG_RAG_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    kb_dir: Path = Path(".kg_rag/kb")
+    graph_backend: Literal["embedded", "neo4j"] = "embedded"
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    llm_server: LLMServerSettings = Field(default_factory=LLMServerSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    communities: CommunitySettings = Field(default_factory=CommunitySettings)
+    router: RouterSettings = Field(default_factory=RouterSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)

@@ -1,0 +1,156 @@
+"""Pydantic types shared across the engine: documents, chunks, graph records and answers.
+
+Ids are derived from content (see :func:`stable_id`), so re-running any step converges to the
+same knowledge base.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "CHUNK_LEVELS",
+    "Chunk",
+    "ChunkHit",
+    "ChunkLevel",
+    "Community",
+    "Document",
+    "Entity",
+    "GraphPath",
+    "Mention",
+    "Relation",
+    "Subgraph",
+    "stable_id",
+]
+
+ChunkLevel = Literal["document", "section", "paragraph", "sentence"]
+CHUNK_LEVELS: tuple[ChunkLevel, ...] = ("document", "section", "paragraph", "sentence")
+
+
+def stable_id(*parts: str, prefix: str = "", length: int = 16) -> str:
+    """A short, deterministic id: ``prefix`` + the first ``length`` hex digits of sha1(parts)."""
+    digest = hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:length]
+    return f"{prefix}{digest}"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Document(_Model):
+    """One source document, as cleaned and stored."""
+
+    doc_id: str
+    source: str
+    title: str = ""
+    content_hash: str
+    version: int = 1
+    metadata: dict[str, str] = Field(default_factory=dict)
+    text: str = ""
+
+
+class Chunk(_Model):
+    """A span of a document's cleaned text at one granularity, linked to its parent."""
+
+    chunk_id: str
+    doc_id: str
+    level: ChunkLevel
+    parent_id: str | None = None
+    ordinal: int = 0
+    heading_path: list[str] = Field(default_factory=list)
+    char_start: int
+    char_end: int
+    text: str
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class ChunkHit(_Model):
+    """A chunk returned by a search, with its fused score and the per-method scores."""
+
+    chunk: Chunk
+    score: float
+    scores: dict[str, float] = Field(default_factory=dict)
+    parent: Chunk | None = None
+
+
+class Entity(_Model):
+    """A resolved entity; ``entity_id`` comes from its normalized name and type."""
+
+    entity_id: str
+    name: str
+    type: str = "CONCEPT"
+    aliases: list[str] = Field(default_factory=list)
+    description: str = ""
+    vector: list[float] | None = None
+
+
+class Mention(_Model):
+    """Provenance: entity ``entity_id`` is mentioned in chunk ``chunk_id`` of ``doc_id``."""
+
+    entity_id: str
+    chunk_id: str
+    doc_id: str
+
+
+class Relation(_Model):
+    """A typed, weighted relation between two entities with the chunks that support it."""
+
+    source_id: str
+    target_id: str
+    type: str = "RELATED_TO"
+    description: str = ""
+    weight: float = 1.0
+    evidence: list[str] = Field(default_factory=list)
+
+    @property
+    def relation_id(self) -> str:
+        """Deterministic id of (source, type, target)."""
+        return stable_id(self.source_id, self.type, self.target_id, prefix="r_")
+
+
+class Community(_Model):
+    """A community of entities at one level of the hierarchy, with its summary."""
+
+    community_id: str
+    level: int
+    parent_id: str | None = None
+    members: list[str] = Field(default_factory=list)
+    title: str = ""
+    summary: str = ""
+    findings: list[str] = Field(default_factory=list)
+    rank: float = 0.0
+    content_hash: str = ""
+    vector: list[float] | None = None
+
+
+class GraphPath(_Model):
+    """A path between entities: node ids in order and the relation types between them."""
+
+    nodes: list[str]
+    relations: list[str]
+
+    @property
+    def length(self) -> int:
+        """Number of hops."""
+        return len(self.relations)
+
+
+class Subgraph(_Model):
+    """Entities and relations of a neighbourhood (plain data; ``to_networkx`` for analysis)."""
+
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+
+    def to_networkx(self) -> Any:
+        """Return a ``networkx.MultiDiGraph`` with entity and relation attributes."""
+        import networkx as nx
+
+        graph = nx.MultiDiGraph()
+        for e in self.entities:
+            graph.add_node(e.entity_id, name=e.name, type=e.type)
+        for r in self.relations:
+            graph.add_edge(r.source_id, r.target_id, key=r.type, type=r.type, weight=r.weight)
+        return graph

@@ -1,0 +1,57 @@
+"""Shared fixtures. Integration and contract tests use servers started by ``scripts/test.sh``
+(``kg-rag neo4j start`` and ``kg-rag llm-server start``); when a server is not reachable the
+test fails with the command to run — it never skips."""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kg_rag.config import Neo4jSettings, Settings
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings() -> Neo4jSettings:
+    """Settings of the running Neo4j (password from KG_RAG_NEO4J__PASSWORD)."""
+    settings = Settings().neo4j
+    if settings.password is None:
+        pytest.fail(
+            "KG_RAG_NEO4J__PASSWORD is not set: run the suite through scripts/test.sh, "
+            "or export it and run `kg-rag neo4j start` first."
+        )
+    from neo4j import GraphDatabase
+
+    try:
+        with GraphDatabase.driver(
+            settings.uri, auth=(settings.user, settings.password.get_secret_value())
+        ) as driver:
+            driver.verify_connectivity()
+    except Exception as exc:  # pragma: no cover - message path
+        pytest.fail(f"Neo4j is not reachable at {settings.uri} ({exc}); run `kg-rag neo4j start`.")
+    return settings
+
+
+@pytest.fixture(scope="session")
+def llm_base_url() -> str:
+    """Base URL (…/v1) of the running OpenAI-compatible LLM test server."""
+    url = os.environ.get("KG_RAG_TEST_LLM_URL", "http://127.0.0.1:8765/v1")
+    try:
+        with urllib.request.urlopen(f"{url}/models", timeout=10) as resp:
+            resp.read()
+    except Exception as exc:  # pragma: no cover - message path
+        pytest.fail(f"LLM server not reachable at {url} ({exc}); run `kg-rag llm-server start`.")
+    return url
+
+
+@pytest.fixture()
+def artifacts_dir() -> Iterator[Path]:
+    """Folder for test artifacts (screenshots, plots) kept after the run."""
+    path = REPO / "test-artifacts"
+    path.mkdir(exist_ok=True)
+    yield path
