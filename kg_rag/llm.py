@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlparse
 from uuid import UUID
 
@@ -97,7 +97,7 @@ def build_chat_model(
         base_url=settings.base_url,
         api_key=api_key,
         temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
+        max_completion_tokens=settings.max_tokens,
         timeout=settings.timeout_s,
         max_retries=settings.max_retries,
         extra_body=extra_body,
@@ -148,14 +148,14 @@ def structured_output(
             "retry, or use a model that supports tool calls."
         )
 
-    checked = chain | RunnableLambda(check)
+    checked: Runnable[LanguageModelInput, _M] = chain | RunnableLambda(check)
     if attempts > 1:
         checked = checked.with_retry(
             retry_if_exception_type=(RetryableLLMError, OutputParserException, ValidationError),
             stop_after_attempt=attempts,
             wait_exponential_jitter=False,
         )
-    return cast("Runnable[LanguageModelInput, _M]", checked)
+    return checked
 
 
 class UsageTracker(BaseCallbackHandler):

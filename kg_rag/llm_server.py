@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import importlib.util
 import json
 import os
@@ -28,7 +29,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -63,64 +64,77 @@ class LLMServerInfo(BaseModel):
 def start(settings: LLMServerSettings, *, log: Callable[[str], None] = print) -> LLMServerInfo:
     """Start the server unless it already answers; return once ``/v1/models`` responds.
 
+    Safe to call again, and from several processes at once: a lock file serializes starts.
+
     Raises:
         ServerError: The extra is not installed, the port is taken by something else, or the
             server died or did not answer within ``settings.start_timeout_s`` (see its log).
     """
     _require_extra()
-    info = status(settings)
-    if info.running:
-        log(f"LLM server already running at {info.base_url} (llama-cpp-python {info.version})")
-        return info
-    if info.pid is not None:
-        # Our process is alive but not answering (still loading, or hung): replace it.
-        _terminate(info.pid)
-    _check_port_free(settings)
+    settings.cache_dir.mkdir(parents=True, exist_ok=True)
+    with _start_lock(settings):
+        info = status(settings)
+        if info.running:
+            log(f"LLM server already running at {info.base_url} (llama-cpp-python {info.version})")
+            return info
+        if info.pid is not None:
+            # Ours and alive but not answering yet (still loading): wait for it.
+            return _wait_until_ready(settings, info.pid, None, time.monotonic(), log)
+        _check_port_free(settings)
+        model_path = _ensure_model(settings, log)
+        command = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model_path),
+            "--model_alias",
+            MODEL_ALIAS,
+            "--chat_format",
+            settings.chat_format,
+            "--host",
+            settings.host,
+            "--port",
+            str(settings.port),
+            "--n_ctx",
+            str(settings.n_ctx),
+        ]
+        started = time.monotonic()
+        with _log_path(settings).open("ab") as log_file:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+            log_file.write(f"\n--- {stamp} {' '.join(command)}\n".encode())
+            log_file.flush()
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
+        _pid_path(settings).write_text(f"{process.pid}\n")
+        return _wait_until_ready(settings, process.pid, process, started, log)
 
-    model_path = _ensure_model(settings, log)
+
+def _wait_until_ready(
+    settings: LLMServerSettings,
+    pid: int,
+    process: subprocess.Popen[bytes] | None,
+    started: float,
+    log: Callable[[str], None],
+) -> LLMServerInfo:
     log_path = _log_path(settings)
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(model_path),
-        "--model_alias",
-        MODEL_ALIAS,
-        "--chat_format",
-        settings.chat_format,
-        "--host",
-        settings.host,
-        "--port",
-        str(settings.port),
-        "--n_ctx",
-        str(settings.n_ctx),
-    ]
-    started = time.monotonic()
-    with log_path.open("ab") as log_file:
-        log_file.write(f"\n--- {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(command)}\n".encode())
-        log_file.flush()
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            close_fds=True,
-        )
-    _pid_path(settings).write_text(f"{process.pid}\n")
-
     deadline = started + settings.start_timeout_s
     while not _answers(settings):
-        code = process.poll()
-        if code is not None:
+        code = process.poll() if process is not None else None
+        if code is not None or (process is None and not _alive(pid)):
             _pid_path(settings).unlink(missing_ok=True)
             raise ServerError(
-                f"The LLM server exited with code {code} while starting: "
+                f"The LLM server exited (code {code}) while starting: "
                 f"see {log_path} ({_last_line(log_path)})"
             )
         if time.monotonic() > deadline:
-            _terminate(process.pid)
+            _terminate(pid)
             _pid_path(settings).unlink(missing_ok=True)
             raise ServerError(
                 f"The LLM server did not answer at {_base_url(settings)} within "
@@ -128,11 +142,10 @@ def start(settings: LLMServerSettings, *, log: Callable[[str], None] = print) ->
                 "KG_RAG_LLM_SERVER__START_TIMEOUT_S"
             )
         time.sleep(0.25)
-
     info = status(settings)
     log(
         f"LLM server (llama-cpp-python {info.version}) serving {MODEL_ALIAS} at {info.base_url} "
-        f"in {time.monotonic() - started:.1f} s (pid {process.pid}, log {log_path})"
+        f"in {time.monotonic() - started:.1f} s (pid {pid}, log {log_path})"
     )
     return info
 
@@ -232,6 +245,16 @@ def _ensure_model(settings: LLMServerSettings, log: Callable[[str], None]) -> Pa
         partial.unlink(missing_ok=True)
     log(f"Assembled {target} ({target.stat().st_size / 2**20:.0f} MiB)")
     return target
+
+
+@contextlib.contextmanager
+def _start_lock(settings: LLMServerSettings) -> Iterator[None]:
+    with (settings.cache_dir / f"llama-server-{settings.port}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _pid_path(settings: LLMServerSettings) -> Path:

@@ -154,3 +154,55 @@ class Subgraph(_Model):
         for r in self.relations:
             graph.add_edge(r.source_id, r.target_id, key=r.type, type=r.type, weight=r.weight)
         return graph
+
+
+# -- answering --------------------------------------------------------------------------
+
+Route = Literal["graph", "community", "chunks"]
+Granularity = Literal["document", "section", "paragraph", "sentence", "mixed"]
+
+
+class Evidence(_Model):
+    """One piece of retrieved evidence with its provenance."""
+
+    chunk_id: str
+    doc_id: str
+    text: str
+    score: float
+    level: str = "paragraph"
+    char_start: int = 0
+    char_end: int = 0
+    source: str = ""
+    route: str = "chunks"
+    entity_ids: list[str] = Field(default_factory=list)
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class PlanStep(_Model):
+    """One reasoning step; ``#n`` in ``query`` is replaced by step n's answer."""
+
+    index: int
+    query: str
+    needs: str = ""
+    depends_on: list[int] = Field(default_factory=list)
+    kind: Literal["lookup", "bridge", "compare", "aggregate", "global"] = "lookup"
+
+
+class Plan(_Model):
+    """A question split into steps, with the final step's index."""
+
+    question: str
+    steps: list[PlanStep]
+    strategy: str = "single"
+    planner: str = "rules"
+
+
+class RouteDecision(_Model):
+    """Where a step's evidence comes from and at which granularity."""
+
+    route: Route
+    granularity: Granularity = "paragraph"
+    top_k: int = 5
+    filters: dict[str, str] = Field(default_factory=dict)
+    reason: str = ""
+    router: str = "rules"

@@ -1,0 +1,193 @@
+"""The ``kg-rag`` command.
+
+Subcommands import what they need lazily so ``kg-rag --help`` is instant. Every expected
+failure is a :class:`~kg_rag.errors.KgRagError`; it is printed as one line and the command
+exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from kg_rag.config import Settings
+from kg_rag.errors import KgRagError
+
+__all__ = ["main"]
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings()
+    kb = getattr(args, "kb", None)
+    if kb is not None:
+        settings.kb_dir = Path(kb)
+    graph = getattr(args, "graph", None)
+    if graph:
+        settings.graph_backend = graph
+    return settings
+
+
+def _cmd_info(args: argparse.Namespace, settings: Settings) -> int:
+    data = json.loads(settings.model_dump_json())
+    print(json.dumps(data, indent=2))
+    return 0
+
+
+def _cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag import neo4j_server
+
+    if args.action == "start":
+        neo4j_server.start(settings.neo4j)
+    elif args.action == "stop":
+        neo4j_server.stop(settings.neo4j)
+    else:
+        info = neo4j_server.status(settings.neo4j)
+        print(info.model_dump_json(indent=2))
+        return 0 if info.running else 3
+    return 0
+
+
+def _cmd_llm_server(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag import llm_server
+
+    if args.action == "start":
+        llm_server.start(settings.llm_server)
+    elif args.action == "stop":
+        llm_server.stop(settings.llm_server)
+    else:
+        info = llm_server.status(settings.llm_server)
+        print(info.model_dump_json(indent=2))
+        return 0 if info.running else 3
+    return 0
+
+
+def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import KnowledgeEngine
+
+    with KnowledgeEngine.open(settings=settings) as kg:
+        report = kg.ingest(
+            [Path(p) for p in args.paths],
+            include=args.include or (),
+            exclude=args.exclude or (),
+            remove_missing=args.remove_missing,
+        )
+    print(report)
+    return 0
+
+
+def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import KnowledgeEngine
+
+    with KnowledgeEngine.open(settings=settings) as kg:
+        answer = kg.ask(args.question)
+    if args.json:
+        print(answer.to_json())
+    else:
+        print(answer.render_text())
+    return 0
+
+
+def _cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import KnowledgeEngine
+
+    with KnowledgeEngine.open(settings=settings) as kg:
+        removed = kg.delete(args.doc_id)
+    print(f"{args.doc_id}: {'deleted' if removed else 'not found'}")
+    return 0 if removed else 1
+
+
+def _cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import export_to_neo4j
+
+    counts = export_to_neo4j(settings)
+    print("exported to Neo4j: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.demo import run_demo
+
+    return run_demo(settings, fresh=args.fresh)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kg-rag",
+        description="kg-rag: a hybrid graph + vector knowledge engine for multi-hop questions.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(handler=handler)
+        return p
+
+    def kb_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--kb", metavar="DIR", help="knowledge base folder (default: KG_RAG_KB_DIR)")
+        p.add_argument("--graph", choices=["embedded", "neo4j"], help="graph backend")
+
+    add("info", _cmd_info, "print the effective configuration (secrets masked)")
+
+    p = add("neo4j", _cmd_neo4j, "manage a local Neo4j 5 server (Bolt 7687, Browser 7474)")
+    p.add_argument("action", choices=["start", "stop", "status"])
+
+    p = add("llm-server", _cmd_llm_server, "manage the local llama.cpp test LLM server")
+    p.add_argument("action", choices=["start", "stop", "status"])
+
+    p = add("ingest", _cmd_ingest, "ingest files or folders into a knowledge base")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--include", action="append", metavar="GLOB", help="only files matching")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip files matching")
+    p.add_argument(
+        "--remove-missing", action="store_true", help="delete documents whose file is gone"
+    )
+    kb_option(p)
+
+    p = add("ask", _cmd_ask, "answer a question from a knowledge base")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true", help="print the answer and trace as JSON")
+    kb_option(p)
+
+    p = add("delete", _cmd_delete, "delete a document (chunks, mentions, orphaned entities)")
+    p.add_argument("doc_id")
+    kb_option(p)
+
+    p = add("export", _cmd_export, "copy an embedded knowledge base into Neo4j")
+    p.add_argument("target", choices=["neo4j"])
+    kb_option(p)
+
+    p = add("demo", _cmd_demo, "ingest the bundled demo corpus and answer multi-hop questions")
+    p.add_argument("--fresh", action="store_true", help="rebuild the demo knowledge base")
+    kb_option(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``kg-rag`` command."""
+    import logging
+
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = _settings(args)
+        handler: Handler = args.handler
+        return handler(args, settings)
+    except KgRagError as exc:
+        print(f"kg-rag: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("kg-rag: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
