@@ -33,6 +33,11 @@ _CONJ = re.compile(
     re.IGNORECASE,
 )
 _ZH_COMPARE = re.compile(r"^(?P<a>.+?)(?:和|与|还是)(?P<b>.+?)(?:哪个|谁|哪一个)(?P<rest>.*)$")
+_ZH_BRIDGE = re.compile(
+    r"^(?P<owner>[\u4e00-\u9fffA-Za-z0-9·]{2,20}?)的"
+    r"(?P<role>创始人|创办人|首席执行官|总裁|董事长|作者|导演|总部|父亲|母亲|妻子|丈夫|首都|所在地)"
+    r"(?P<rest>.+)$"
+)
 _PLACEHOLDER = re.compile(r"#(\d+)")
 _PRONOUN = re.compile(r"\b(it|he|she|they|him|her|them)\b", re.IGNORECASE)
 _MAX_BRIDGES = 3
@@ -52,7 +57,7 @@ def bind_query(query: str, answers: dict[int, str]) -> str:
 
 
 def _clean(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip(" ,?")
+    return re.sub(r"\s+", " ", text).strip(" ,?？")
 
 
 class RulePlanner:
@@ -123,6 +128,12 @@ class RulePlanner:
 
     def _bridge(self, q: str, question: str) -> Plan | None:
         steps: list[PlanStep] = []
+        m = _ZH_BRIDGE.match(q)
+        if m:
+            steps.append(PlanStep(index=1, query=f"{m['owner']}的{m['role']}", needs=m["role"], kind="bridge"))
+            rest = _clean(f"#1{m['rest']}")
+            steps.append(PlanStep(index=2, query=rest, needs="the final answer", depends_on=[1]))
+            return Plan(question=question, steps=steps, strategy="bridge")
         final = _decompose(q, steps)
         if not steps:
             return None

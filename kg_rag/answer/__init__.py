@@ -1,0 +1,1 @@
+"""Answering: planner, router, grader, synthesizer, trace, pipeline."""

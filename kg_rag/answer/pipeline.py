@@ -1,0 +1,296 @@
+"""The answer pipeline: plan → route each step → retrieve → grade (rewrite and retry) → step
+answer bound into later steps → cited synthesis, all recorded in a trace.
+
+Independent steps of a plan run concurrently; store calls run in worker threads. Without a
+chat model every stage uses its deterministic method; with one, the LLM stages are used under
+a per-question budget and fall back to the deterministic ones on failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from kg_rag.answer import offline
+from kg_rag.answer.llm import LLMCaller
+from kg_rag.answer.planner import RulePlanner, bind_query
+from kg_rag.answer.prompts import (
+    GRADER_PROMPT,
+    PLANNER_PROMPT,
+    REWRITE_PROMPT,
+    STEP_ANSWER_PROMPT,
+)
+from kg_rag.answer.router import LLMRouter, RouteContext, RuleRouter
+from kg_rag.answer.synthesizer import synthesize
+from kg_rag.answer.trace import Answer, Grade, StepTrace, Trace
+from kg_rag.config import RouterSettings
+from kg_rag.errors import BudgetExceeded, LLMError
+from kg_rag.models import Evidence, Plan, PlanStep, RouteDecision
+from kg_rag.retrieval.chunks import ChunkRetriever
+from kg_rag.retrieval.community import CommunityRetriever
+from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
+
+__all__ = ["AnswerPipeline", "fuse"]
+
+log = logging.getLogger(__name__)
+_UNBOUND = re.compile(r"#\d+")
+
+
+def fuse(lists: Sequence[tuple[Sequence[Evidence], float]], k: int = 60) -> list[Evidence]:
+    """Weighted reciprocal-rank fusion of evidence lists (by chunk id)."""
+    scores: dict[str, float] = {}
+    best: dict[str, Evidence] = {}
+    for evidence, weight in lists:
+        for rank, ev in enumerate(evidence):
+            scores[ev.chunk_id] = scores.get(ev.chunk_id, 0.0) + weight / (k + rank + 1)
+            prev = best.get(ev.chunk_id)
+            if prev is None:
+                best[ev.chunk_id] = ev
+            else:
+                merged = sorted(set(prev.entity_ids) | set(ev.entity_ids))
+                best[ev.chunk_id] = prev.model_copy(
+                    update={"entity_ids": merged, "scores": {**ev.scores, **prev.scores}}
+                )
+    order = sorted(scores, key=lambda c: (-scores[c], c))
+    return [best[c].model_copy(update={"score": round(scores[c], 8)}) for c in order]
+
+
+class _StepAnswer(BaseModel):
+    answer: str
+    evidence_numbers: list[int] = Field(default_factory=list)
+
+
+class _Grade(BaseModel):
+    score: float
+    reason: str = ""
+
+
+class _Rewrite(BaseModel):
+    query: str
+
+
+class AnswerPipeline:
+    """Runs questions against the retrieval routes.
+
+    Args:
+        chunks: the chunks route.
+        graph: the graph route (None when the knowledge base has no graph).
+        linker: entity linker of the graph route.
+        community: the community route (None when no communities were built).
+        settings: routing, grading and budget settings.
+        model: a chat model, or None for the deterministic (offline) pipeline.
+    """
+
+    def __init__(
+        self,
+        chunks: ChunkRetriever,
+        graph: GraphRetriever | None,
+        linker: EntityLinker | None,
+        community: CommunityRetriever | None,
+        settings: RouterSettings,
+        model: BaseChatModel | None = None,
+        top_k: int = 5,
+    ) -> None:
+        self.chunks = chunks
+        self.graph = graph
+        self.linker = linker
+        self.community = community
+        self.settings = settings
+        self.model = model if settings.mode != "rules" else None
+        self.top_k = top_k
+        self.rule_planner = RulePlanner()
+        self.rule_router = RuleRouter(top_k=top_k, has_communities=community is not None)
+
+    # -- public -------------------------------------------------------------------------
+    async def aretrieve(self, question: str, top_k: int | None = None) -> tuple[list[Evidence], Answer]:
+        """Evidence for ``question`` (fused over its steps) and the full answer object."""
+        answer = await self.aask(question)
+        return answer.evidence[: top_k or len(answer.evidence)], answer
+
+    async def aask(self, question: str) -> Answer:
+        """Answer ``question`` with citations and a trace."""
+        t0 = time.perf_counter()
+        caller = self._caller()
+        trace = Trace(question=question)
+        plan = await self._plan(question, caller, trace)
+        trace.plan = plan
+        answers: dict[int, str] = {}
+        results: dict[int, StepTrace] = {}
+        truncated = False
+        try:
+            for wave in _waves(plan.steps):
+                done = await asyncio.gather(
+                    *(self._run_step(step, answers, caller, trace) for step in wave)
+                )
+                for st in done:
+                    results[st.index] = st
+                    if st.answer:
+                        answers[st.index] = st.answer
+        except BudgetExceeded as exc:
+            truncated = True
+            trace.notes.append(str(exc))
+        trace.steps = [results[i] for i in sorted(results)]
+        full = await asyncio.to_thread(
+            self.chunks.search, question, "paragraph", max(self.top_k, 10)
+        )
+        evidence = self._final_evidence(plan, trace.steps, full)
+        try:
+            answer = await synthesize(question, plan, trace.steps, evidence, caller, self.linker)
+        except BudgetExceeded as exc:
+            truncated = True
+            trace.notes.append(str(exc))
+            answer = await synthesize(question, plan, trace.steps, evidence, None, self.linker)
+        if caller is not None:
+            trace.llm_calls = int(caller.usage.calls)
+            trace.prompt_tokens = int(caller.usage.prompt_tokens)
+            trace.completion_tokens = int(caller.usage.completion_tokens)
+        trace.truncated = truncated
+        trace.ms = round((time.perf_counter() - t0) * 1000, 2)
+        answer.trace = trace
+        answer.truncated = truncated
+        return answer
+
+    # -- stages ---------------------------------------------------------------------------
+    def _caller(self) -> LLMCaller | None:
+        if self.model is None:
+            return None
+        return LLMCaller(
+            self.model,
+            max_calls=self.settings.max_llm_calls,
+            max_tokens=self.settings.max_tokens,
+            max_retries=2,
+        )
+
+    async def _plan(self, question: str, caller: LLMCaller | None, trace: Trace) -> Plan:
+        if caller is not None:
+            try:
+                plan = await caller.structured(Plan, PLANNER_PROMPT.format(question=question), purpose="plan")
+                plan.question = question
+                plan.planner = "llm"
+                if plan.steps and all(s.index == i + 1 for i, s in enumerate(plan.steps)):
+                    return plan
+                trace.notes.append("LLM plan had bad step numbering; used rules")
+            except (LLMError, BudgetExceeded) as exc:
+                trace.notes.append(f"LLM planner failed ({exc}); used rules")
+        return self.rule_planner.plan(question)
+
+    async def _route(self, step: PlanStep, query: str, ctx: RouteContext, caller: LLMCaller | None) -> RouteDecision:
+        if caller is not None:
+            return await LLMRouter(caller, self.rule_router).aroute(step, query, ctx)
+        return self.rule_router.route(step, query, ctx)
+
+    async def _retrieve(self, decision: RouteDecision, query: str, linked: list[Any], st: StepTrace) -> list[Evidence]:
+        top_k = max(decision.top_k, self.top_k)
+        if decision.route == "community" and self.community is not None:
+            return await asyncio.to_thread(self.community.search, query, top_k)
+        hybrid = await asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
+        if decision.route == "graph" and self.graph is not None and linked:
+            graph_ev, calls, _ = await asyncio.to_thread(self.graph.retrieve, linked, top_k * 2)
+            st.cypher.extend(calls)
+            return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
+        return hybrid
+
+    async def _grade(self, query: str, evidence: list[Evidence], caller: LLMCaller | None) -> Grade:
+        if caller is not None and evidence:
+            text = "\n".join(f"[{i + 1}] {e.text[:600]}" for i, e in enumerate(evidence[:4]))
+            try:
+                g = await caller.structured(_Grade, GRADER_PROMPT.format(query=query, evidence=text), purpose="grade")
+                score = max(0.0, min(1.0, g.score))
+                return Grade(score=score, passed=score >= self.settings.grade_threshold, reason=g.reason, grader="llm")
+            except LLMError:
+                pass
+        return offline.grade_evidence(query, evidence, self.settings.grade_threshold)
+
+    async def _rewrite(self, query: str, evidence: list[Evidence], names: list[str], attempt: int, caller: LLMCaller | None) -> str:
+        if caller is not None:
+            seen = " | ".join(e.text[:160] for e in evidence[:2]) or "(none)"
+            try:
+                r = await caller.structured(_Rewrite, REWRITE_PROMPT.format(query=query, evidence=seen), purpose="rewrite")
+                if r.query.strip():
+                    return r.query.strip()
+            except LLMError:
+                pass
+        return offline.rewrite_query(query, names, attempt)
+
+    async def _step_answer(self, query: str, evidence: list[Evidence], caller: LLMCaller | None, st: StepTrace) -> None:
+        names = self.linker.names() if self.linker is not None else {}
+        if caller is not None and evidence:
+            text = "\n".join(f"[{i + 1}] {e.text[:700]}" for i, e in enumerate(evidence[:5]))
+            try:
+                r = await caller.structured(_StepAnswer, STEP_ANSWER_PROMPT.format(query=query, evidence=text), purpose="step-answer")
+                if r.answer.strip() and r.answer.strip().lower() != "unknown":
+                    st.answer = r.answer.strip()
+                    return
+            except LLMError:
+                pass
+        span = offline.extract_answer(query, evidence, names)
+        if span is not None:
+            st.answer = span.text
+            if self.linker is not None:
+                ids = [le.entity_id for le in self.linker.link(span.text, limit=1)]
+                st.answer_entity_id = ids[0] if ids else None
+
+    async def _run_step(self, step: PlanStep, answers: dict[int, str], caller: LLMCaller | None, trace: Trace) -> StepTrace:
+        t0 = time.perf_counter()
+        bound = _UNBOUND.sub("", bind_query(step.query, answers)).strip()
+        linked = await asyncio.to_thread(self.linker.link, bound) if self.linker is not None else []
+        ctx = RouteContext(linked=[le.model_dump() for le in linked], answers=dict(answers))
+        decision = await self._route(step, bound, ctx, caller)
+        st = StepTrace(
+            index=step.index,
+            query=step.query,
+            bound_query=bound,
+            decision=decision,
+            linked_entities=[le.model_dump() for le in linked],
+        )
+        query = bound
+        evidence: list[Evidence] = []
+        for attempt in range(self.settings.max_retries + 1):
+            st.attempts.append(f"{decision.route}/{decision.granularity}: {query}")
+            evidence = await self._retrieve(decision, query, linked, st)
+            grade = await self._grade(query, evidence, caller)
+            st.grades.append(grade)
+            if grade.passed or attempt == self.settings.max_retries:
+                break
+            query = await self._rewrite(query, evidence, [le.name for le in linked], attempt + 1, caller)
+            st.rewrites.append(query)
+            if decision.route == "graph":
+                decision = decision.model_copy(update={"route": "chunks", "reason": decision.reason + "; weak evidence → chunks"})
+            elif linked and self.graph is not None:
+                decision = decision.model_copy(update={"route": "graph", "reason": decision.reason + "; weak evidence → graph"})
+            st.decision = decision
+        st.hits = evidence
+        await self._step_answer(bound, evidence, caller, st)
+        st.ms = round((time.perf_counter() - t0) * 1000, 2)
+        return st
+
+    def _final_evidence(self, plan: Plan, steps: list[StepTrace], full: list[Evidence]) -> list[Evidence]:
+        """Fuse the steps' evidence with a whole-question search; later steps weigh more for
+        bridge plans (their evidence holds the final answer), all steps equally otherwise."""
+        lists: list[tuple[Sequence[Evidence], float]] = [(full, 1.0)]
+        for st in steps:
+            weight = 1.0 if plan.strategy != "bridge" else 0.8 + 0.1 * st.index
+            lists.append((st.hits, weight))
+        return fuse(lists)
+
+
+def _waves(steps: Sequence[PlanStep]) -> list[list[PlanStep]]:
+    """Group steps into waves whose dependencies are all in earlier waves."""
+    done: set[int] = set()
+    pending = list(steps)
+    waves: list[list[PlanStep]] = []
+    while pending:
+        wave = [s for s in pending if all(d in done or d >= s.index for d in s.depends_on)]
+        if not wave:  # a cycle or a dangling dependency: run the rest in order
+            wave = pending[:1]
+        waves.append(wave)
+        done |= {s.index for s in wave}
+        pending = [s for s in pending if s.index not in done]
+    return waves

@@ -1,0 +1,354 @@
+"""``KnowledgeEngine``: the Python API of kg-rag.
+
+One async core, one thin sync face: ``ingest``/``ask``/``retrieve``/``delete`` run their async
+twins (``aingest``/``aask``/...), also inside Jupyter's running loop. Open and close
+explicitly, or use a ``with`` block::
+
+    with KnowledgeEngine.open("my-kb") as kg:
+        kg.ingest([Path("docs/")])
+        print(kg.ask("Which company did the co-founder of X start after leaving Y?"))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Coroutine, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from kg_rag.answer.pipeline import AnswerPipeline
+from kg_rag.answer.trace import Answer
+from kg_rag.config import Settings
+from kg_rag.errors import ConfigError
+from kg_rag.graph_build import CommunityBuildReport, GraphBuilder, GraphReport
+from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
+from kg_rag.models import Evidence
+from kg_rag.retrieval.chunks import ChunkRetriever
+from kg_rag.retrieval.community import CommunityRetriever
+from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
+from kg_rag.stores.base import GraphStore
+from kg_rag.stores.chunks import LanceChunkStore
+from kg_rag.stores.community_index import CommunityIndex
+
+__all__ = ["KnowledgeEngine", "export_to_neo4j", "run_sync"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code, also when a loop is already running
+    (Jupyter): then it runs on a fresh loop in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def build_embedder(settings: Settings) -> Embeddings:
+    """The embedder named by the settings (default: the local MiniLM shipped on PyPI)."""
+    provider = settings.embedding.provider
+    if provider == "local":
+        from kg_rag.embeddings import LocalMiniLMEmbeddings
+
+        return LocalMiniLMEmbeddings(batch_size=settings.embedding.batch_size)
+    if provider == "hash":
+        from kg_rag.testing import HashEmbeddings
+
+        return HashEmbeddings(settings.embedding.dimensions or 64)
+    if provider == "openai":
+        from langchain_openai import OpenAIEmbeddings
+
+        key = settings.llm.api_key.get_secret_value() if settings.llm.api_key else None
+        return OpenAIEmbeddings(
+            model=settings.embedding.model,
+            base_url=settings.llm.base_url,
+            api_key=key,  # type: ignore[arg-type]
+            dimensions=settings.embedding.dimensions,
+        )
+    raise ConfigError(f"unknown embedding provider {provider!r}: use local, openai or hash")
+
+
+def build_graph_store(settings: Settings) -> GraphStore:
+    """The graph store named by ``settings.graph_backend``."""
+    if settings.graph_backend == "neo4j":
+        from kg_rag.stores.neo4j import Neo4jGraphStore
+
+        if settings.neo4j.password is None:
+            raise ConfigError("graph_backend is neo4j but KG_RAG_NEO4J__PASSWORD is not set")
+        return Neo4jGraphStore(settings.neo4j)
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    return EmbeddedGraphStore(settings.kb_dir)
+
+
+class KnowledgeEngine:
+    """Ingest documents, build the graph and communities, answer multi-hop questions.
+
+    Build it with :meth:`open` (which constructs the configured stores and models) or pass
+    your own components to the constructor; nothing is read or connected until ``open()``.
+
+    Args:
+        settings: all settings (each component gets its own section).
+        chunk_store: the LanceDB chunk store.
+        graph_store: an embedded or Neo4j graph store.
+        embedder: the embedder used for chunks, entities and community summaries.
+        llm: a chat model; None runs every stage with its deterministic method.
+        progress: show progress bars (default: when attached to a terminal).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        chunk_store: LanceChunkStore,
+        graph_store: GraphStore,
+        embedder: Embeddings,
+        llm: BaseChatModel | None = None,
+        *,
+        progress: bool | None = None,
+    ) -> None:
+        self.settings = settings
+        self.chunk_store = chunk_store
+        self.graph_store = graph_store
+        self.embedder = embedder
+        self.llm = llm
+        self.progress = progress
+        self._opened = False
+        self._pipeline: AnswerPipeline | None = None
+
+    # -- lifecycle --------------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        kb_dir: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        llm: BaseChatModel | None = None,
+        embedder: Embeddings | None = None,
+        graph_store: GraphStore | None = None,
+        progress: bool | None = None,
+    ) -> KnowledgeEngine:
+        """Open (creating if needed) a knowledge base.
+
+        Args:
+            kb_dir: the knowledge base folder (default: ``settings.kb_dir``).
+            settings: settings; default ``Settings()`` (environment and ``.env``).
+            llm: a chat model; default built from ``settings.llm`` when configured.
+            embedder: default from ``settings.embedding`` (local MiniLM).
+            graph_store: default from ``settings.graph_backend``.
+            progress: show progress bars.
+        """
+        settings = (settings or Settings()).model_copy(deep=True)
+        if kb_dir is not None:
+            settings.kb_dir = Path(kb_dir)
+        embedder = embedder or build_embedder(settings)
+        if llm is None and settings.llm.enabled and settings.router.mode != "rules":
+            from kg_rag.llm import build_chat_model
+
+            llm = build_chat_model(settings.llm)
+        engine = cls(
+            settings,
+            LanceChunkStore(settings.kb_dir, embedder),
+            graph_store or build_graph_store(settings),
+            embedder,
+            llm,
+            progress=progress,
+        )
+        engine.open_stores()
+        return engine
+
+    def open_stores(self) -> None:
+        """Open the chunk and graph stores (idempotent)."""
+        if self._opened:
+            return
+        self.settings.kb_dir.mkdir(parents=True, exist_ok=True)
+        self.chunk_store.open()
+        self.graph_store.open()
+        self._opened = True
+
+    def close(self) -> None:
+        """Close the stores."""
+        if self._opened:
+            self.graph_store.close()
+            self.chunk_store.close()
+            self._opened = False
+
+    def __enter__(self) -> KnowledgeEngine:
+        self.open_stores()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- components -------------------------------------------------------------------
+    @property
+    def community_index(self) -> CommunityIndex:
+        """The community summary index in the knowledge base folder."""
+        return CommunityIndex(self.chunk_store.db, self.embedder)
+
+    def _builder(self) -> GraphBuilder:
+        return GraphBuilder(
+            self.settings,
+            self.chunk_store,
+            self.graph_store,
+            self.community_index,
+            self.embedder,
+            self.llm,
+            progress=self.progress,
+        )
+
+    @property
+    def pipeline(self) -> AnswerPipeline:
+        """The answer pipeline (built on first use, rebuilt after ingest)."""
+        if self._pipeline is None:
+            linker = EntityLinker(self.graph_store)
+            index = self.community_index
+            has_communities = bool(index.all())
+            self._pipeline = AnswerPipeline(
+                ChunkRetriever(self.chunk_store, self.settings.retrieval.candidates),
+                GraphRetriever(self.graph_store, self.chunk_store, linker),
+                linker,
+                CommunityRetriever(index) if has_communities else None,
+                self.settings.router,
+                self.llm,
+                top_k=self.settings.retrieval.top_k,
+            )
+        return self._pipeline
+
+    # -- ingest -----------------------------------------------------------------------
+    async def aingest(
+        self,
+        sources: Sequence[Path | str] | Iterable[SourceDocument],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        remove_missing: bool = False,
+        graph: bool = True,
+        communities: bool = True,
+    ) -> IngestReport:
+        """Async :meth:`ingest`."""
+        return await asyncio.to_thread(
+            self.ingest,
+            sources,
+            include=include,
+            exclude=exclude,
+            remove_missing=remove_missing,
+            graph=graph,
+            communities=communities,
+        )
+
+    def ingest(
+        self,
+        sources: Sequence[Path | str] | Iterable[SourceDocument],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        remove_missing: bool = False,
+        graph: bool = True,
+        communities: bool = True,
+    ) -> IngestReport:
+        """Ingest files/folders (paths) or :class:`SourceDocument` objects.
+
+        Chunks are updated incrementally; the graph is re-extracted only for changed
+        documents and cleaned for removed ones; communities are recomputed and only changed
+        ones re-summarized. Bad files are reported in the returned report and skipped.
+        """
+        self.open_stores()
+        ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=self.progress)
+        items = list(sources)
+        if items and all(isinstance(s, SourceDocument) for s in items):
+            report = ingestor.ingest_documents(items)  # type: ignore[arg-type]
+        else:
+            paths = [Path(str(p)) for p in items]
+            report = ingestor.ingest_paths(
+                paths, include=include, exclude=exclude, remove_missing=remove_missing
+            )
+        if graph:
+            builder = self._builder()
+            graph_report = builder.update_graph(report.changed_doc_ids, report.removed_doc_ids)
+            report.graph = graph_report
+            if communities and (graph_report.changed or not self.community_index.all()):
+                report.communities = builder.build_communities()
+        self._pipeline = None
+        return report
+
+    def build_communities(self) -> CommunityBuildReport:
+        """Recompute communities now (normally done by :meth:`ingest`)."""
+        self.open_stores()
+        result = self._builder().build_communities()
+        self._pipeline = None
+        return result
+
+    def delete(self, doc_id: str) -> bool:
+        """Delete a document: its chunks, mentions and every entity/relation left without
+        evidence; communities are recomputed."""
+        self.open_stores()
+        ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=False)
+        removed = ingestor.delete(doc_id)
+        builder = self._builder()
+        builder.update_graph([], [doc_id])
+        builder.build_communities()
+        self._pipeline = None
+        return removed
+
+    async def adelete(self, doc_id: str) -> bool:
+        """Async :meth:`delete`."""
+        return await asyncio.to_thread(self.delete, doc_id)
+
+    # -- ask --------------------------------------------------------------------------
+    async def aask(self, question: str) -> Answer:
+        """Answer ``question``: plan, route, retrieve, grade, bind, synthesize (with trace)."""
+        self.open_stores()
+        return await self.pipeline.aask(question)
+
+    def ask(self, question: str) -> Answer:
+        """Sync :meth:`aask`."""
+        return run_sync(self.aask(question))
+
+    async def aretrieve(self, question: str, top_k: int | None = None) -> list[Evidence]:
+        """Evidence only (the same pipeline as :meth:`aask`), best first."""
+        self.open_stores()
+        evidence, _ = await self.pipeline.aretrieve(question, top_k or self.settings.retrieval.top_k)
+        return evidence
+
+    def retrieve(self, question: str, top_k: int | None = None) -> list[Evidence]:
+        """Sync :meth:`aretrieve`."""
+        return run_sync(self.aretrieve(question, top_k))
+
+    def as_retriever(self, top_k: int | None = None) -> Any:
+        """A LangChain ``BaseRetriever`` over this engine."""
+        from kg_rag.langchain import KgRagRetriever
+
+        return KgRagRetriever(engine=self, top_k=top_k or self.settings.retrieval.top_k)
+
+    def stats(self) -> dict[str, int]:
+        """Counts of documents, chunks and graph records."""
+        counts = dict(self.graph_store.counts())
+        counts["documents"] = len(self.chunk_store.list_documents())
+        return counts
+
+
+def export_to_neo4j(settings: Settings) -> dict[str, int]:
+    """Copy the embedded knowledge base at ``settings.kb_dir`` into the configured Neo4j."""
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+    from kg_rag.stores.export import export_to_neo4j as _export
+    from kg_rag.stores.neo4j import Neo4jGraphStore
+
+    if settings.neo4j.password is None:
+        raise ConfigError("set KG_RAG_NEO4J__PASSWORD (and KG_RAG_NEO4J__URI) to export to Neo4j")
+    embedded = EmbeddedGraphStore(settings.kb_dir)
+    neo = Neo4jGraphStore(settings.neo4j)
+    embedded.open()
+    neo.open()
+    try:
+        return dict(_export(embedded, neo, progress=True))
+    finally:
+        neo.close()
+        embedded.close()

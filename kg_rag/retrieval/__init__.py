@@ -1,0 +1,1 @@
+"""Retrieval routes: chunks (hybrid search), graph (linking, templated Cypher, PPR), community."""

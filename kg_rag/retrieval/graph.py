@@ -1,0 +1,244 @@
+"""The graph route: link a step's entities, expand them with templated graph queries, and rank
+supporting chunks by personalized PageRank mass.
+
+Linking tries, in order: exact normalized name, alias, and the store's full-text lookup for
+capitalised spans that matched nothing. Every store call is recorded as a
+:class:`~kg_rag.answer.trace.CypherCall` with the Cypher text the Neo4j store runs for it (the
+embedded store answers the same templates in memory), so a trace can be replayed in Neo4j.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from extraction.normalize import normalize_name
+from kg_rag.answer.trace import CypherCall
+from kg_rag.models import Entity, Evidence
+from kg_rag.stores.base import GraphStore
+from kg_rag.stores.chunks import LanceChunkStore
+
+__all__ = ["EntityLinker", "GraphRetriever", "LinkedEntity"]
+
+T = TypeVar("T")
+
+_TOKEN = re.compile(r"[\w][\w\-.'’]*|[\u4e00-\u9fff]")
+_CAPITAL_SPAN = re.compile(r"(?:[A-Z][\w\-.'’]*)(?:\s+(?:of|the|de|von|van|and)?\s*[A-Z][\w\-.'’]*)*")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_STOP_KEYS = frozenset(
+    "the a an of in on at to for by with and or is was who what when where which how many much "
+    "did does do name first".split()
+)
+_MAX_NGRAM = 8
+
+
+class LinkedEntity(BaseModel):
+    """An entity found in a query."""
+
+    entity_id: str
+    name: str
+    type: str
+    method: str
+    span: str
+    weight: float
+
+
+def _cypher_for(name: str) -> str:
+    try:
+        from kg_rag.stores import queries
+    except ImportError:  # pragma: no cover - queries module is part of the package
+        return ""
+    text = getattr(queries, name.upper(), "")
+    return text if isinstance(text, str) else ""
+
+
+class EntityLinker:
+    """Finds knowledge-graph entities in free text (English n-grams, Chinese jieba words)."""
+
+    def __init__(self, graph: GraphStore) -> None:
+        self.graph = graph
+        self._index: dict[str, list[str]] | None = None
+        self._entities: dict[str, Entity] = {}
+        self._mention_counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        """Forget the name index (call after the graph changed)."""
+        with self._lock:
+            self._index = None
+
+    def _ensure(self) -> dict[str, list[str]]:
+        with self._lock:
+            if self._index is None:
+                index: dict[str, list[str]] = {}
+                self._entities = {e.entity_id: e for e in self.graph.all_entities()}
+                for e in self._entities.values():
+                    for name in [e.name, *e.aliases]:
+                        key = normalize_name(name)
+                        if key and key not in _STOP_KEYS:
+                            index.setdefault(key, []).append(e.entity_id)
+                self._index = index
+                self._mention_counts = {}
+            return self._index
+
+    def entity(self, entity_id: str) -> Entity | None:
+        """A cached entity by id."""
+        self._ensure()
+        return self._entities.get(entity_id)
+
+    def names(self) -> dict[str, str]:
+        """entity id → name for every entity."""
+        self._ensure()
+        return {k: v.name for k, v in self._entities.items()}
+
+    def _weights(self, ids: Sequence[str]) -> dict[str, float]:
+        """Rarer entities weigh more (1 / log(2 + chunks mentioning them))."""
+        missing = [i for i in ids if i not in self._mention_counts]
+        if missing:
+            for eid, chunks in self.graph.chunks_for_entities(missing).items():
+                self._mention_counts[eid] = len(chunks)
+        return {i: 1.0 / math.log(2 + self._mention_counts.get(i, 0)) for i in ids}
+
+    def link(self, text: str, limit: int = 8) -> list[LinkedEntity]:
+        """Entities mentioned in ``text``, longest spans first, at most ``limit``."""
+        index = self._ensure()
+        tokens = _TOKEN.findall(text)
+        if _CJK.search(text):
+            import jieba
+
+            tokens = [t for t in jieba.lcut(text) if t.strip()]
+        found: list[tuple[str, str, str]] = []  # (entity id, span, method)
+        used = [False] * len(tokens)
+        for n in range(min(_MAX_NGRAM, len(tokens)), 0, -1):
+            for i in range(len(tokens) - n + 1):
+                if any(used[i : i + n]):
+                    continue
+                joiner = "" if _CJK.search(tokens[i]) else " "
+                span = joiner.join(tokens[i : i + n])
+                key = normalize_name(span)
+                if not key or key in _STOP_KEYS or (n == 1 and len(key) < 3 and not _CJK.search(key)):
+                    continue
+                ids = index.get(key)
+                if not ids:
+                    continue
+                for eid in ids:
+                    ent = self._entities[eid]
+                    method = "exact" if normalize_name(ent.name) == key else "alias"
+                    found.append((eid, span, method))
+                for j in range(i, i + n):
+                    used[j] = True
+        covered = " ".join(span for _, span, _ in found)
+        for m in _CAPITAL_SPAN.finditer(text):
+            span = m.group(0)
+            if span in covered or normalize_name(span) in _STOP_KEYS or len(span) < 3:
+                continue
+            for ent in self.graph.find_entities(span, limit=2):
+                found.append((ent.entity_id, span, "fulltext"))
+        seen: set[str] = set()
+        unique = [(e, s, m) for e, s, m in found if not (e in seen or seen.add(e))]  # type: ignore[func-returns-value]
+        weights = self._weights([e for e, _, _ in unique])
+        linked = [
+            LinkedEntity(
+                entity_id=eid,
+                name=self._entities[eid].name if eid in self._entities else span,
+                type=self._entities[eid].type if eid in self._entities else "",
+                method=method,
+                span=span,
+                weight=round(weights.get(eid, 1.0) * (len(span) ** 0.5) * (0.5 if method == "fulltext" else 1.0), 6),
+            )
+            for eid, span, method in unique
+        ]
+        linked.sort(key=lambda le: (-le.weight, le.entity_id))
+        return linked[:limit]
+
+
+class GraphRetriever:
+    """Graph-route retrieval: neighbourhood, paths and PPR over a :class:`GraphStore`."""
+
+    def __init__(self, graph: GraphStore, chunks: LanceChunkStore, linker: EntityLinker) -> None:
+        self.graph = graph
+        self.chunks = chunks
+        self.linker = linker
+
+    def _call(self, calls: list[CypherCall], name: str, params: dict[str, Any], fn: Callable[[], T]) -> T:
+        t0 = time.perf_counter()
+        result = fn()
+        rows = len(result) if isinstance(result, list | dict) else len(getattr(result, "entities", []))
+        calls.append(
+            CypherCall(
+                name=name,
+                cypher=_cypher_for(name),
+                params=params,
+                rows=rows,
+                ms=round((time.perf_counter() - t0) * 1000, 2),
+                backend=self.graph.backend,
+            )
+        )
+        return result
+
+    def retrieve(
+        self, linked: Sequence[LinkedEntity], top_k: int = 10, hops: int = 1
+    ) -> tuple[list[Evidence], list[CypherCall], dict[str, float]]:
+        """Chunks ranked by PPR mass from the linked entities.
+
+        Returns (evidence, the graph calls made, entity id → PPR score).
+        """
+        calls: list[CypherCall] = []
+        if not linked:
+            return [], calls, {}
+        seeds = {le.entity_id: le.weight for le in linked}
+        seed_ids = sorted(seeds)
+        self._call(
+            calls, "neighbourhood", {"ids": seed_ids, "hops": hops, "limit": 200},
+            lambda: self.graph.neighbourhood(seed_ids, hops=hops, limit=200),
+        )
+        if len(seed_ids) >= 2:
+            a, b = seed_ids[0], seed_ids[1]
+            self._call(
+                calls, "paths", {"source": a, "target": b, "max_hops": 3},
+                lambda: self.graph.paths(a, b, max_hops=3, limit=5),
+            )
+        ranked = self._call(
+            calls, "ppr_adjacency", {"seeds": seeds, "damping": 0.85},
+            lambda: self.graph.personalized_pagerank(seeds, damping=0.85, limit=60),
+        )
+        ppr = dict(ranked)
+        top_entities = [e for e, _ in ranked[:40]]
+        chunk_map = self._call(
+            calls, "chunks_for_entities", {"ids": top_entities},
+            lambda: self.graph.chunks_for_entities(top_entities),
+        )
+        chunk_scores: dict[str, float] = {}
+        chunk_entities: dict[str, list[str]] = {}
+        for eid, chunk_ids in chunk_map.items():
+            # Spread an entity's mass over the chunks that mention it, so hubs don't dominate.
+            share = ppr.get(eid, 0.0) / math.sqrt(max(1, len(chunk_ids)))
+            for cid in chunk_ids:
+                chunk_scores[cid] = chunk_scores.get(cid, 0.0) + share
+                chunk_entities.setdefault(cid, []).append(eid)
+        best = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))[:top_k]
+        by_id = {c.chunk_id: c for c in self.chunks.get_chunks(best)}
+        evidence = [
+            Evidence(
+                chunk_id=cid,
+                doc_id=by_id[cid].doc_id,
+                text=by_id[cid].text,
+                score=round(chunk_scores[cid], 8),
+                level=by_id[cid].level,
+                char_start=by_id[cid].char_start,
+                char_end=by_id[cid].char_end,
+                source=by_id[cid].metadata.get("source", by_id[cid].doc_id),
+                route="graph",
+                entity_ids=sorted(chunk_entities[cid]),
+                scores={"ppr": round(chunk_scores[cid], 8)},
+            )
+            for cid in best
+            if cid in by_id
+        ]
+        return evidence, calls, ppr

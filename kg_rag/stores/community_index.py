@@ -1,0 +1,109 @@
+"""Community summaries with vectors in LanceDB, for the community route (both graph backends
+store the community structure itself; this table makes the summaries searchable)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from langchain_core.embeddings import Embeddings
+
+from kg_rag.models import Community
+
+__all__ = ["CommunityIndex"]
+
+TABLE = "community_index"
+
+
+class CommunityIndex:
+    """A LanceDB table of community summaries and their vectors.
+
+    Args:
+        db: an open ``lancedb`` connection (the knowledge base folder).
+        embedder: embeds summaries and queries.
+    """
+
+    def __init__(self, db: Any, embedder: Embeddings) -> None:
+        self.db = db
+        self.embedder = embedder
+        self._cache: list[Community] | None = None
+        self._matrix: np.ndarray | None = None
+
+    def _schema(self, dim: int) -> pa.Schema:
+        return pa.schema(
+            [
+                pa.field("community_id", pa.string()),
+                pa.field("level", pa.int32()),
+                pa.field("payload", pa.string()),
+                pa.field("vector", pa.list_(pa.float32(), dim)),
+            ]
+        )
+
+    def replace(self, communities: Sequence[Community], reuse: dict[str, list[float]] | None = None) -> int:
+        """Store ``communities``; vectors in ``reuse`` (by id) are kept, others embedded.
+
+        Returns the number of summaries embedded.
+        """
+        reuse = reuse or {}
+        todo = [c for c in communities if c.community_id not in reuse]
+        vectors = dict(reuse)
+        if todo:
+            texts = [f"{c.title}. {c.summary}" for c in todo]
+            for c, v in zip(todo, self.embedder.embed_documents(texts), strict=True):
+                vectors[c.community_id] = v
+        if TABLE in self.db.table_names():
+            self.db.drop_table(TABLE)
+        self._cache = None
+        if not communities:
+            return len(todo)
+        dim = len(next(iter(vectors.values())))
+        rows = [
+            {
+                "community_id": c.community_id,
+                "level": c.level,
+                "payload": c.model_copy(update={"vector": None}).model_dump_json(),
+                "vector": [float(x) for x in vectors[c.community_id]],
+            }
+            for c in communities
+        ]
+        self.db.create_table(TABLE, data=rows, schema=self._schema(dim))
+        return len(todo)
+
+    def vectors(self) -> dict[str, list[float]]:
+        """community id → stored vector."""
+        if TABLE not in self.db.table_names():
+            return {}
+        table = self.db.open_table(TABLE).to_arrow()
+        ids = table.column("community_id").to_pylist()
+        vecs = table.column("vector").to_pylist()
+        return dict(zip(ids, vecs, strict=True))
+
+    def all(self) -> list[Community]:
+        """Every stored community, sorted by (level, id)."""
+        if self._cache is None:
+            if TABLE not in self.db.table_names():
+                return []
+            table = self.db.open_table(TABLE).to_arrow()
+            comms = [Community.model_validate(json.loads(p)) for p in table.column("payload").to_pylist()]
+            vecs = table.column("vector").to_pylist()
+            order = sorted(range(len(comms)), key=lambda i: (comms[i].level, comms[i].community_id))
+            self._cache = [comms[i] for i in order]
+            self._matrix = np.asarray([vecs[i] for i in order], dtype=np.float32)
+        return list(self._cache)
+
+    def search(self, query: str, level: int | None = None, top_k: int = 5) -> list[tuple[Community, float]]:
+        """Communities (optionally of one level) by cosine similarity to ``query``."""
+        comms = self.all()
+        if not comms or self._matrix is None:
+            return []
+        q = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        norms = np.linalg.norm(self._matrix, axis=1) * (np.linalg.norm(q) or 1.0)
+        sims = (self._matrix @ q) / np.where(norms == 0, 1.0, norms)
+        order = sorted(
+            (i for i in range(len(comms)) if level is None or comms[i].level == level),
+            key=lambda i: (-float(sims[i]), comms[i].community_id),
+        )
+        return [(comms[i], round(float(sims[i]), 6)) for i in order[:top_k]]
