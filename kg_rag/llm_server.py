@@ -32,6 +32,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -283,13 +284,26 @@ def _base_url(settings: LLMServerSettings) -> str:
 
 
 def _answers(settings: LLMServerSettings) -> bool:
-    """True when an OpenAI-compatible server lists models at the URL."""
+    """True when an OpenAI-compatible server answers at the URL.
+
+    llama-cpp-python's ``/v1/models`` waits for the model lock, so it hangs while another
+    client's completion runs; a busy server is recognised by its (lock-free) OpenAPI schema.
+    """
+    base = _base_url(settings)
+    models = _get_json(f"{base}/models", timeout=2.0)
+    if isinstance(models, dict) and isinstance(models.get("data"), list):
+        return True
+    root = base.removesuffix("/v1")
+    schema = _get_json(f"{root}/openapi.json", timeout=5.0)
+    return isinstance(schema, dict) and "/v1/chat/completions" in (schema.get("paths") or {})
+
+
+def _get_json(url: str, *, timeout: float) -> Any:
     try:
-        with urllib.request.urlopen(f"{_base_url(settings)}/models", timeout=2.0) as response:
-            body = json.loads(response.read())
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return json.loads(response.read())
     except (OSError, ValueError):
-        return False
-    return isinstance(body, dict) and isinstance(body.get("data"), list)
+        return None
 
 
 def _check_port_free(settings: LLMServerSettings) -> None:

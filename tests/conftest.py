@@ -42,7 +42,8 @@ def llm_base_url() -> str:
     """Base URL (…/v1) of the running OpenAI-compatible LLM test server."""
     url = os.environ.get("KG_RAG_TEST_LLM_URL", "http://127.0.0.1:8765/v1")
     try:
-        with urllib.request.urlopen(f"{url}/models", timeout=10) as resp:
+        # /openapi.json answers even while the server is busy generating (/v1/models waits).
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/openapi.json", timeout=30) as resp:
             resp.read()
     except Exception as exc:  # pragma: no cover - message path
         pytest.fail(f"LLM server not reachable at {url} ({exc}); run `kg-rag llm-server start`.")

@@ -5,17 +5,19 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult, Generation, LLMResult
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 
-from kg_rag.config import LLMSettings
-from kg_rag.errors import ConfigError, RetryableLLMError
+from kg_rag.config import LLMServerSettings, LLMSettings
+from kg_rag.errors import ConfigError, RetryableLLMError, ServerError
 from kg_rag.llm import UsageTracker, build_chat_model, structured_output
 
 pytestmark = pytest.mark.unit
@@ -25,7 +27,7 @@ class _ScriptedChat(BaseChatModel):
     """Replies with the scripted texts in order and reports fixed token usage."""
 
     replies: list[str]
-    seen_kwargs: list[dict[str, Any]] = []
+    seen_kwargs: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -101,7 +103,7 @@ def test_build_chat_model_for_openai_sends_no_extra_max_tokens() -> None:
 
 
 def test_structured_output_json_mode_sends_schema_and_parses() -> None:
-    chat = _ScriptedChat(replies=['{"name": "Paris", "population": 2100000}'], seen_kwargs=[])
+    chat = _ScriptedChat(replies=['{"name": "Paris", "population": 2100000}'])
 
     city = structured_output(chat, _City, method="json_mode").invoke("a city as json")
 
@@ -114,7 +116,6 @@ def test_structured_output_json_mode_sends_schema_and_parses() -> None:
 def test_structured_output_retries_output_that_misses_the_schema() -> None:
     chat = _ScriptedChat(
         replies=["not json at all", '{"name": "Oslo"}', '{"name": "Oslo", "population": 700000}'],
-        seen_kwargs=[],
     )
 
     city = structured_output(chat, _City, method="json_mode", attempts=3).invoke("city")
@@ -124,9 +125,9 @@ def test_structured_output_retries_output_that_misses_the_schema() -> None:
 
 
 def test_structured_output_gives_up_after_the_last_attempt() -> None:
-    chat = _ScriptedChat(replies=["nope", "nope"], seen_kwargs=[])
+    chat = _ScriptedChat(replies=["nope", "nope"])
 
-    with pytest.raises(Exception, match="nope|Invalid json"):
+    with pytest.raises(OutputParserException):
         structured_output(chat, _City, method="json_mode", attempts=2).invoke("city")
 
 
@@ -143,7 +144,7 @@ def test_retryable_error_when_the_model_makes_no_tool_call() -> None:
         def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
             return self.bind(**kwargs)
 
-    chat = _NoTools(replies=["just text"], seen_kwargs=[])
+    chat = _NoTools(replies=["just text"])
     assert not isinstance(chat, ChatOpenAI)
     with pytest.raises(RetryableLLMError, match="no _City"):
         structured_output(chat, _City, method="function_calling").invoke("city")
@@ -226,7 +227,7 @@ def test_usage_tracker_sees_sync_and_async_calls() -> None:
     asyncio.run(chat.ainvoke("two"))
 
     async def gathered() -> None:
-        other = _ScriptedChat(replies=["d", "e"], seen_kwargs=[])
+        other = _ScriptedChat(replies=["d", "e"])
         await asyncio.gather(
             other.ainvoke("x", config={"callbacks": [tracker]}),
             other.ainvoke("y", config={"callbacks": [tracker]}),
@@ -238,3 +239,26 @@ def test_usage_tracker_sees_sync_and_async_calls() -> None:
     assert snap["calls"] == 4
     assert snap["prompt_tokens"] == 28
     assert snap["completion_tokens"] == 12
+
+
+# --- llm_server without a server -----------------------------------------------------------
+
+
+def test_llm_server_start_without_the_extra_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    from kg_rag import llm_server
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llama_cpp" else real_find_spec(name, *a),
+    )
+    settings = LLMServerSettings(cache_dir=tmp_path)
+
+    with pytest.raises(ServerError, match=r"pip install -e '\.\[llm-server\]'"):
+        llm_server.start(settings, log=lambda _: None)
+    assert not any(tmp_path.iterdir())  # nothing assembled, nothing started
