@@ -199,23 +199,29 @@ class GraphBuilder:
 
     def build_communities(self) -> CommunityBuildReport:
         """Recompute communities; re-summarize only the changed ones; store and index them."""
-        from communities.incremental import fingerprint, plan_update
-        from communities.leiden import detect_communities
-        from communities.schema import EntityInfo, RelationInfo
-        from communities.summarize import ExtractiveSummarizer, LLMSummarizer, build_context
+        from communities import (
+            EntityInfo,
+            ExtractiveSummarizer,
+            LLMSummarizer,
+            RelationInfo,
+            detect_communities,
+            update_communities,
+        )
 
         t0 = time.perf_counter()
         cfg = self.settings.communities
         report = CommunityBuildReport()
-        graph = self.graph.to_networkx()
-        records = detect_communities(graph, max_cluster_size=cfg.max_cluster_size, seed=cfg.seed)
+        records = detect_communities(
+            self.graph.to_networkx(), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
+        )
         entities = {e.entity_id: e for e in self.graph.all_entities()}
         relations = self.graph.all_relations()
-        previews = {c.chunk_id: c.text for c in self.chunks.get_chunks(sorted({cid for r in relations for cid in r.evidence[:2]}))}
-        infos = {
-            eid: EntityInfo(entity_id=eid, name=e.name, type=e.type, description=e.description)
+        wanted = sorted({cid for r in relations for cid in r.evidence[:2]})
+        previews = {c.chunk_id: c.text for c in self.chunks.get_chunks(wanted)}
+        infos = [
+            EntityInfo(entity_id=eid, name=e.name, type=e.type, description=e.description)
             for eid, e in entities.items()
-        }
+        ]
         rel_infos = [
             RelationInfo(
                 source_id=r.source_id,
@@ -227,35 +233,45 @@ class GraphBuilder:
             )
             for r in relations
         ]
-        contexts = {rec.community_id: build_context(rec, infos, rel_infos, cfg.summary_token_budget) for rec in records}
-        prints = [fingerprint(rec, infos, rel_infos) for rec in records]
-        old = {c.community_id: c for c in self.graph.communities()}
-        plan = plan_update(
-            [(c.community_id, c.content_hash) for c in old.values()],
-            prints,
-        )
-        todo = [contexts[cid] for cid in plan.to_summarize]
+        extractive = ExtractiveSummarizer()
+        summarizer: Any = extractive
+        salt = f"extractive|{cfg.summary_token_budget}"
         if self.llm is not None and self.settings.extraction.mode != "offline":
-            from extraction.structured import ResponseCache
+            from extraction.structured import ResponseCache, model_id
 
-            summarizer: Any = LLMSummarizer(self.llm, cache=ResponseCache(self._cache_path("community")))
-        else:
-            summarizer = ExtractiveSummarizer()
-        reports, failures = summarizer.summarize(todo)
-        report.failures = [f"{f.community_id}: {f.error}" for f in failures]
+            summarizer = LLMSummarizer(
+                self.llm,
+                cache=ResponseCache(self._cache_path("community")),
+                fallback=extractive,
+                progress=self.progress,
+            )
+            salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
+        old = {c.community_id: c for c in self.graph.communities()}
+        update = update_communities(
+            records,
+            infos,
+            rel_infos,
+            summarizer,
+            previous=[(c.community_id, c.content_hash) for c in old.values()],
+            token_budget=cfg.summary_token_budget,
+            salt=salt,
+        )
+        report.failures = [f"{f.community_id}: {f.error}" for f in getattr(summarizer, "failures", [])]
         report.llm_calls = int(getattr(getattr(summarizer, "usage", None), "calls", 0))
-        hashes = {p.community_id: p.content_hash for p in prints}
+        hashes = {p.community_id: p.content_hash for p in update.fingerprints}
         result: list[Community] = []
         for rec in records:
-            rep = reports.get(rec.community_id)
+            rep = update.reports.get(rec.community_id)
             prev = old.get(rec.community_id)
-            if rep is not None:
-                title, summary, findings, rank = rep.title, rep.summary, list(rep.findings), rep.rating
-            elif prev is not None:
+            if rep is None and prev is not None and rec.community_id not in update.missing:
                 title, summary, findings, rank = prev.title, prev.summary, prev.findings, prev.rank
-            else:  # summary failed: keep the community, extractive text
-                ext = ExtractiveSummarizer().summarize([contexts[rec.community_id]])[0][rec.community_id]
-                title, summary, findings, rank = ext.title, ext.summary, list(ext.findings), ext.rating
+            else:
+                if rep is None:  # summary failed: keep the community with an extractive text
+                    from communities import build_contexts
+
+                    ctx = build_contexts([rec], infos, rel_infos, token_budget=cfg.summary_token_budget)
+                    rep = extractive.report(ctx[0])
+                title, summary, findings, rank = rep.title, rep.summary, list(rep.findings), rep.rating
             result.append(
                 Community(
                     community_id=rec.community_id,
@@ -270,13 +286,13 @@ class GraphBuilder:
                 )
             )
         self.graph.upsert_communities(result)
-        stored = self.index.vectors()
-        keep = {cid: v for cid, v in stored.items() if cid in set(plan.unchanged)}
+        unchanged = set(update.plan.unchanged)
+        keep = {cid: v for cid, v in self.index.vectors().items() if cid in unchanged}
         self.index.replace(result, reuse=keep)
         report.communities = len(result)
         report.levels = len({c.level for c in result})
-        report.summarized = len(todo)
-        report.unchanged = len(plan.unchanged)
-        report.removed = len(plan.removed)
+        report.summarized = len(update.plan.to_summarize)
+        report.unchanged = len(update.plan.unchanged)
+        report.removed = len(update.plan.removed)
         report.seconds = time.perf_counter() - t0
         return report
