@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from kg_rag.models import Community, Entity, GraphPath, Mention, Relation, Subgraph
+from kg_rag.models import Chunk, Community, Entity, GraphPath, Mention, Relation, Subgraph
 
 __all__ = ["GraphStore"]
 
@@ -37,6 +37,12 @@ class GraphStore(Protocol):
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
         """Record that entities are mentioned in chunks."""
 
+    def upsert_chunks(self, chunks: Sequence[Chunk]) -> None:
+        """Record chunk ids with their document, level and a text preview (≤ 200 chars).
+
+        Chunks are also created implicitly by mentions; a document's chunks are what
+        :meth:`delete_document` removes."""
+
     def upsert_communities(self, communities: Sequence[Community]) -> None:
         """Replace the community layer with ``communities`` (ids are stable)."""
 
@@ -57,21 +63,36 @@ class GraphStore(Protocol):
     def all_relations(self) -> list[Relation]:
         """Every relation, sorted by (source, type, target)."""
 
+    def all_mentions(self) -> list[Mention]:
+        """Every mention, sorted by (entity_id, chunk_id)."""
+
     def find_entities(self, text: str, limit: int = 10) -> list[Entity]:
         """Entities whose name or alias matches ``text`` (case-insensitive exact first,
         then full-text / substring), best first."""
 
+    def similar_entities(
+        self, vector: Sequence[float], limit: int = 10
+    ) -> list[tuple[Entity, float]]:
+        """Entities by cosine similarity of their vectors to ``vector``, best first."""
+
     def neighbourhood(self, entity_ids: Sequence[str], hops: int = 1, limit: int = 200) -> Subgraph:
         """Entities within ``hops`` (undirected) of the seeds, and relations among them."""
 
-    def paths(self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10) -> list[GraphPath]:
+    def paths(
+        self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10
+    ) -> list[GraphPath]:
         """Shortest undirected paths (≤ ``max_hops``) between two entities, sorted."""
 
     def personalized_pagerank(
-        self, seeds: dict[str, float], damping: float = 0.85, limit: int = 50
+        self,
+        seeds: dict[str, float],
+        damping: float = 0.85,
+        limit: int = 50,
+        max_hops: int | None = 3,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds (undirected,
-        relation weights), highest first."""
+        relation weights), highest first; the walk stays within ``max_hops`` of the seeds
+        (``None``: the whole graph)."""
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """entity_id → sorted chunk ids that mention it."""

@@ -42,7 +42,9 @@ class CommunityIndex:
             ]
         )
 
-    def replace(self, communities: Sequence[Community], reuse: dict[str, list[float]] | None = None) -> int:
+    def replace(
+        self, communities: Sequence[Community], reuse: dict[str, list[float]] | None = None
+    ) -> int:
         """Store ``communities``; vectors in ``reuse`` (by id) are kept, others embedded.
 
         Returns the number of summaries embedded.
@@ -87,14 +89,18 @@ class CommunityIndex:
             if TABLE not in self.db.table_names():
                 return []
             table = self.db.open_table(TABLE).to_arrow()
-            comms = [Community.model_validate(json.loads(p)) for p in table.column("payload").to_pylist()]
+            comms = [
+                Community.model_validate(json.loads(p)) for p in table.column("payload").to_pylist()
+            ]
             vecs = table.column("vector").to_pylist()
             order = sorted(range(len(comms)), key=lambda i: (comms[i].level, comms[i].community_id))
             self._cache = [comms[i] for i in order]
             self._matrix = np.asarray([vecs[i] for i in order], dtype=np.float32)
         return list(self._cache)
 
-    def search(self, query: str, level: int | None = None, top_k: int = 5) -> list[tuple[Community, float]]:
+    def search(
+        self, query: str, level: int | None = None, top_k: int = 5
+    ) -> list[tuple[Community, float]]:
         """Communities (optionally of one level) by cosine similarity to ``query``."""
         comms = self.all()
         if not comms or self._matrix is None:

@@ -1,0 +1,1 @@
+"""Stores: LanceDB chunks, graph stores behind one protocol, community summary index."""

@@ -1,0 +1,780 @@
+"""LanceChunkStore: documents, their versions and multi-granularity chunks in one LanceDB folder.
+
+Tables (other components add theirs — entities, relations, communities — to the same folder
+through :attr:`LanceChunkStore.db`):
+
+* ``kb_meta``: key/value facts about the knowledge base (embedding model and dimension).
+* ``documents``: one row per current document, with its cleaned text and a ``status``: a
+  document is ``pending`` while its chunks are being replaced and ``done`` after, so a crash
+  mid-ingest leaves it pending and the next ingest redoes it.
+* ``document_versions``: every version of every document (text and chunk layout) for history
+  and rollback.
+* ``chunks``: chunks of all four levels with their vector, their BM25 tokens (``tokens``,
+  pre-tokenized: jieba for Chinese, words for Latin script; indexed by LanceDB's full-text index
+  with a whitespace tokenizer and English stemming) and the key that lets later ingests reuse
+  their vector.
+
+Search is dense (cosine), BM25, or hybrid: reciprocal-rank fusion of both candidate lists.
+An IVF-PQ index is built once the chunks table reaches ``ann_index_min_rows``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+from langchain_core.embeddings import Embeddings
+
+from kg_rag.config import RetrievalSettings
+from kg_rag.embeddings import embedder_dimensions, embedder_name
+from kg_rag.errors import SchemaMismatch, StoreUnavailable
+from kg_rag.ingest.vectorize import ChunkVectorizer
+from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
+from kg_rag.stores._chunk_tables import (
+    CHUNK_COLUMNS,
+    DOC_COLUMNS,
+    SCHEMA_VERSION,
+    DocState,
+    DocumentVersion,
+    DocumentWrite,
+    now,
+    quote,
+    row_to_chunk,
+    row_to_document,
+    sql_in,
+    table_schemas,
+)
+from kg_rag.text import bm25_tokens
+
+__all__ = ["DocumentVersion", "DocumentWrite", "LanceChunkStore", "SearchMode"]
+
+logger = logging.getLogger(__name__)
+
+SearchMode = Literal["dense", "bm25", "hybrid"]
+
+
+class LanceChunkStore:
+    """Chunks, documents and versions of one knowledge base, in a LanceDB folder.
+
+    Nothing is opened in the constructor: call :meth:`open` (or use ``with``).
+
+    Args:
+        path: The knowledge base folder (created on open).
+        embedder: The embedder the knowledge base is (or will be) built with; its model name
+            and dimension are recorded on first open and checked on every later one.
+        settings: Search defaults (RRF k, candidates, ANN threshold).
+        late_chunking: Sentence vectors by late chunking when the embedder supports it.
+
+    Example:
+        >>> from kg_rag.testing import HashEmbeddings
+        >>> store = LanceChunkStore(tmp_path, HashEmbeddings())  # doctest: +SKIP
+        >>> store.open()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        embedder: Embeddings,
+        *,
+        settings: RetrievalSettings | None = None,
+        late_chunking: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        self.embedder = embedder
+        self.settings = settings or RetrievalSettings()
+        self.vectorizer = ChunkVectorizer(embedder, late_chunking=late_chunking)
+        self._db: Any = None
+        self._tables: dict[str, Any] = {}
+        self._dim = 0
+        self._docs: dict[str, DocState] = {}
+        self._max_version: dict[str, int] = {}
+        self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._has_fts = False
+        self._has_ann = False
+
+    # -- lifecycle -----------------------------------------------------------------------
+    @property
+    def db(self) -> Any:
+        """The ``lancedb`` connection (other components keep their tables here too)."""
+        if self._db is None:
+            raise StoreUnavailable("LanceChunkStore is not open: call store.open() first.")
+        return self._db
+
+    @property
+    def model_name(self) -> str:
+        """Name of the embedding model."""
+        return embedder_name(self.embedder)
+
+    @property
+    def dimensions(self) -> int:
+        """Vector dimension (known after :meth:`open`)."""
+        return self._dim
+
+    @property
+    def is_open(self) -> bool:
+        """True between :meth:`open` and :meth:`close`."""
+        return self._db is not None
+
+    def open(self) -> None:
+        """Connect, create missing tables, and check the embedder matches the knowledge base.
+
+        Raises:
+            SchemaMismatch: The knowledge base was built with another embedding model or
+                dimension.
+            StoreUnavailable: The folder cannot be opened.
+        """
+        if self._db is not None:
+            return
+        import lancedb
+
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            db = lancedb.connect(str(self.path))
+        except Exception as exc:
+            raise StoreUnavailable(
+                f"Cannot open the knowledge base at {self.path}: {exc}. Check the path and "
+                "its permissions."
+            ) from exc
+        self._db = db
+        try:
+            self._check_meta()
+            self._open_tables()
+            self._load_state()
+        except Exception:
+            self._db = None
+            self._tables = {}
+            raise
+
+    def close(self) -> None:
+        """Forget the connection (LanceDB holds no server resources)."""
+        self._db = None
+        self._tables = {}
+
+    def __enter__(self) -> LanceChunkStore:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _open_or_none(self, name: str) -> Any:
+        try:
+            return self.db.open_table(name)
+        except ValueError:
+            return None
+
+    def _check_meta(self) -> None:
+        name = self.model_name
+        meta = self._open_or_none("kb_meta")
+        if meta is None:
+            dim = embedder_dimensions(self.embedder)
+            rows = {
+                "embedding_model": name,
+                "embedding_dimensions": str(dim),
+                "schema_version": SCHEMA_VERSION,
+                "created_at": now(),
+            }
+            self.db.create_table(
+                "kb_meta", pa.table({"key": list(rows), "value": list(rows.values())})
+            )
+            self._dim = dim
+            return
+        values = {r["key"]: r["value"] for r in meta.to_arrow().to_pylist()}
+        built_model = values.get("embedding_model", "?")
+        built_dim = int(values.get("embedding_dimensions", "0"))
+        if built_model != name:
+            raise SchemaMismatch(
+                f"The knowledge base at {self.path} was built with embedding model "
+                f"{built_model!r} ({built_dim}-d), not {name!r}: open it with that embedder "
+                "or ingest into a new knowledge base folder."
+            )
+        dim = int(getattr(self.embedder, "dimensions", 0) or 0) or built_dim
+        if dim != built_dim:
+            raise SchemaMismatch(
+                f"The knowledge base at {self.path} holds {built_dim}-d vectors of "
+                f"{built_model!r}; this embedder gives {dim}-d: use the same dimensions."
+            )
+        if values.get("schema_version", SCHEMA_VERSION) != SCHEMA_VERSION:
+            raise SchemaMismatch(
+                f"The knowledge base at {self.path} has chunk schema "
+                f"{values.get('schema_version')}, this kg-rag needs {SCHEMA_VERSION}: re-ingest "
+                "into a new folder."
+            )
+        self._dim = built_dim
+
+    def _open_tables(self) -> None:
+        for name, schema in table_schemas(self._dim).items():
+            table = self._open_or_none(name)
+            if table is None:
+                table = self.db.create_table(name, schema=schema)
+            elif set(table.schema.names) != set(schema.names):
+                raise SchemaMismatch(
+                    f"Table {name!r} in {self.path} has columns {table.schema.names}; expected "
+                    f"{schema.names}. Re-ingest into a new knowledge base folder."
+                )
+            self._tables[name] = table
+        self._refresh_index_flags()
+
+    def _refresh_index_flags(self) -> None:
+        indices = list(self._tables["chunks"].list_indices())
+        self._has_fts = any(i.index_type == "FTS" for i in indices)
+        self._has_ann = any("vector" in i.columns and i.index_type != "FTS" for i in indices)
+
+    def _load_state(self) -> None:
+        docs = self._tables["documents"]
+        rows = docs.search().select(["doc_id", "ingest_hash", "status", "version", "metadata"])
+        self._docs = {
+            r["doc_id"]: DocState(
+                ingest_hash=r["ingest_hash"],
+                status=r["status"],
+                version=r["version"],
+                metadata=json.loads(r["metadata"] or "{}"),
+            )
+            for r in rows.limit(None).to_arrow().to_pylist()
+        }
+        versions = self._tables["document_versions"].search().select(["doc_id", "version"])
+        self._max_version = {}
+        for r in versions.limit(None).to_arrow().to_pylist():
+            self._max_version[r["doc_id"]] = max(
+                self._max_version.get(r["doc_id"], 0), r["version"]
+            )
+
+    def _table(self, name: str) -> Any:
+        if self._db is None:
+            raise StoreUnavailable("LanceChunkStore is not open: call store.open() first.")
+        return self._tables[name]
+
+    # -- document state (for the ingest pipeline) ------------------------------------------
+    def document_hashes(self) -> dict[str, str]:
+        """doc_id → ingest hash of every completely stored document (pending ones excluded)."""
+        self._table("documents")
+        return {d: s.ingest_hash for d, s in self._docs.items() if s.status == "done"}
+
+    def pending_documents(self) -> list[str]:
+        """Documents whose last write did not finish (they must be ingested again)."""
+        self._table("documents")
+        return sorted(d for d, s in self._docs.items() if s.status != "done")
+
+    def has_document(self, doc_id: str) -> bool:
+        """True when the document is stored (done or pending)."""
+        self._table("documents")
+        return doc_id in self._docs
+
+    def known_vectors(self, doc_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Vectors of the stored chunks of ``doc_ids`` by vector key (for reuse on re-ingest)."""
+        ids = [d for d in doc_ids if d in self._docs]
+        if not ids:
+            return {}
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        for start in range(0, len(ids), 500):
+            table = (
+                self._table("chunks")
+                .search()
+                .where(sql_in("doc_id", ids[start : start + 500]))
+                .select(["vector_key", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            if table.num_rows == 0:
+                continue
+            keys = table.column("vector_key").to_pylist()
+            flat = table.column("vector").combine_chunks().flatten().to_numpy()
+            matrix = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)
+            for key, row in zip(keys, matrix, strict=True):
+                if key and not key.startswith("m:"):
+                    out[key] = row
+        return out
+
+    # -- writes ------------------------------------------------------------------------------
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> list[Document]:
+        """Store new versions of documents, replacing their chunks.
+
+        The order makes a crash recoverable: documents are first marked ``pending``, then
+        their chunks are replaced and the version recorded, and only then are they marked
+        ``done``. A re-run re-ingests any pending document.
+
+        Args:
+            writes: Documents with their chunks and vectors (one doc_id at most once).
+
+        Returns:
+            The stored documents, with their new version numbers.
+        """
+        if not writes:
+            return []
+        docs_table = self._table("documents")
+        stamp = now()
+        stored: list[Document] = []
+        doc_rows: list[dict[str, Any]] = []
+        version_rows: list[dict[str, Any]] = []
+        for w in writes:
+            doc_id = w.document.doc_id
+            last = self._max_version.get(doc_id, 0)
+            state = self._docs.get(doc_id)
+            # A crash between recording the version and marking the document done leaves a
+            # version with the same hash: reuse its number instead of adding a duplicate.
+            version = (
+                last
+                if state and state.status != "done" and state.ingest_hash == w.ingest_hash and last
+                else last + 1
+            )
+            document = w.document.model_copy(update={"version": version})
+            stored.append(document)
+            meta_json = json.dumps(document.metadata, sort_keys=True, ensure_ascii=False)
+            doc_rows.append(
+                {
+                    "doc_id": doc_id,
+                    "source": document.source,
+                    "title": document.title,
+                    "format": w.format,
+                    "content_hash": document.content_hash,
+                    "ingest_hash": w.ingest_hash,
+                    "version": version,
+                    "status": "pending",
+                    "metadata": meta_json,
+                    "text": document.text,
+                    "updated_at": stamp,
+                }
+            )
+            layout = [c.model_dump() for c in w.chunks]
+            version_rows.append(
+                {
+                    "doc_id": doc_id,
+                    "version": version,
+                    "content_hash": document.content_hash,
+                    "ingest_hash": w.ingest_hash,
+                    "title": document.title,
+                    "source": document.source,
+                    "format": w.format,
+                    "metadata": meta_json,
+                    "text": document.text,
+                    "chunks": json.dumps(layout, ensure_ascii=False),
+                    "created_at": stamp,
+                }
+            )
+        schemas = table_schemas(self._dim)
+        ids = [w.document.doc_id for w in writes]
+        (
+            docs_table.merge_insert("doc_id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(doc_rows, schema=schemas["documents"]))
+        )
+        for row, document in zip(doc_rows, stored, strict=True):
+            self._docs[document.doc_id] = DocState(
+                ingest_hash=row["ingest_hash"],
+                status="pending",
+                version=document.version,
+                metadata=document.metadata,
+            )
+        chunks_table = self._table("chunks")
+        chunks_table.delete(sql_in("doc_id", ids))
+        chunk_data = self._chunk_table(writes, schemas["chunks"])
+        if chunk_data.num_rows:
+            chunks_table.add(chunk_data)
+        (
+            self._table("document_versions")
+            .merge_insert(["doc_id", "version"])
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(version_rows, schema=schemas["document_versions"]))
+        )
+        docs_table.update(where=sql_in("doc_id", ids), values={"status": "done"})
+        for document in stored:
+            self._docs[document.doc_id].status = "done"
+            self._max_version[document.doc_id] = max(
+                self._max_version.get(document.doc_id, 0), document.version
+            )
+        return stored
+
+    def _chunk_table(self, writes: Sequence[DocumentWrite], schema: pa.Schema) -> pa.Table:
+        columns: dict[str, list[Any]] = {name: [] for name in schema.names if name != "vector"}
+        vectors = []
+        for w in writes:
+            matrix = np.asarray(w.vectors, dtype=np.float32).reshape(len(w.chunks), self._dim)
+            vectors.append(matrix)
+            for c, key, index_text in zip(w.chunks, w.vector_keys, w.index_texts, strict=True):
+                columns["chunk_id"].append(c.chunk_id)
+                columns["doc_id"].append(c.doc_id)
+                columns["level"].append(c.level)
+                columns["parent_id"].append(c.parent_id)
+                columns["ordinal"].append(c.ordinal)
+                columns["heading_path"].append(list(c.heading_path))
+                columns["char_start"].append(c.char_start)
+                columns["char_end"].append(c.char_end)
+                columns["text"].append(c.text)
+                columns["metadata"].append(
+                    json.dumps(c.metadata, sort_keys=True, ensure_ascii=False)
+                )
+                columns["tokens"].append(" ".join(bm25_tokens(index_text)))
+                columns["vector_key"].append(key)
+        flat = np.concatenate(vectors).ravel() if vectors else np.zeros(0, dtype=np.float32)
+        arrays = [
+            pa.array(columns[name], type=schema.field(name).type)
+            for name in schema.names
+            if name != "vector"
+        ]
+        arrays.append(
+            pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), self._dim)
+        )
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+    def delete_document(self, doc_id: str) -> None:
+        """Delete a document, its chunks and its version history (no error if absent)."""
+        where = f"doc_id = {quote(doc_id)}"
+        self._table("chunks").delete(where)
+        self._table("documents").delete(where)
+        self._table("document_versions").delete(where)
+        self._docs.pop(doc_id, None)
+        self._max_version.pop(doc_id, None)
+
+    def optimize(self) -> None:
+        """Compact files and bring indexes up to date; build the full-text index once there
+        are chunks and the ANN index once there are ``ann_index_min_rows`` of them."""
+        chunks = self._table("chunks")
+        rows = chunks.count_rows()
+        if rows == 0:
+            return
+        from lancedb.index import FTS
+
+        created = False
+        if not self._has_fts:
+            # Tokens are pre-segmented (jieba for Chinese): split on whitespace only, then
+            # lower-case, fold accents and stem English words.
+            chunks.create_index(
+                "tokens",
+                config=FTS(
+                    base_tokenizer="whitespace",
+                    lower_case=True,
+                    stem=True,
+                    remove_stop_words=False,
+                    ascii_folding=True,
+                    max_token_length=64,
+                ),
+            )
+            created = True
+        if not self._has_ann and rows >= self.settings.ann_index_min_rows:
+            self._create_ann_index(rows)
+            created = True
+        if created:
+            self._refresh_index_flags()
+        chunks.optimize()
+
+    def _create_ann_index(self, rows: int) -> None:
+        chunks = self._table("chunks")
+        sub_vectors = next(
+            (
+                n
+                for n in (self._dim // 8, self._dim // 4, self._dim // 2, 1)
+                if n and self._dim % n == 0
+            ),
+            1,
+        )
+        logger.info("building the IVF-PQ vector index over %d chunks", rows)
+        chunks.create_index(
+            metric="cosine",
+            vector_column_name="vector",
+            index_type="IVF_PQ",
+            num_partitions=max(1, int(math.sqrt(rows))),
+            num_sub_vectors=sub_vectors,
+        )
+        for column, kind in (("chunk_id", "BTREE"), ("doc_id", "BTREE"), ("level", "BITMAP")):
+            chunks.create_scalar_index(column, index_type=kind)
+
+    # -- versions --------------------------------------------------------------------------
+    def document_versions(self, doc_id: str) -> list[DocumentVersion]:
+        """The document's version history, oldest first."""
+        rows = (
+            self._table("document_versions")
+            .search()
+            .where(f"doc_id = {quote(doc_id)}")
+            .select(
+                ["doc_id", "version", "content_hash", "title", "source", "created_at", "chunks"]
+            )
+            .limit(None)
+            .to_arrow()
+            .to_pylist()
+        )
+        current = self._docs.get(doc_id)
+        out = [
+            DocumentVersion(
+                doc_id=r["doc_id"],
+                version=r["version"],
+                content_hash=r["content_hash"],
+                title=r["title"],
+                source=r["source"],
+                created_at=r["created_at"],
+                chunks=len(json.loads(r["chunks"])),
+                current=current is not None and current.version == r["version"],
+            )
+            for r in rows
+        ]
+        return sorted(out, key=lambda v: v.version)
+
+    def rollback(self, doc_id: str, version: int) -> Document:
+        """Make an earlier version current again (recorded as a new version).
+
+        Vectors of chunks the current version shares with the old one are reused; the rest
+        are computed.
+
+        Raises:
+            KeyError: No such version of the document.
+        """
+        rows = (
+            self._table("document_versions")
+            .search()
+            .where(f"doc_id = {quote(doc_id)} AND version = {int(version)}")
+            .limit(None)
+            .to_arrow()
+            .to_pylist()
+        )
+        if not rows:
+            raise KeyError(f"document {doc_id!r} has no version {version}; see document_versions()")
+        row = rows[0]
+        chunks = [Chunk.model_validate(c) for c in json.loads(row["chunks"])]
+        vec = self.vectorizer.vectorize([(row["title"], chunks)], self.known_vectors([doc_id]))
+        document = Document(
+            doc_id=doc_id,
+            source=row["source"],
+            title=row["title"],
+            content_hash=row["content_hash"],
+            metadata=json.loads(row["metadata"] or "{}"),
+            text=row["text"],
+        )
+        write = DocumentWrite(
+            document=document,
+            format=row["format"],
+            ingest_hash=row["ingest_hash"],
+            chunks=chunks,
+            vectors=vec.vectors[0],
+            vector_keys=vec.keys[0],
+            index_texts=vec.texts[0],
+        )
+        stored = self.write_documents([write])[0]
+        self.optimize()
+        return stored
+
+    # -- reads -----------------------------------------------------------------------------
+    def _select(self, where: str, limit: int | None = None) -> list[Chunk]:
+        query = self._table("chunks").search().where(where).select(CHUNK_COLUMNS).limit(limit)
+        return [row_to_chunk(r) for r in query.to_arrow().to_pylist()]
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Chunks by id, in the order asked (missing ids are left out)."""
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not wanted:
+            return []
+        found: dict[str, Chunk] = {}
+        for start in range(0, len(wanted), 500):
+            for c in self._select(sql_in("chunk_id", wanted[start : start + 500])):
+                found[c.chunk_id] = c
+        return [found[i] for i in wanted if i in found]
+
+    def chunks_for_documents(
+        self, doc_ids: Sequence[str], level: ChunkLevel | None = None
+    ) -> list[Chunk]:
+        """The chunks of documents (optionally of one level), by document then text order."""
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return []
+        out: list[Chunk] = []
+        for start in range(0, len(ids), 500):
+            where = sql_in("doc_id", ids[start : start + 500])
+            if level is not None:
+                where += f" AND level = {quote(level)}"
+            out.extend(self._select(where))
+        rank = {lvl: i for i, lvl in enumerate(CHUNK_LEVELS)}
+        order = {d: i for i, d in enumerate(ids)}
+        return sorted(out, key=lambda c: (order[c.doc_id], c.char_start, rank[c.level], c.char_end))
+
+    def parent(self, chunk: Chunk) -> Chunk | None:
+        """The chunk's parent (a sentence's paragraph, ...), or ``None`` for a document chunk."""
+        if chunk.parent_id is None:
+            return None
+        found = self.get_chunks([chunk.parent_id])
+        return found[0] if found else None
+
+    def children(self, chunk_id: str) -> list[Chunk]:
+        """The chunk's children in order."""
+        return sorted(self._select(f"parent_id = {quote(chunk_id)}"), key=lambda c: c.ordinal)
+
+    def get_document(self, doc_id: str) -> Document | None:
+        """The current version of a document, with its cleaned text."""
+        rows = (
+            self._table("documents")
+            .search()
+            .where(f"doc_id = {quote(doc_id)}")
+            .limit(1)
+            .to_arrow()
+            .to_pylist()
+        )
+        if not rows:
+            return None
+        return row_to_document(rows[0], with_text=True)
+
+    def list_documents(self) -> list[Document]:
+        """Every stored document (without text: use :meth:`get_document`), sorted by id."""
+        rows = self._table("documents").search().select(DOC_COLUMNS).limit(None).to_arrow()
+        docs = [row_to_document(r, with_text=False) for r in rows.to_pylist()]
+        return sorted(docs, key=lambda d: d.doc_id)
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Number of stored chunks per level."""
+        table = self._table("chunks")
+        return {level: table.count_rows(f"level = {quote(level)}") for level in CHUNK_LEVELS}
+
+    # -- search ----------------------------------------------------------------------------
+    def embed_query(self, text: str) -> list[float]:
+        """The query's vector (cached: repeated queries are not embedded again)."""
+        with self._lock:
+            cached = self._query_cache.get(text)
+            if cached is not None:
+                self._query_cache.move_to_end(text)
+                return cached
+        vector = [float(x) for x in self.embedder.embed_query(text)]
+        with self._lock:
+            self._query_cache[text] = vector
+            if len(self._query_cache) > 2048:
+                self._query_cache.popitem(last=False)
+        return vector
+
+    def _filter(
+        self,
+        level: ChunkLevel | Sequence[ChunkLevel] | None,
+        doc_ids: Sequence[str] | None,
+        where: Mapping[str, str] | None,
+    ) -> tuple[str | None, bool]:
+        """SQL filter, and whether anything can match at all."""
+        clauses = []
+        if level is not None:
+            levels = [level] if isinstance(level, str) else list(level)
+            clauses.append(sql_in("level", levels))
+        ids: set[str] | None = set(doc_ids) if doc_ids is not None else None
+        if where:
+            matching = {
+                d
+                for d, s in self._docs.items()
+                if all(s.metadata.get(k) == v for k, v in where.items())
+            }
+            ids = matching if ids is None else ids & matching
+        if ids is not None:
+            if not ids:
+                return None, False
+            clauses.append(sql_in("doc_id", sorted(ids)))
+        return (" AND ".join(clauses) or None), True
+
+    def _dense(
+        self, vector: Sequence[float], where: str | None, limit: int
+    ) -> list[tuple[dict[str, Any], float]]:
+        query = self._table("chunks").search(list(vector), vector_column_name="vector")
+        query = query.distance_type("cosine")
+        if self._has_ann:
+            query = query.nprobes(20).refine_factor(5)
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
+        return [(r, 1.0 - float(r["_distance"])) for r in rows]
+
+    def _bm25(self, text: str, where: str | None, limit: int) -> list[tuple[dict[str, Any], float]]:
+        tokens = bm25_tokens(text)
+        if not tokens or not self._has_fts:
+            return []
+        from lancedb.query import FullTextOperator, MatchQuery
+
+        query = self._table("chunks").search(
+            MatchQuery(
+                " ".join(tokens),
+                "tokens",
+                boost=1.0,
+                fuzziness=0,
+                max_expansions=50,
+                operator=FullTextOperator.OR,
+                prefix_length=0,
+                document_granularity=None,
+            ),
+            query_type="fts",
+        )
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select([*CHUNK_COLUMNS, "_score"]).limit(limit).to_arrow().to_pylist()
+        return [(r, float(r["_score"])) for r in rows]
+
+    def search(
+        self,
+        query: str,
+        *,
+        mode: SearchMode = "hybrid",
+        level: ChunkLevel | Sequence[ChunkLevel] | None = None,
+        top_k: int = 10,
+        doc_ids: Sequence[str] | None = None,
+        where: dict[str, str] | None = None,
+        expand_parent: bool = False,
+        candidates: int = 50,
+    ) -> list[ChunkHit]:
+        """Search chunks by vector, BM25, or both fused by reciprocal rank.
+
+        Args:
+            query: The question or keywords (any language; Chinese is segmented for BM25).
+            mode: ``"dense"``, ``"bm25"`` or ``"hybrid"``.
+            level: Only chunks of this level (or these levels).
+            top_k: Hits to return.
+            doc_ids: Only chunks of these documents.
+            where: Only documents whose metadata has all these key/values.
+            expand_parent: Attach each hit's parent chunk (small-to-big).
+            candidates: Hits taken from each method before fusion (hybrid).
+
+        Returns:
+            Hits, best first. ``scores`` holds ``dense`` (cosine similarity), ``bm25`` and,
+            for hybrid, ``rrf``; ``score`` is the one that ranked the hit.
+        """
+        if top_k <= 0:
+            return []
+        sql, possible = self._filter(level, doc_ids, where)
+        if not possible:
+            return []
+        pool = max(candidates, top_k) if mode == "hybrid" else top_k
+        dense: list[tuple[dict[str, Any], float]] = []
+        sparse: list[tuple[dict[str, Any], float]] = []
+        if mode in ("dense", "hybrid"):
+            dense = self._dense(self.embed_query(query), sql, pool)
+        if mode in ("bm25", "hybrid"):
+            sparse = self._bm25(query, sql, pool)
+        rows: dict[str, dict[str, Any]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        k = self.settings.rrf_k
+        for name, ranked in (("dense", dense), ("bm25", sparse)):
+            for rank, (row, score) in enumerate(ranked):
+                cid = row["chunk_id"]
+                rows.setdefault(cid, row)
+                entry = scores.setdefault(cid, {})
+                entry[name] = score
+                if mode == "hybrid":
+                    entry["rrf"] = entry.get("rrf", 0.0) + 1.0 / (k + rank + 1)
+        key = "rrf" if mode == "hybrid" else mode
+        ordered = sorted(scores, key=lambda cid: (-scores[cid].get(key, 0.0), cid))[:top_k]
+        hits = [
+            ChunkHit(
+                chunk=row_to_chunk(rows[cid]),
+                score=scores[cid].get(key, 0.0),
+                scores=scores[cid],
+            )
+            for cid in ordered
+        ]
+        if expand_parent:
+            parents = {
+                c.chunk_id: c
+                for c in self.get_chunks([h.chunk.parent_id for h in hits if h.chunk.parent_id])
+            }
+            hits = [
+                h.model_copy(update={"parent": parents.get(h.chunk.parent_id or "")}) for h in hits
+            ]
+        return hits

@@ -1,0 +1,839 @@
+"""A graph store that needs no server: LanceDB tables on disk, networkx in memory.
+
+Tables (in the knowledge-base folder, beside the chunk layer's ``documents``,
+``document_versions``, ``chunks`` and ``kb_meta``): ``entities``, ``relations``, ``mentions``,
+``graph_chunks`` (chunk id → document, level, preview), ``communities`` and
+``community_members``. Every write goes to LanceDB first, then to the in-memory graph, so a
+failed write leaves memory as it was. Reads never touch disk.
+
+Semantics mirror :class:`~kg_rag.stores.neo4j.Neo4jGraphStore` exactly (the contract suite
+checks it); every ordering decision is shared in :mod:`kg_rag.stores.ppr`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pyarrow as pa
+
+from kg_rag.errors import SchemaMismatch, StoreUnavailable
+from kg_rag.models import (
+    Chunk,
+    Community,
+    Entity,
+    GraphPath,
+    Mention,
+    Relation,
+    Subgraph,
+    stable_id,
+)
+from kg_rag.stores import ppr
+
+__all__ = ["EmbeddedGraphStore"]
+
+logger = logging.getLogger(__name__)
+
+_DELETE_BATCH = 500
+
+RelKey = tuple[str, str, str]
+"""(source_id, type, target_id): the identity of a relation."""
+
+_SCHEMAS: dict[str, pa.Schema] = {
+    "entities": pa.schema(
+        [
+            pa.field("entity_id", pa.string(), nullable=False),
+            pa.field("name", pa.string()),
+            pa.field("type", pa.string()),
+            pa.field("aliases", pa.list_(pa.string())),
+            pa.field("description", pa.string()),
+            # Not named "vector": LanceDB would demand one fixed length for every row.
+            pa.field("embedding", pa.list_(pa.float64()), nullable=True),
+        ]
+    ),
+    "relations": pa.schema(
+        [
+            pa.field("relation_id", pa.string(), nullable=False),
+            pa.field("source_id", pa.string()),
+            pa.field("target_id", pa.string()),
+            pa.field("type", pa.string()),
+            pa.field("description", pa.string()),
+            pa.field("weight", pa.float64()),
+            pa.field("evidence", pa.list_(pa.string())),
+        ]
+    ),
+    "mentions": pa.schema(
+        [
+            pa.field("mention_id", pa.string(), nullable=False),
+            pa.field("entity_id", pa.string()),
+            pa.field("chunk_id", pa.string()),
+        ]
+    ),
+    "graph_chunks": pa.schema(
+        [
+            pa.field("chunk_id", pa.string(), nullable=False),
+            pa.field("doc_id", pa.string()),
+            pa.field("level", pa.string(), nullable=True),
+            pa.field("parent_id", pa.string(), nullable=True),
+            pa.field("ordinal", pa.int64(), nullable=True),
+            pa.field("preview", pa.string(), nullable=True),
+        ]
+    ),
+    "communities": pa.schema(
+        [
+            pa.field("community_id", pa.string(), nullable=False),
+            pa.field("level", pa.int64()),
+            pa.field("parent_id", pa.string(), nullable=True),
+            pa.field("title", pa.string()),
+            pa.field("summary", pa.string()),
+            pa.field("findings", pa.list_(pa.string())),
+            pa.field("rank", pa.float64()),
+            pa.field("content_hash", pa.string()),
+            pa.field("embedding", pa.list_(pa.float64()), nullable=True),
+        ]
+    ),
+    "community_members": pa.schema(
+        [
+            pa.field("membership_id", pa.string(), nullable=False),
+            pa.field("community_id", pa.string()),
+            pa.field("entity_id", pa.string()),
+        ]
+    ),
+}
+
+_KEYS = {
+    "entities": "entity_id",
+    "relations": "relation_id",
+    "mentions": "mention_id",
+    "graph_chunks": "chunk_id",
+    "communities": "community_id",
+    "community_members": "membership_id",
+}
+
+
+def _mention_id(entity_id: str, chunk_id: str) -> str:
+    return stable_id(entity_id, chunk_id, prefix="m_", length=40)
+
+
+def _membership_id(community_id: str, entity_id: str) -> str:
+    return stable_id(community_id, entity_id, prefix="cm_", length=40)
+
+
+def _rel_key(relation: Relation) -> RelKey:
+    return (relation.source_id, relation.type, relation.target_id)
+
+
+def _sql_in(column: str, values: Sequence[str]) -> str:
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+def _check_dims(vectors: Iterable[Sequence[float] | None], known: int | None) -> int | None:
+    dim = known
+    for vector in vectors:
+        if vector is None:
+            continue
+        if dim is None:
+            dim = len(vector)
+        elif len(vector) != dim:
+            raise SchemaMismatch(
+                f"entity vectors must all have {dim} dimensions, got one with {len(vector)}; "
+                "re-embed the knowledge base with one embedder."
+            )
+    return dim
+
+
+class EmbeddedGraphStore:
+    """:class:`~kg_rag.stores.base.GraphStore` on LanceDB + networkx, for one knowledge base.
+
+    Args:
+        path: The knowledge-base folder (a LanceDB database; created on :meth:`open`).
+
+    Example:
+        >>> with EmbeddedGraphStore(Path("kb")) as store:  # doctest: +SKIP
+        ...     store.upsert_entities(entities)
+    """
+
+    backend = "embedded"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._db: Any = None
+        self._tables: dict[str, Any] = {}
+        self._lock = threading.RLock()
+        self._reset_memory()
+
+    def _reset_memory(self) -> None:
+        self._entities: dict[str, Entity] = {}
+        self._vectors: dict[str, list[float]] = {}
+        self._search_text: dict[str, str] = {}
+        self._relations: dict[RelKey, Relation] = {}
+        self._graph: Any = nx.Graph()  # undirected; edge attr "keys": set of RelKey
+        self._chunks: dict[str, ppr.ChunkRecord] = {}
+        self._entity_chunks: dict[str, set[str]] = {}
+        self._chunk_entities: dict[str, set[str]] = {}
+        self._evidence_index: dict[str, set[RelKey]] = {}
+        self._communities: dict[str, Community] = {}
+        self._membership: dict[str, set[str]] = {}
+        self._vector_dim: int | None = None
+        self._matrix: tuple[list[str], np.ndarray] | None = None
+        self._dirty = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def open(self) -> None:
+        """Create or open the tables and load them into memory. Idempotent."""
+        with self._lock:
+            if self._db is not None:
+                return
+            import lancedb
+
+            try:
+                self.path.mkdir(parents=True, exist_ok=True)
+                db = lancedb.connect(str(self.path))
+                tables = {
+                    name: db.create_table(name, schema=schema, exist_ok=True)
+                    for name, schema in _SCHEMAS.items()
+                }
+            except (OSError, ValueError, RuntimeError) as exc:
+                raise StoreUnavailable(
+                    f"cannot open the embedded graph store at {self.path} ({exc}); check the "
+                    "folder exists and is writable."
+                ) from exc
+            self._reset_memory()
+            self._db, self._tables = db, tables
+            self._load()
+
+    def close(self) -> None:
+        """Compact what was written and release the tables."""
+        with self._lock:
+            if self._db is None:
+                return
+            if self._dirty:
+                for table in self._tables.values():
+                    table.optimize()
+            self._db, self._tables = None, {}
+
+    def __enter__(self) -> EmbeddedGraphStore:
+        self.open()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _table(self, name: str) -> Any:
+        if self._db is None:
+            raise StoreUnavailable("EmbeddedGraphStore is not open: call store.open() first.")
+        return self._tables[name]
+
+    def _load(self) -> None:
+        rows = self._tables["entities"].to_arrow()
+        embeddings = rows.column("embedding").to_pylist()
+        for row, vector in zip(
+            rows.drop_columns(["embedding"]).to_pylist(), embeddings, strict=True
+        ):
+            entity = Entity(
+                entity_id=row["entity_id"],
+                name=row["name"],
+                type=row["type"],
+                aliases=list(row["aliases"] or []),
+                description=row["description"],
+                vector=None,
+            )
+            self._put_entity(entity, vector)
+        columns = self._tables["relations"].to_arrow().to_pydict()
+        pairs: dict[tuple[str, str], set[RelKey]] = {}
+        for source, target, type_, description, weight, evidence in zip(
+            columns["source_id"],
+            columns["target_id"],
+            columns["type"],
+            columns["description"],
+            columns["weight"],
+            columns["evidence"],
+            strict=True,
+        ):
+            key = (source, type_, target)
+            relation = Relation(
+                source_id=source,
+                target_id=target,
+                type=type_,
+                description=description,
+                weight=weight,
+                evidence=sorted(evidence or []),
+            )
+            self._relations[key] = relation
+            for chunk in relation.evidence:
+                self._evidence_index.setdefault(chunk, set()).add(key)
+            pair = (source, target) if (target, source) not in pairs else (target, source)
+            pairs.setdefault(pair, set()).add(key)
+        # One bulk insert: add_edge per relation costs several times more.
+        self._graph.add_edges_from((a, b, {"keys": keys}) for (a, b), keys in pairs.items())
+        for row in self._tables["graph_chunks"].to_arrow().to_pylist():
+            self._chunks[row["chunk_id"]] = ppr.ChunkRecord(**row)
+        for row in self._tables["mentions"].to_arrow().to_pylist():
+            self._put_mention(row["entity_id"], row["chunk_id"])
+        members: dict[str, list[str]] = {}
+        for row in self._tables["community_members"].to_arrow().to_pylist():
+            members.setdefault(row["community_id"], []).append(row["entity_id"])
+            self._membership.setdefault(row["entity_id"], set()).add(row["community_id"])
+        for row in self._tables["communities"].to_arrow().to_pylist():
+            cid = row["community_id"]
+            self._communities[cid] = Community(
+                community_id=cid,
+                level=row["level"],
+                parent_id=row["parent_id"],
+                members=sorted(members.get(cid, [])),
+                title=row["title"],
+                summary=row["summary"],
+                findings=list(row["findings"] or []),
+                rank=row["rank"],
+                content_hash=row["content_hash"],
+                vector=row["embedding"],
+            )
+        logger.debug("loaded embedded graph from %s: %s", self.path, self._counts())
+
+    # -- memory primitives (callers hold the lock and have written LanceDB already) ----------
+    def _put_entity(self, entity: Entity, vector: list[float] | None) -> None:
+        eid = entity.entity_id
+        self._entities[eid] = entity
+        if vector is None:
+            self._vectors.pop(eid, None)
+        else:
+            self._vectors[eid] = list(vector)
+            self._vector_dim = self._vector_dim or len(vector)
+        self._search_text[eid] = "\n".join(ppr.search_keys(entity.name, entity.aliases))
+        self._graph.add_node(eid)
+        self._matrix = None
+
+    def _put_relation(self, relation: Relation) -> None:
+        key = _rel_key(relation)
+        old = self._relations.get(key)
+        if old is not None:
+            for chunk in old.evidence:
+                self._evidence_index.get(chunk, set()).discard(key)
+        self._relations[key] = relation
+        for chunk in relation.evidence:
+            self._evidence_index.setdefault(chunk, set()).add(key)
+        source, target = relation.source_id, relation.target_id
+        if self._graph.has_edge(source, target):
+            self._graph[source][target]["keys"].add(key)
+        else:
+            self._graph.add_edge(source, target, keys={key})
+
+    def _drop_relation(self, key: RelKey) -> None:
+        relation = self._relations.pop(key)
+        for chunk in relation.evidence:
+            self._evidence_index.get(chunk, set()).discard(key)
+        source, target = relation.source_id, relation.target_id
+        keys = self._graph[source][target]["keys"]
+        keys.discard(key)
+        if not keys:
+            self._graph.remove_edge(source, target)
+
+    def _put_mention(self, entity_id: str, chunk_id: str) -> None:
+        self._entity_chunks.setdefault(entity_id, set()).add(chunk_id)
+        self._chunk_entities.setdefault(chunk_id, set()).add(entity_id)
+
+    def _drop_mention(self, entity_id: str, chunk_id: str) -> None:
+        chunks = self._entity_chunks.get(entity_id)
+        if chunks is not None:
+            chunks.discard(chunk_id)
+            if not chunks:
+                del self._entity_chunks[entity_id]
+        entities = self._chunk_entities.get(chunk_id)
+        if entities is not None:
+            entities.discard(entity_id)
+            if not entities:
+                del self._chunk_entities[chunk_id]
+
+    # -- LanceDB primitives -----------------------------------------------------------------
+    def _upsert_rows(self, name: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        data = pa.Table.from_pylist(rows, schema=_SCHEMAS[name])
+        (
+            self._table(name)
+            .merge_insert(_KEYS[name])
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(data)
+        )
+        self._dirty = True
+
+    def _delete_rows(self, name: str, column: str, values: Iterable[str]) -> None:
+        ordered = sorted(set(values))
+        for start in range(0, len(ordered), _DELETE_BATCH):
+            self._table(name).delete(_sql_in(column, ordered[start : start + _DELETE_BATCH]))
+            self._dirty = True
+
+    @staticmethod
+    def _relation_row(relation: Relation) -> dict[str, Any]:
+        return {
+            "relation_id": relation.relation_id,
+            "source_id": relation.source_id,
+            "target_id": relation.target_id,
+            "type": relation.type,
+            "description": relation.description,
+            "weight": float(relation.weight),
+            "evidence": relation.evidence,
+        }
+
+    def _chunk_row(self, record: ppr.ChunkRecord) -> dict[str, Any]:
+        return record._asdict()
+
+    # -- writes ------------------------------------------------------------------------------
+    def upsert_entities(self, entities: Sequence[Entity]) -> None:
+        """Insert or replace entities by ``entity_id`` (the last duplicate in a batch wins)."""
+        with self._lock:
+            self._table("entities")
+            latest = {e.entity_id: e for e in entities}
+            dim = _check_dims((e.vector for e in latest.values()), self._vector_dim)
+            rows = [
+                {
+                    "entity_id": e.entity_id,
+                    "name": e.name,
+                    "type": e.type,
+                    "aliases": list(e.aliases),
+                    "description": e.description,
+                    "embedding": None if e.vector is None else [float(x) for x in e.vector],
+                }
+                for e in latest.values()
+            ]
+            self._upsert_rows("entities", rows)
+            for entity in latest.values():
+                vector = None if entity.vector is None else [float(x) for x in entity.vector]
+                self._put_entity(
+                    entity.model_copy(update={"vector": None, "aliases": list(entity.aliases)}),
+                    vector,
+                )
+            self._vector_dim = dim if self._vectors else None
+
+    def upsert_relations(self, relations: Sequence[Relation]) -> None:
+        """Insert or update relations by (source, type, target); evidence is unioned.
+
+        Relations whose endpoints are not stored entities are skipped (logged).
+        """
+        with self._lock:
+            self._table("relations")
+            folded = ppr.fold_relations(relations)
+            kept = [
+                r for r in folded if r.source_id in self._entities and r.target_id in self._entities
+            ]
+            if len(kept) < len(folded):
+                logger.warning(
+                    "skipped %d relations whose entities are not stored", len(folded) - len(kept)
+                )
+            merged: list[Relation] = []
+            for relation in kept:
+                old = self._relations.get(_rel_key(relation))
+                evidence = set(relation.evidence) | (set(old.evidence) if old else set())
+                merged.append(
+                    Relation(
+                        source_id=relation.source_id,
+                        target_id=relation.target_id,
+                        type=relation.type,
+                        description=relation.description,
+                        weight=float(relation.weight),
+                        evidence=sorted(evidence),
+                    )
+                )
+            self._upsert_rows("relations", [self._relation_row(r) for r in merged])
+            for relation in merged:
+                self._put_relation(relation)
+
+    def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
+        """Record mentions; a chunk's document is the ``doc_id`` of its latest mention.
+
+        Mentions of entities that are not stored are skipped (logged).
+        """
+        with self._lock:
+            self._table("mentions")
+            kept = [m for m in mentions if m.entity_id in self._entities]
+            if len(kept) < len(mentions):
+                logger.warning(
+                    "skipped %d mentions of entities that are not stored", len(mentions) - len(kept)
+                )
+            chunk_docs = {m.chunk_id: m.doc_id for m in kept}
+            records = {}
+            for chunk_id, doc_id in chunk_docs.items():
+                old = self._chunks.get(chunk_id)
+                records[chunk_id] = (
+                    old._replace(doc_id=doc_id) if old else ppr.ChunkRecord(chunk_id, doc_id)
+                )
+            pairs = sorted({(m.entity_id, m.chunk_id) for m in kept})
+            self._upsert_rows("graph_chunks", [self._chunk_row(r) for r in records.values()])
+            self._upsert_rows(
+                "mentions",
+                [
+                    {"mention_id": _mention_id(e, c), "entity_id": e, "chunk_id": c}
+                    for e, c in pairs
+                ],
+            )
+            self._chunks.update(records)
+            for entity_id, chunk_id in pairs:
+                self._put_mention(entity_id, chunk_id)
+
+    def upsert_chunks(self, chunks: Sequence[Chunk]) -> None:
+        """Record chunks (id, document, level, parent, ordinal and a text preview of at most
+        :data:`ppr.CHUNK_PREVIEW_CHARS` characters); the text itself stays in the chunk layer."""
+        with self._lock:
+            self._table("graph_chunks")
+            records = {
+                c.chunk_id: ppr.ChunkRecord(
+                    c.chunk_id,
+                    c.doc_id,
+                    c.level,
+                    c.parent_id,
+                    c.ordinal,
+                    c.text[: ppr.CHUNK_PREVIEW_CHARS],
+                )
+                for c in chunks
+            }
+            self._upsert_rows("graph_chunks", [self._chunk_row(r) for r in records.values()])
+            self._chunks.update(records)
+
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        """Replace the community layer; members that are not stored entities are dropped."""
+        with self._lock:
+            self._table("communities")
+            latest = {c.community_id: c for c in communities}
+            stored = {
+                cid: c.model_copy(
+                    update={"members": sorted({m for m in c.members if m in self._entities})}
+                )
+                for cid, c in latest.items()
+            }
+            self._table("communities").delete("true")
+            self._table("community_members").delete("true")
+            self._upsert_rows(
+                "communities",
+                [
+                    {
+                        "community_id": c.community_id,
+                        "level": c.level,
+                        "parent_id": c.parent_id,
+                        "title": c.title,
+                        "summary": c.summary,
+                        "findings": list(c.findings),
+                        "rank": float(c.rank),
+                        "content_hash": c.content_hash,
+                        "embedding": None if c.vector is None else [float(x) for x in c.vector],
+                    }
+                    for c in stored.values()
+                ],
+            )
+            self._upsert_rows(
+                "community_members",
+                [
+                    {
+                        "membership_id": _membership_id(c.community_id, m),
+                        "community_id": c.community_id,
+                        "entity_id": m,
+                    }
+                    for c in stored.values()
+                    for m in c.members
+                ],
+            )
+            self._communities = stored
+            self._membership = {}
+            for community in stored.values():
+                for member in community.members:
+                    self._membership.setdefault(member, set()).add(community.community_id)
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        """Delete entities with their relations, mentions and community memberships."""
+        with self._lock:
+            self._table("entities")
+            self._delete_entities({e for e in entity_ids if e in self._entities})
+
+    def _delete_entities(self, ids: set[str]) -> None:
+        if not ids:
+            return
+        rel_keys = {
+            key
+            for eid in ids
+            for _, _, data in self._graph.edges(eid, data=True)
+            for key in data["keys"]
+        }
+        mentions = [(e, c) for e in ids for c in self._entity_chunks.get(e, ())]
+        memberships = [(c, e) for e in ids for c in self._membership.get(e, ())]
+        self._delete_rows(
+            "relations", "relation_id", [self._relations[k].relation_id for k in rel_keys]
+        )
+        self._delete_rows("mentions", "mention_id", [_mention_id(e, c) for e, c in mentions])
+        self._delete_rows(
+            "community_members", "membership_id", [_membership_id(c, e) for c, e in memberships]
+        )
+        self._delete_rows("entities", "entity_id", ids)
+        for key in rel_keys:
+            self._drop_relation(key)
+        for entity_id, chunk_id in mentions:
+            self._drop_mention(entity_id, chunk_id)
+        for community_id, entity_id in memberships:
+            community = self._communities[community_id]
+            community.members = [m for m in community.members if m != entity_id]
+            self._membership.pop(entity_id, None)
+        for eid in ids:
+            self._entities.pop(eid)
+            self._vectors.pop(eid, None)
+            self._search_text.pop(eid)
+            self._graph.remove_node(eid)
+        if not self._vectors:
+            self._vector_dim = None
+        self._matrix = None
+
+    def delete_document(self, doc_id: str) -> None:
+        """Remove the document's chunks and mentions, strip its chunks from relation evidence,
+        then delete relations left without evidence and entities left without mentions."""
+        with self._lock:
+            self._table("graph_chunks")
+            chunks = {c for c, record in self._chunks.items() if record.doc_id == doc_id}
+            if not chunks:
+                return
+            touched_entities = {e for c in chunks for e in self._chunk_entities.get(c, ())}
+            touched_relations = {k for c in chunks for k in self._evidence_index.get(c, ())}
+            updated: list[Relation] = []
+            emptied: list[RelKey] = []
+            for key in sorted(touched_relations):
+                relation = self._relations[key]
+                evidence = [x for x in relation.evidence if x not in chunks]
+                if evidence:
+                    updated.append(relation.model_copy(update={"evidence": evidence}))
+                else:
+                    emptied.append(key)
+            self._upsert_rows("relations", [self._relation_row(r) for r in updated])
+            self._delete_rows(
+                "relations", "relation_id", [self._relations[k].relation_id for k in emptied]
+            )
+            mentions = [(e, c) for c in chunks for e in self._chunk_entities.get(c, ())]
+            self._delete_rows("mentions", "mention_id", [_mention_id(e, c) for e, c in mentions])
+            self._delete_rows("graph_chunks", "chunk_id", chunks)
+            for relation in updated:
+                self._put_relation(relation)
+            for key in emptied:
+                self._drop_relation(key)
+            for entity_id, chunk_id in mentions:
+                self._drop_mention(entity_id, chunk_id)
+            for chunk_id in chunks:
+                del self._chunks[chunk_id]
+            self._delete_entities({e for e in touched_entities if e not in self._entity_chunks})
+
+    # -- reads -------------------------------------------------------------------------------
+    def _full(self, entity_id: str) -> Entity:
+        vector = self._vectors.get(entity_id)
+        entity = self._entities[entity_id]
+        return entity if vector is None else entity.model_copy(update={"vector": list(vector)})
+
+    def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
+        """Entities by id (missing ids are ignored), sorted by id, with their vectors."""
+        with self._lock:
+            self._table("entities")
+            return [self._full(e) for e in sorted(set(entity_ids)) if e in self._entities]
+
+    def all_entities(self) -> list[Entity]:
+        """Every entity, sorted by id, with its vector."""
+        with self._lock:
+            self._table("entities")
+            return [self._full(e) for e in sorted(self._entities)]
+
+    def all_relations(self) -> list[Relation]:
+        """Every relation, sorted by (source, type, target), evidence sorted."""
+        with self._lock:
+            self._table("relations")
+            return [self._relations[k] for k in sorted(self._relations)]
+
+    def all_mentions(self) -> list[Mention]:
+        """Every mention, sorted by (entity_id, chunk_id)."""
+        with self._lock:
+            self._table("mentions")
+            return [
+                Mention(entity_id=e, chunk_id=c, doc_id=self._chunks[c].doc_id)
+                for e in sorted(self._entity_chunks)
+                for c in sorted(self._entity_chunks[e])
+            ]
+
+    def all_chunks(self) -> list[ppr.ChunkRecord]:
+        """Every chunk the graph knows (from mentions or :meth:`upsert_chunks`), by id."""
+        with self._lock:
+            self._table("graph_chunks")
+            return [self._chunks[c] for c in sorted(self._chunks)]
+
+    def find_entities(self, text: str, limit: int = 10) -> list[Entity]:
+        """Entities whose name or alias matches ``text``, best first (see
+        :func:`kg_rag.stores.ppr.rank_name_matches`)."""
+        with self._lock:
+            self._table("entities")
+            needles = ppr.name_needles(text)
+            if not needles:
+                return []
+            candidates = [
+                self._full(eid)
+                for eid, keys in self._search_text.items()
+                if any(n in keys for n in needles)
+            ]
+            return ppr.rank_name_matches(text, candidates, limit)
+
+    def similar_entities(
+        self, vector: Sequence[float], limit: int = 10
+    ) -> list[tuple[Entity, float]]:
+        """Entities by cosine similarity of their vectors to ``vector``, best first."""
+        with self._lock:
+            self._table("entities")
+            if limit <= 0 or not self._vectors:
+                return []
+            if self._vector_dim is not None and len(vector) != self._vector_dim:
+                raise SchemaMismatch(
+                    f"query vector has {len(vector)} dimensions, entities have {self._vector_dim}; "
+                    "embed the query with the knowledge base's embedder."
+                )
+            if self._matrix is None:
+                ids = sorted(self._vectors)
+                matrix = np.array([self._vectors[e] for e in ids], dtype=np.float64)
+                norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+                self._matrix = (ids, matrix / np.where(norms == 0.0, 1.0, norms))
+            ids, matrix = self._matrix
+            query = np.asarray(vector, dtype=np.float64)
+            norm = float(np.linalg.norm(query))
+            if norm == 0.0:
+                return []
+            sims = matrix @ (query / norm)
+            top = sorted(range(len(ids)), key=lambda i: (-round(float(sims[i]), 6), ids[i]))[:limit]
+            return [(self._full(ids[i]), float(sims[i])) for i in top]
+
+    def _expand(self, frontier: list[str], seen: Any = (), budget: int | None = None) -> set[str]:
+        found: set[str] = set()
+        for node in frontier:
+            found.update(self._graph.adj[node])
+        return found
+
+    def _induced(self, ids: Iterable[str]) -> list[RelKey]:
+        sub = self._graph.subgraph(ids)
+        return sorted(key for _, _, data in sub.edges(data=True) for key in data["keys"])
+
+    def neighbourhood(self, entity_ids: Sequence[str], hops: int = 1, limit: int = 200) -> Subgraph:
+        """Entities within ``hops`` (undirected) of the seeds — at most ``limit``, chosen in
+        (distance, id) order — and the relations among them. Entities come without vectors."""
+        with self._lock:
+            self._table("entities")
+            seeds = [e for e in entity_ids if e in self._entities]
+            selected = ppr.bfs_levels(seeds, self._expand, max(hops, 0), max(limit, 0))
+            return Subgraph(
+                entities=[self._entities[e] for e in sorted(selected)],
+                relations=[self._relations[k] for k in self._induced(selected)],
+            )
+
+    def paths(
+        self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10
+    ) -> list[GraphPath]:
+        """All shortest undirected paths (≤ ``max_hops``), sorted by (nodes, relation types)."""
+        if not 1 <= max_hops <= ppr.MAX_PATH_HOPS:
+            raise ValueError(f"max_hops must be in 1..{ppr.MAX_PATH_HOPS}, got {max_hops}")
+        with self._lock:
+            self._table("entities")
+            if source_id not in self._entities or target_id not in self._entities:
+                return []
+
+            def pair_types(a: str, b: str) -> list[str]:
+                return sorted({key[1] for key in self._graph[a][b]["keys"]})
+
+            return ppr.lexicographic_shortest_paths(
+                source_id,
+                target_id,
+                lambda node: self._graph.adj[node],
+                pair_types,
+                max_hops,
+                limit,
+            )
+
+    def personalized_pagerank(
+        self,
+        seeds: dict[str, float],
+        damping: float = 0.85,
+        limit: int = 50,
+        max_hops: int | None = 3,
+    ) -> list[tuple[str, float]]:
+        """Entity ids ranked by personalized PageRank from weighted seeds.
+
+        The walk runs on the subgraph induced by the entities within ``max_hops`` of a seed
+        (``None``: the whole graph), undirected, with relation weights summed per pair.
+        """
+        with self._lock:
+            self._table("entities")
+            existing = [s for s in seeds if s in self._entities and seeds[s] > 0]
+            if not existing:
+                return []
+            if max_hops is None:
+                nodes: Iterable[str] = self._entities
+                keys: Iterable[RelKey] = self._relations
+            else:
+                nodes = ppr.bfs_levels(existing, self._expand, max_hops)
+                keys = self._induced(nodes)
+            edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in keys]
+            return ppr.personalized_pagerank(
+                nodes, edges, {s: seeds[s] for s in existing}, damping, limit
+            )
+
+    def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """entity_id → sorted chunk ids that mention it (ids without mentions are left out)."""
+        with self._lock:
+            self._table("mentions")
+            return {
+                e: sorted(self._entity_chunks[e])
+                for e in sorted(set(entity_ids))
+                if e in self._entity_chunks
+            }
+
+    def entities_for_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
+        """chunk_id → sorted entity ids mentioned in it (chunks without mentions left out)."""
+        with self._lock:
+            self._table("mentions")
+            return {
+                c: sorted(self._chunk_entities[c])
+                for c in sorted(set(chunk_ids))
+                if c in self._chunk_entities
+            }
+
+    def communities(self, level: int | None = None) -> list[Community]:
+        """Stored communities (optionally of one level), sorted by (level, id)."""
+        with self._lock:
+            self._table("communities")
+            found = [c for c in self._communities.values() if level is None or c.level == level]
+            return [
+                c.model_copy(update={"members": sorted(c.members)})
+                for c in sorted(found, key=lambda c: (c.level, c.community_id))
+            ]
+
+    def to_networkx(self) -> Any:
+        """The entity graph as a ``networkx.Graph``: node attrs ``name``/``type``, edge attrs
+        ``weight`` (summed over relations, in (source, type, target) order) and ``types``."""
+        with self._lock:
+            self._table("entities")
+            nodes = [(e.entity_id, e.name, e.type) for e in self._entities.values()]
+            edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in self._relations]
+            return ppr.build_networkx(nodes, edges)
+
+    def _counts(self) -> dict[str, int]:
+        return {
+            "entities": len(self._entities),
+            "relations": len(self._relations),
+            "mentions": sum(len(c) for c in self._entity_chunks.values()),
+            "communities": len(self._communities),
+            "chunks": len(self._chunks),
+            "documents": len({r.doc_id for r in self._chunks.values()}),
+        }
+
+    def counts(self) -> dict[str, int]:
+        """Numbers of entities, relations, mentions, communities, chunks and documents."""
+        with self._lock:
+            self._table("entities")
+            return self._counts()

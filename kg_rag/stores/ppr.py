@@ -1,0 +1,384 @@
+"""Graph algorithms shared by both graph stores, so that both give identical answers.
+
+The stores only differ in how they *fetch* graph data (Cypher vs. in-memory networkx); every
+ranking and ordering decision is made here, in one place:
+
+* :func:`personalized_pagerank` — power iteration over an undirected, weight-summed graph;
+* :func:`bfs_levels` — breadth-first expansion in a deterministic (distance, id) order;
+* :func:`lexicographic_shortest_paths` — all shortest paths, enumerated in sorted order;
+* :func:`search_keys`, :func:`name_needles`, :func:`rank_name_matches` — entity name matching;
+* :func:`fold_relations`, :func:`build_networkx`, :class:`ChunkRecord` — write and export
+  helpers both stores use the same way.
+
+Neo4j Community has no Graph Data Science library, so PPR runs here in Python for Neo4j too:
+the store fetches the weighted adjacency with one Cypher query per BFS level.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import networkx as nx
+import numpy as np
+from scipy import sparse
+
+from kg_rag.models import Entity, GraphPath, Relation
+
+__all__ = [
+    "CHUNK_PREVIEW_CHARS",
+    "MAX_PATH_HOPS",
+    "ChunkRecord",
+    "Edge",
+    "bfs_levels",
+    "build_networkx",
+    "fold_relations",
+    "lexicographic_shortest_paths",
+    "name_needles",
+    "normalize_name",
+    "personalized_pagerank",
+    "rank_name_matches",
+    "search_keys",
+    "tokens",
+]
+
+Edge = tuple[str, str, str, float]
+"""A relation as plain data: (source_id, target_id, type, weight)."""
+
+CHUNK_PREVIEW_CHARS = 200
+"""Longest chunk text preview a graph store keeps (the text lives in the chunk layer)."""
+MAX_PATH_HOPS = 10
+"""Longest path :meth:`paths` accepts on every store."""
+
+
+class ChunkRecord(NamedTuple):
+    """What the graph store knows about a chunk (its text lives in the chunk layer)."""
+
+    chunk_id: str
+    doc_id: str
+    level: str | None = None
+    parent_id: str | None = None
+    ordinal: int | None = None
+    preview: str | None = None
+
+
+def fold_relations(relations: Sequence[Relation]) -> list[Relation]:
+    """Merge duplicates within one batch the way sequential ``MERGE`` rows do: evidence is
+    unioned in order, description and weight come from the last row."""
+    folded: dict[tuple[str, str, str], Relation] = {}
+    for relation in relations:
+        key = (relation.source_id, relation.type, relation.target_id)
+        evidence = list(dict.fromkeys(relation.evidence))
+        previous = folded.get(key)
+        if previous is not None:
+            evidence = previous.evidence + [x for x in evidence if x not in previous.evidence]
+        folded[key] = relation.model_copy(update={"evidence": evidence})
+    return list(folded.values())
+
+
+def build_networkx(nodes: Iterable[tuple[str, str, str]], edges: Iterable[Edge]) -> Any:
+    """A ``networkx.Graph`` from (id, name, type) nodes and (source, target, type, weight)
+    relations, summing weights per unordered pair in sorted relation order."""
+    graph = nx.Graph()
+    for entity_id, name, type_ in sorted(nodes):
+        graph.add_node(entity_id, name=name, type=type_)
+    for source, target, type_, weight in sorted(edges, key=lambda e: (e[0], e[2], e[1])):
+        if graph.has_edge(source, target):
+            data = graph[source][target]
+            data["weight"] += float(weight)
+            if type_ not in data["types"]:
+                data["types"] = sorted([*data["types"], type_])
+        else:
+            graph.add_edge(source, target, weight=float(weight), types=[type_])
+    return graph
+
+
+# Scores are compared after rounding so that two nodes whose scores differ only by floating
+# noise are ordered by id, the same way on every backend.
+_SCORE_DIGITS = 12
+_MAX_ITER = 1000
+_TOL = 1e-13
+
+
+def personalized_pagerank(
+    nodes: Iterable[str],
+    edges: Iterable[Edge],
+    seeds: Mapping[str, float],
+    damping: float = 0.85,
+    limit: int = 50,
+) -> list[tuple[str, float]]:
+    """Personalized PageRank on an undirected graph whose pair weights are summed relations.
+
+    Every input is canonicalised (nodes sorted, edges sorted by (source, type, target) before
+    their weights are summed per unordered pair) so the result does not depend on the order in
+    which a backend returned its rows — Neo4j and the embedded store get bit-identical scores.
+
+    Args:
+        nodes: Node ids in scope (seeds outside it are ignored).
+        edges: Relations among ``nodes``; self-loops, non-positive weights and edges leaving the
+            scope are ignored.
+        seeds: Seed id → positive weight (normalized to a teleport distribution).
+        damping: Probability of following an edge rather than teleporting back to the seeds.
+        limit: Number of results.
+
+    Returns:
+        ``(node_id, score)`` with score > 0, highest first, ties broken by id.
+    """
+    if not 0.0 < damping < 1.0:
+        raise ValueError(f"damping must be in (0, 1), got {damping}")
+    order = sorted(set(nodes))
+    index = {node: i for i, node in enumerate(order)}
+    size = len(order)
+    teleport = np.zeros(size, dtype=np.float64)
+    for seed in sorted(seeds):
+        weight = float(seeds[seed])
+        if seed in index and weight > 0.0:
+            teleport[index[seed]] += weight
+    total = teleport.sum()
+    if total <= 0.0 or limit <= 0:
+        return []
+    teleport /= total
+
+    kept = [
+        (index[source], index[target], float(weight))
+        for source, target, _type, weight in edges
+        if source in index and target in index
+    ]
+    if kept:
+        raw = np.array(kept, dtype=np.float64)
+        first, second, weights = raw[:, 0].astype(np.int64), raw[:, 1].astype(np.int64), raw[:, 2]
+        mask = (first != second) & (weights > 0.0)
+        low = np.minimum(first, second)[mask]
+        high = np.maximum(first, second)[mask]
+        weights = weights[mask]
+        # Canonical order (pair, then weight) before summing parallel relations, so the sums
+        # are bit-identical whatever order a backend returned its rows in.
+        ordering = np.lexsort((weights, high, low))
+        low, high, weights = low[ordering], high[ordering], weights[ordering]
+    else:
+        low = high = np.zeros(0, dtype=np.int64)
+        weights = np.zeros(0, dtype=np.float64)
+    if len(low):
+        starts = np.flatnonzero(np.r_[True, (low[1:] != low[:-1]) | (high[1:] != high[:-1])])
+        pair_low, pair_high = low[starts], high[starts]
+        pair_weight = np.add.reduceat(weights, starts)
+        rows = np.concatenate([pair_low, pair_high])
+        cols = np.concatenate([pair_high, pair_low])
+        vals = np.concatenate([pair_weight, pair_weight])
+        adjacency = sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))
+    else:
+        adjacency = sparse.csr_matrix((size, size), dtype=np.float64)
+    degree = np.asarray(adjacency.sum(axis=1)).ravel()
+    dangling = degree == 0.0
+    inv_degree = np.zeros(size, dtype=np.float64)
+    inv_degree[~dangling] = 1.0 / degree[~dangling]
+    # Row-stochastic transition matrix, transposed once so each step is one mat-vec.
+    transition_t = (sparse.diags(inv_degree) @ adjacency).T.tocsr()
+
+    scores = teleport.copy()
+    for _ in range(_MAX_ITER):
+        # Mass on dangling nodes (no edges in scope) teleports back to the seeds, like
+        # networkx.pagerank with dangling=None.
+        dangling_mass = float(scores[dangling].sum())
+        updated = (
+            damping * (transition_t @ scores) + (damping * dangling_mass + 1.0 - damping) * teleport
+        )
+        delta = float(np.abs(updated - scores).sum())
+        scores = updated
+        if delta < _TOL:
+            break
+
+    positive = np.flatnonzero(scores > 0.0)
+    # ``order`` is sorted, so a smaller index is a smaller id: ties go to the smaller id.
+    ranked = positive[np.lexsort((positive, -np.round(scores[positive], _SCORE_DIGITS)))]
+    return [(order[i], float(scores[i])) for i in ranked[:limit]]
+
+
+def bfs_levels(
+    seeds: Sequence[str],
+    expand: Callable[[list[str], Collection[str], int | None], Iterable[str]],
+    hops: int | None,
+    limit: int | None = None,
+) -> dict[str, int]:
+    """Breadth-first expansion from ``seeds`` in (distance, id) order.
+
+    Args:
+        seeds: Existing start nodes.
+        expand: ``expand(frontier, seen, budget)`` returns the undirected neighbours of a
+            frontier (one call per level, so a remote store needs one query per hop). It may
+            leave out ids in ``seen`` and, when ``budget`` is not ``None``, return only the
+            ``budget`` smallest new ids — the rest would be dropped here anyway.
+        hops: Maximum distance; ``None`` expands until nothing new is found.
+        limit: Stop once this many nodes are selected; within the last level the smallest ids
+            win, so the selection is the same on every backend.
+
+    Returns:
+        Node id → distance from the nearest seed, insertion-ordered by (distance, id).
+    """
+    selected: dict[str, int] = {}
+    frontier = sorted(set(seeds))
+    if limit is not None:
+        frontier = frontier[: max(limit, 0)]
+    for node in frontier:
+        selected[node] = 0
+    depth = 0
+    while frontier and (hops is None or depth < hops):
+        if limit is not None and len(selected) >= limit:
+            break
+        depth += 1
+        budget = None if limit is None else limit - len(selected)
+        fresh = sorted(set(expand(frontier, selected.keys(), budget)) - selected.keys())
+        if budget is not None:
+            fresh = fresh[:budget]
+        for node in fresh:
+            selected[node] = depth
+        frontier = fresh
+    return selected
+
+
+def lexicographic_shortest_paths(
+    source: str,
+    target: str,
+    neighbours: Callable[[str], Iterable[str]],
+    pair_types: Callable[[str, str], Sequence[str]],
+    max_hops: int,
+    limit: int,
+) -> list[GraphPath]:
+    """All shortest undirected paths of at most ``max_hops`` hops, sorted by (nodes, types).
+
+    Paths that differ only in which parallel relation they use are distinct (their type lists
+    differ); equal (nodes, types) pairs are reported once. Enumeration walks the shortest-path
+    DAG with sorted neighbours, so it stops after ``limit`` paths without producing the rest.
+
+    Args:
+        source: Start node (must exist).
+        target: End node (must exist).
+        neighbours: Undirected neighbours of a node.
+        pair_types: Sorted distinct relation types between two adjacent nodes (any direction).
+        max_hops: Longest path length considered.
+        limit: Number of paths.
+    """
+    if limit <= 0:
+        return []
+    if source == target:
+        return [GraphPath(nodes=[source], relations=[])]
+    # Distances to the target, so the forward walk only steps on shortest-path edges.
+    to_target = {target: 0}
+    frontier = [target]
+    depth = 0
+    while frontier and source not in to_target and depth < max_hops:
+        depth += 1
+        fresh: set[str] = set()
+        for node in frontier:
+            for other in neighbours(node):
+                if other not in to_target:
+                    fresh.add(other)
+        for node in fresh:
+            to_target[node] = depth
+        frontier = sorted(fresh)
+    if source not in to_target:
+        return []
+
+    results: list[GraphPath] = []
+
+    def walk(path: list[str]) -> bool:
+        node = path[-1]
+        if node == target:
+            steps = [pair_types(a, b) for a, b in itertools.pairwise(path)]
+            for combo in itertools.product(*steps):
+                results.append(GraphPath(nodes=list(path), relations=list(combo)))
+                if len(results) >= limit:
+                    return True
+            return False
+        want = to_target[node] - 1
+        for nxt in sorted(set(neighbours(node))):
+            if to_target.get(nxt) == want and walk([*path, nxt]):
+                return True
+        return False
+
+    walk([source])
+    return results
+
+
+# -- entity name matching ------------------------------------------------------------------
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# CJK ideographs and kana are single tokens (names are not space-separated); elsewhere a
+# token is a run of word characters.
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_name(text: str) -> str:
+    """NFKC, case-folded, whitespace-collapsed form used for every name comparison."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def tokens(text: str) -> list[str]:
+    """Tokens of an already normalized string."""
+    return _TOKEN.findall(text)
+
+
+def search_keys(name: str, aliases: Sequence[str]) -> list[str]:
+    """Distinct normalized name and aliases (the name first)."""
+    keys: list[str] = []
+    for raw in [name, *aliases]:
+        key = normalize_name(raw)
+        if key and key not in keys:
+            keys.append(key)
+    return keys
+
+
+def name_needles(text: str) -> list[str]:
+    """Strings of which at least one is contained in the search keys of every entity that
+    :func:`rank_name_matches` can score above zero (a superset filter for a store scan)."""
+    query = normalize_name(text)
+    if not query:
+        return []
+    return sorted({query, *tokens(query)})
+
+
+def _contiguous(needle: Sequence[str], hay: Sequence[str]) -> bool:
+    n = len(needle)
+    return n > 0 and any(list(hay[i : i + n]) == list(needle) for i in range(len(hay) - n + 1))
+
+
+def _match_score(query: str, query_tokens: list[str], key: str) -> tuple[int, float]:
+    if key == query:
+        return 3, 1.0
+    key_tokens = tokens(key)
+    if query in key:
+        return 2, len(query) / len(key)
+    if _contiguous(key_tokens, query_tokens):
+        return 2, len(key) / len(query)
+    if not key_tokens:
+        return 0, 0.0
+    shared = set(key_tokens) & set(query_tokens)
+    if not shared:
+        return 0, 0.0
+    return 1, sum(1 for t in key_tokens if t in shared) / len(key_tokens)
+
+
+def rank_name_matches(text: str, entities: Iterable[Entity], limit: int) -> list[Entity]:
+    """Rank candidate entities against ``text``.
+
+    Tiers, best first: an exact (normalized) name or alias; the text inside a name/alias, or a
+    name/alias appearing as whole tokens inside the text (closer lengths first); shared tokens
+    (fraction of the name's tokens found). Ties go to the smaller id.
+    """
+    query = normalize_name(text)
+    if not query or limit <= 0:
+        return []
+    query_tokens = tokens(query)
+    scored: list[tuple[int, float, str, Entity]] = []
+    for entity in entities:
+        best = (0, 0.0)
+        for key in search_keys(entity.name, entity.aliases):
+            best = max(best, _match_score(query, query_tokens, key))
+        if best[0] > 0:
+            scored.append((best[0], round(best[1], 9), entity.entity_id, entity))
+    scored.sort(key=lambda item: (-item[0], -item[1], item[2]))
+    return [item[3] for item in scored[:limit]]
