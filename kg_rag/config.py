@@ -102,7 +102,9 @@ class ExtractionSettings(BaseModel):
     mode: Literal["auto", "llm", "offline"] = "auto"
     level: Literal["paragraph", "section", "sentence", "document"] = "paragraph"
     entity_types: list[str] = Field(
-        default_factory=lambda: ["PERSON", "ORGANIZATION", "LOCATION", "EVENT", "WORK", "CONCEPT"]
+        default_factory=lambda: [
+            "PERSON", "ORGANIZATION", "LOCATION", "EVENT", "WORK", "CONCEPT", "DATE"
+        ]
     )
     relation_types: list[str] = Field(default_factory=list)
     max_retries: int = 2

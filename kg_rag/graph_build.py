@@ -97,7 +97,7 @@ class GraphBuilder:
         return self.llm is not None and mode in ("auto", "llm")
 
     def _cache_path(self, name: str) -> Any:
-        return self.settings.kb_dir / f"{name}-cache.jsonl"
+        return self.settings.kb_dir / f"{name}-cache.sqlite"
 
     def extract(self, inputs: Sequence[Any]) -> tuple[list[Any], int, str]:
         """Extract entities/relations from chunk inputs: (extractions, llm calls, extractor)."""

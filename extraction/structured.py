@@ -1,0 +1,486 @@
+"""Structured LLM calls with repair, bounded retries, a response cache and usage accounting.
+
+This is the one place where the extraction package (and, reusing it, ``communities`` and
+``kg_rag``) turns a chat model into validated pydantic objects:
+
+1. The cache is asked first; a hit costs no call.
+2. The model is called through ``with_structured_output(schema, method="function_calling",
+   include_raw=True)``: a forced tool call, which OpenAI, vLLM and the llama.cpp server honour.
+3. When LangChain could not parse the reply, the raw message is repaired
+   (:mod:`extraction.repair`): tool-call arguments in ``invalid_tool_calls``, or JSON in the
+   content (code fences, prose around it, truncation), then validated with pydantic.
+4. Output that still does not fit is retried (with a note saying what was wrong); exceptions
+   from the model are retried after a short back-off. After ``max_retries`` retries a
+   :class:`~extraction.errors.StructuredOutputError` says what every attempt got.
+
+Usage (calls, tokens, retries, failures, cache hits) is added to an :class:`LLMUsage` the
+caller passes, so one object can total a whole batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, PrivateAttr, ValidationError
+
+from extraction.errors import StructuredOutputError
+from extraction.repair import repair_json_candidates
+
+__all__ = [
+    "LLMUsage",
+    "ResponseCache",
+    "acall_structured",
+    "call_structured",
+    "messages_hash",
+    "model_id",
+    "run_sync",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+_PROBLEM_CHARS = 300
+
+
+class LLMUsage(BaseModel):
+    """Counts of LLM work; safe to update from several threads and tasks.
+
+    Attributes:
+        calls: Model invocations (each retry and gleaning pass is one).
+        prompt_tokens: Input tokens reported by the provider.
+        completion_tokens: Output tokens reported by the provider.
+        failures: Structured calls that gave up after their retries.
+        retries: Attempts beyond the first.
+        cache_hits: Answers served from a :class:`ResponseCache`.
+    """
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: LLMUsage | None = None, **deltas: int) -> None:
+        """Add another usage's counts and/or named deltas, atomically.
+
+        Args:
+            other: Counts to add (e.g. one chunk's usage into a batch total).
+            **deltas: Field name → amount, e.g. ``add(calls=1, retries=1)``.
+        """
+        amounts = dict(deltas)
+        if other is not None:
+            for name, value in other.snapshot().model_dump().items():
+                amounts[name] = amounts.get(name, 0) + value
+        with self._lock:
+            for name, value in amounts.items():
+                if name not in LLMUsage.model_fields:
+                    raise ValueError(f"LLMUsage has no counter {name!r}")
+                setattr(self, name, getattr(self, name) + value)
+
+    def snapshot(self) -> LLMUsage:
+        """A consistent copy of the counts."""
+        with self._lock:
+            return LLMUsage(**{name: getattr(self, name) for name in LLMUsage.model_fields})
+
+    def reset(self) -> None:
+        """Set every count back to zero."""
+        with self._lock:
+            for name in LLMUsage.model_fields:
+                setattr(self, name, 0)
+
+
+class ResponseCache:
+    """Validated LLM answers keyed by (prompt version, model, input hash).
+
+    Backed by a SQLite file (safe for threads; other processes may share it) or, with no
+    path, by a dict in memory. Nothing is opened until the first ``get``/``put``.
+
+    Args:
+        path: SQLite file to use (created with its folder on first use), or ``None``.
+
+    Example:
+        >>> cache = ResponseCache()
+        >>> key = ResponseCache.make_key("extract-v1", "openai:gpt-4o-mini", "abc")
+        >>> cache.put(key, {"entities": []})
+        >>> cache.get(key)
+        {'entities': []}
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._memory: dict[str, str] = {}
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def make_key(prompt_version: str, model_id: str, input_hash: str) -> str:
+        """The cache key: sha256 of the three parts."""
+        raw = "\x1f".join((prompt_version, model_id, input_hash))
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            assert self.path is not None
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS responses "
+                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
+            )
+            self._conn = conn
+        return self._conn
+
+    def get(self, key: str) -> Any | None:
+        """The stored JSON value for ``key``, or ``None``."""
+        with self._lock:
+            if self.path is None:
+                text = self._memory.get(key)
+            else:
+                row = (
+                    self._connection()
+                    .execute("SELECT value FROM responses WHERE key = ?", (key,))
+                    .fetchone()
+                )
+                text = row[0] if row else None
+        return json.loads(text) if text is not None else None
+
+    def put(self, key: str, value: Mapping[str, Any] | Sequence[Any]) -> None:
+        """Store a JSON-serializable value under ``key`` (replacing any older one)."""
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        with self._lock:
+            if self.path is None:
+                self._memory[key] = text
+            else:
+                self._connection().execute(
+                    "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)",
+                    (key, text, time.time()),
+                )
+
+    def __len__(self) -> int:
+        with self._lock:
+            if self.path is None:
+                return len(self._memory)
+            row = self._connection().execute("SELECT COUNT(*) FROM responses").fetchone()
+            return int(row[0])
+
+    def close(self) -> None:
+        """Close the SQLite connection, if one was opened."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def model_id(model: BaseChatModel) -> str:
+    """A stable name for a chat model, used in cache keys: ``"<llm type>:<model name>"``."""
+    name = ""
+    for attr in ("model_name", "model", "model_id", "deployment_name"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            name = value
+            break
+    try:
+        llm_type = model._llm_type
+    except Exception:  # a model without _llm_type still gets a usable id
+        llm_type = type(model).__name__
+    return f"{llm_type}:{name}" if name else llm_type
+
+
+def messages_hash(messages: Sequence[BaseMessage], *extra: str) -> str:
+    """sha256 of the messages' roles and contents (and any extra strings)."""
+    digest = hashlib.sha256()
+    for message in messages:
+        content = (
+            message.content
+            if isinstance(message.content, str)
+            else json.dumps(message.content, sort_keys=True, ensure_ascii=False)
+        )
+        digest.update(f"{message.type}\x1e{content}\x1f".encode())
+    for item in extra:
+        digest.update(f"{item}\x1f".encode())
+    return digest.hexdigest()
+
+
+def _token_counts(raw: Any) -> tuple[int, int]:
+    if isinstance(raw, AIMessage):
+        if raw.usage_metadata:
+            return raw.usage_metadata.get("input_tokens", 0), raw.usage_metadata.get(
+                "output_tokens", 0
+            )
+        usage = (raw.response_metadata or {}).get("token_usage") or {}
+        return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    return 0, 0
+
+
+def _validate(schema: type[T], data: Any) -> T | None:
+    """Validate ``data``, also trying the wrappers models put around the real object."""
+    tries = [data]
+    if isinstance(data, dict) and len(data) == 1 and not set(data) & set(schema.model_fields):
+        # {"ExtractionOutput": {...}}, {"arguments": "{...}"}: with all-default fields the
+        # wrapper itself would validate (as an empty object), so the inner value goes first.
+        (inner,) = data.values()
+        if isinstance(inner, str) and _is_json(inner):
+            inner = json.loads(inner)
+        if isinstance(inner, dict):
+            tries.insert(0, inner)
+    for candidate in tries:
+        try:
+            return schema.model_validate(candidate)
+        except ValidationError:
+            continue
+    return None
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse_reply(schema: type[T], reply: Any) -> tuple[T | None, str]:
+    """The validated object from a ``with_structured_output(include_raw=True)`` reply, or
+    ``None`` and a description of what was wrong."""
+    if not isinstance(reply, dict):
+        return (reply, "") if isinstance(reply, schema) else (None, f"unexpected {reply!r:.80}")
+    parsed = reply.get("parsed")
+    raw = reply.get("raw")
+    if isinstance(parsed, schema):
+        if isinstance(raw, AIMessage) and raw.tool_calls:
+            # Re-check the arguments: a wrapped object parses as an all-default one.
+            value = _validate(schema, raw.tool_calls[0].get("args"))
+            if value is not None:
+                return value, ""
+        return parsed, ""
+    problem = str(reply.get("parsing_error") or "")
+    candidates: list[Any] = []
+    if isinstance(raw, AIMessage):
+        candidates.extend(call.get("args") for call in raw.tool_calls)
+        for bad in raw.invalid_tool_calls:
+            args = bad.get("args")
+            if isinstance(args, str):
+                candidates.extend(repair_json_candidates(args))
+            problem = problem or f"invalid tool call: {bad.get('error') or 'bad JSON'}"
+        if isinstance(raw.content, str) and raw.content.strip():
+            candidates.extend(repair_json_candidates(raw.content))
+        if not problem and not raw.tool_calls and not raw.invalid_tool_calls:
+            problem = f"no tool call in reply (content: {str(raw.content)[:120]!r})"
+    for candidate in candidates:
+        value = _validate(schema, candidate)
+        if value is not None:
+            return value, ""
+    return None, (problem or "reply does not fit the schema")[:_PROBLEM_CHARS]
+
+
+async def acall_structured(
+    model: BaseChatModel,
+    schema: type[T],
+    messages: list[BaseMessage],
+    *,
+    max_retries: int = 2,
+    usage: LLMUsage | None = None,
+    cache: ResponseCache | None = None,
+    cache_key: str | None = None,
+    semaphore: asyncio.Semaphore | None = None,
+    backoff_s: float = 0.5,
+) -> T:
+    """Call ``model`` and return a validated ``schema`` instance.
+
+    Args:
+        model: Any LangChain chat model that supports tool calling.
+        schema: The pydantic model to return.
+        messages: The prompt.
+        max_retries: Extra attempts after the first (malformed output or exceptions).
+        usage: Counts are added here.
+        cache: Consulted before calling and filled after a success.
+        cache_key: Key in ``cache``; by default derived from the model, the schema and the
+            messages (prefer :meth:`ResponseCache.make_key` with a prompt version).
+        semaphore: Held during each model call (not during back-off), to cap concurrency.
+        backoff_s: Sleep before retrying after an exception, doubled each time.
+
+    Returns:
+        The validated object.
+
+    Raises:
+        StructuredOutputError: No valid output after ``max_retries`` retries.
+    """
+    usage = usage if usage is not None else LLMUsage()
+    key = None
+    if cache is not None:
+        key = cache_key or ResponseCache.make_key(
+            "", model_id(model), messages_hash(messages, schema.__name__)
+        )
+        stored = cache.get(key)
+        if stored is not None:
+            value = _validate(schema, stored)
+            if value is not None:
+                usage.add(cache_hits=1)
+                return value
+            logger.warning("Ignoring a cached %s that no longer validates.", schema.__name__)
+    try:
+        runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
+    except NotImplementedError as exc:
+        usage.add(failures=1)
+        raise StructuredOutputError(
+            f"{model_id(model)} does not support tool calling, which structured output needs; "
+            "use a chat model with bind_tools (ChatOpenAI works with OpenAI-compatible servers).",
+            attempts=0,
+            problems=[str(exc)],
+        ) from exc
+    conversation = list(messages)
+    problems: list[str] = []
+    attempts = max(0, max_retries) + 1
+    last_exc: BaseException | None = None
+    for attempt in range(attempts):
+        if attempt:
+            usage.add(retries=1)
+            if last_exc is not None and backoff_s > 0:
+                await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
+        last_exc = None
+        try:
+            async with semaphore if semaphore is not None else contextlib.nullcontext():
+                reply = await runnable.ainvoke(conversation)
+        except Exception as exc:  # model/transport errors are retried, then recorded
+            usage.add(calls=1)
+            last_exc = exc
+            problems.append(f"attempt {attempt + 1}: {type(exc).__name__}: {exc}"[:_PROBLEM_CHARS])
+            logger.debug("LLM call failed (attempt %d): %r", attempt + 1, exc)
+            continue
+        prompt_tokens, completion_tokens = _token_counts(
+            reply.get("raw") if isinstance(reply, dict) else None
+        )
+        usage.add(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        value, problem = _parse_reply(schema, reply)
+        if value is not None:
+            if cache is not None and key is not None:
+                cache.put(key, value.model_dump(mode="json"))
+            return value
+        problems.append(f"attempt {attempt + 1}: {problem}")
+        # Tell the model what went wrong; the original messages stay first, unchanged.
+        conversation = [
+            *messages,
+            HumanMessage(
+                content=f"Your previous answer was not valid ({problem[:160]}). Call the "
+                f"{schema.__name__} tool again with complete, valid JSON arguments."
+            ),
+        ]
+    usage.add(failures=1)
+    raise StructuredOutputError(
+        f"No valid {schema.__name__} from {model_id(model)} after {attempts} attempt(s): "
+        f"{problems[-1] if problems else 'no attempt made'}",
+        attempts=attempts,
+        problems=problems,
+    ) from last_exc
+
+
+class _LoopThread:
+    """One event loop, run forever in a daemon thread, for every synchronous call.
+
+    Async HTTP clients (``ChatOpenAI``'s httpx pool) bind their connections to the loop they
+    first ran on; a fresh ``asyncio.run`` loop per call would leave the next call with
+    connections of a closed loop ("Event loop is closed"). Reusing one loop avoids that.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="extraction-sync-loop", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def is_current_thread(self) -> bool:
+        return self._thread is not None and threading.current_thread() is self._thread
+
+
+_SYNC_LOOP = _LoopThread()  # nothing starts until the first synchronous call
+
+
+def run_sync(factory: Callable[[], Coroutine[Any, Any, R]]) -> R:
+    """Run the coroutine made by ``factory`` to completion from synchronous code.
+
+    Works with or without a running event loop in the calling thread (scripts, Jupyter): the
+    coroutine runs on one long-lived background loop shared by all synchronous calls, so async
+    HTTP clients keep working from one call to the next. Do not mix these synchronous calls
+    with ``await``-ing the same model from another loop.
+    """
+    if _SYNC_LOOP.is_current_thread():
+        # Called from a coroutine already on the background loop: blocking it would deadlock.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(lambda: asyncio.run(factory())).result()
+    future = asyncio.run_coroutine_threadsafe(factory(), _SYNC_LOOP.loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # e.g. KeyboardInterrupt: do not leave the work running
+        raise
+
+
+def call_structured(
+    model: BaseChatModel,
+    schema: type[T],
+    messages: list[BaseMessage],
+    *,
+    max_retries: int = 2,
+    usage: LLMUsage | None = None,
+    cache: ResponseCache | None = None,
+    cache_key: str | None = None,
+    backoff_s: float = 0.5,
+) -> T:
+    """Synchronous :func:`acall_structured` (works inside a running loop, e.g. Jupyter).
+
+    Raises:
+        StructuredOutputError: No valid output after ``max_retries`` retries.
+    """
+    return run_sync(
+        lambda: acall_structured(
+            model,
+            schema,
+            messages,
+            max_retries=max_retries,
+            usage=usage,
+            cache=cache,
+            cache_key=cache_key,
+            backoff_s=backoff_s,
+        )
+    )
