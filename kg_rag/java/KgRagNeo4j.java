@@ -13,8 +13,9 @@ import org.neo4j.server.CommunityBootstrapper;
 /**
  * Runs a Neo4j Community server for kg-rag (started by kg_rag/neo4j_server.py).
  *
- * <p>Usage: {@code java -cp <classes>:<jars>/* KgRagNeo4j <home> <bolt_port> <http_port> [<pagecache>]}.
- * The password of the {@code neo4j} user comes from the environment variable
+ * <p>Usage: {@code java -cp <classes>:<jars>/* KgRagNeo4j <home> <bolt_port> <http_port>
+ * [<pagecache> [<plugins>]]}; {@code <plugins>} is a folder of procedure jars (APOC core, which
+ * langchain-neo4j's schema reading needs), by default {@code <home>/plugins}. The password of the {@code neo4j} user comes from the environment variable
  * {@code KG_RAG_NEO4J__PASSWORD}, never from the command line. It is applied only while the user
  * still has the factory password (a fresh data folder); an existing data folder keeps the password
  * it was created with.
@@ -24,8 +25,8 @@ import org.neo4j.server.CommunityBootstrapper;
  * it down cleanly through the bootstrapper's own signal handlers and shutdown hook, and Neo4j
  * Browser is served from the neo4j-browser jar on the classpath at {@code /browser/}.
  *
- * <p>Lines for the manager on stdout: {@code KG_RAG_NEO4J_READY version=...} once Bolt accepts the
- * password, or {@code KG_RAG_NEO4J_FAILED ...} before exiting non-zero.
+ * <p>Lines for the manager on stdout: {@code KG_RAG_NEO4J_READY version=...} once the server runs
+ * and the password is in place, or {@code KG_RAG_NEO4J_FAILED <reason>} before exiting non-zero.
  */
 public final class KgRagNeo4j {
     static final String PASSWORD_ENV = "KG_RAG_NEO4J__PASSWORD";
@@ -34,12 +35,13 @@ public final class KgRagNeo4j {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            fail(2, "usage: KgRagNeo4j <home> <bolt_port> <http_port> [<pagecache>]");
+            fail(2, "usage: KgRagNeo4j <home> <bolt_port> <http_port> [<pagecache> [<plugins>]]");
         }
         Path home = Path.of(args[0]).toAbsolutePath().normalize();
         int boltPort = Integer.parseInt(args[1]);
         int httpPort = Integer.parseInt(args[2]);
         String pageCache = args.length > 3 ? args[3] : "256m";
+        Path plugins = args.length > 4 ? Path.of(args[4]).toAbsolutePath() : home.resolve("plugins");
         String password = System.getenv(PASSWORD_ENV);
         if (password == null || password.isEmpty()) {
             fail(2, PASSWORD_ENV + " is not set");
@@ -52,7 +54,7 @@ public final class KgRagNeo4j {
         config.put("server.directories.data", home.resolve("data").toString());
         config.put("server.directories.logs", home.resolve("logs").toString());
         config.put("server.directories.import", home.resolve("import").toString());
-        config.put("server.directories.plugins", home.resolve("plugins").toString());
+        config.put("server.directories.plugins", plugins.toString());
         config.put("server.directories.run", home.resolve("run").toString());
         config.put("server.default_listen_address", "127.0.0.1");
         config.put("server.default_advertised_address", "127.0.0.1");
@@ -66,6 +68,9 @@ public final class KgRagNeo4j {
         config.put("dbms.security.auth_enabled", "true");
         config.put("server.memory.pagecache.size", pageCache);
         config.put("dbms.usage_report.enabled", "false");
+        // langchain-neo4j / neo4j-graphrag read the schema with apoc.meta.*, apoc.schema.* and
+        // apoc.any.*, which touch kernel internals and must be unrestricted; nothing else of APOC is.
+        config.put("dbms.security.procedures.unrestricted", "apoc.meta.*,apoc.schema.*,apoc.any.*");
         config.put("db.tx_log.rotation.retention_policy", "2 files");
 
         // An optional <home>/conf/neo4j.conf is read too; the settings above win over it.
@@ -78,7 +83,14 @@ public final class KgRagNeo4j {
         }
 
         CommunityBootstrapper bootstrapper = new CommunityBootstrapper();
-        int code = bootstrapper.start(home, confFile, config, false, false);
+        int code;
+        try {
+            code = bootstrapper.start(home, confFile, config, false, false);
+        } catch (RuntimeException e) { // e.g. an invalid value in conf/neo4j.conf
+            e.printStackTrace();
+            fail(1, String.valueOf(e.getMessage()));
+            return;
+        }
         if (code != 0) {
             fail(code, "Neo4j did not start (exit code " + code + "); see the lines above");
         }

@@ -1,0 +1,86 @@
+"""Neo4j Browser, served by the managed server, renders in headless Chromium.
+
+Needs the running server (``kg-rag neo4j start``) and Debian's ``chromium``
+(``apt-get install -y chromium``). Leaves test-artifacts/neo4j-browser.png behind.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from kg_rag.config import Neo4jSettings
+
+pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
+
+_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+)
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found is not None:
+            return found
+    pytest.fail("Chromium is not installed: run `apt-get install -y chromium` (Debian/Ubuntu)")
+
+
+def _browser_url(settings: Neo4jSettings) -> str:
+    return f"http://127.0.0.1:{settings.http_port}/browser/"
+
+
+def _run_chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    with tempfile.TemporaryDirectory(prefix="kg-rag-chromium-") as profile:
+        return subprocess.run(
+            [_chromium(), *_FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+
+def test_browser_page_is_served(neo4j_settings: Neo4jSettings) -> None:
+    with urllib.request.urlopen(_browser_url(neo4j_settings), timeout=10) as response:
+        html = response.read().decode()
+    assert "<title>Neo4j Browser</title>" in html
+
+
+def test_browser_renders_in_chromium(neo4j_settings: Neo4jSettings, artifacts_dir: Path) -> None:
+    url = _browser_url(neo4j_settings)
+    screenshot = artifacts_dir / "neo4j-browser.png"
+    screenshot.unlink(missing_ok=True)
+
+    shot = _run_chromium(
+        f"--screenshot={screenshot}",
+        "--window-size=1400,900",
+        "--virtual-time-budget=15000",
+        url,
+    )
+    assert screenshot.is_file(), f"no screenshot; chromium said: {shot.stderr[-2000:]}"
+    size = screenshot.stat().st_size
+    print(f"screenshot {screenshot} ({size / 1024:.0f} KiB)")
+    assert size > 10 * 1024, f"screenshot is only {size} bytes: the page probably did not render"
+
+    dom = _run_chromium("--dump-dom", "--virtual-time-budget=15000", url)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    html = dom.stdout
+    # Rendered by the Browser's React app, none of it is in the served index.html.
+    for marker in ('data-testid="main"', 'data-testid="navigationDBMS"', "Connect to Neo4j"):
+        assert marker in html, f"the Browser app did not render ({marker!r} missing)"
+    # The connect form is filled from the server's discovery document: Bolt on our port.
+    assert f'value="127.0.0.1:{neo4j_settings.bolt_port}"' in html
