@@ -41,7 +41,6 @@ _DATE = re.compile(
 )
 _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand|percent|%))?")
 _ABBREV = frozenset("Dr Mr Mrs Ms St Jr Sr Prof Gen Col Lt Mt No vs etc e.g i.e U.S Inc Co Ltd".split())
-_CJK_SPAN = re.compile(r"[\u4e00-\u9fff]{2,8}")
 
 
 def query_terms(text: str) -> list[str]:
@@ -59,7 +58,17 @@ def query_terms(text: str) -> list[str]:
     return terms
 
 
+_IRREGULAR = {
+    "left": "leav", "leave": "leav", "led": "lead", "won": "win", "wrote": "writ",
+    "written": "writ", "write": "writ", "began": "begin", "begun": "begin", "became": "become",
+    "born": "birth", "birthplace": "birth", "died": "death", "dead": "death", "die": "death",
+    "sold": "sell", "bought": "buy", "built": "build", "founder": "found", "headquarter": "headquarter",
+}
+
+
 def _stem(term: str) -> str:
+    if term in _IRREGULAR:
+        return _IRREGULAR[term]
     for suffix in ("ing", "ed", "es", "s"):
         if len(term) > len(suffix) + 3 and term.endswith(suffix):
             return term[: -len(suffix)]
@@ -149,8 +158,42 @@ _PREP_CUES = {
 
 
 def _wh_word(query: str) -> str:
+    if _PLACE_Q.search(query):
+        return "where"
     m = re.search(r"\b(where|who|whom)\b", query, re.IGNORECASE)
     return m.group(1).lower().replace("whom", "who") if m else ""
+
+
+_PLACE_Q = re.compile(
+    r"\b(which|what|in which|in what)\s+(province|country|city|state|county|region|town|"
+    r"continent|district|area)\b|\b(headquarter|headquarters|located|based)\b",
+    re.IGNORECASE,
+)
+_CJK_NAME_FLAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+
+
+def _cjk_words(sentence: str) -> list[tuple[str, int, str]]:
+    """(word, offset, POS flag) of the CJK words (≥ 2 characters) in ``sentence``."""
+    import jieba.posseg as pseg
+
+    out: list[tuple[str, int, str]] = []
+    pos = 0
+    pairs = [(p.word, p.flag) for p in pseg.cut(sentence)]
+    merged: list[tuple[str, str]] = []
+    for word, flag in pairs:
+        # jieba often splits an unknown full name into surname (nr, 1 char) + given name.
+        if merged and merged[-1][1] == "nr" and len(merged[-1][0]) == 1 and _CJK.match(word) and len(word) <= 2:
+            merged[-1] = (merged[-1][0] + word, "nr")
+        else:
+            merged.append((word, flag))
+    for word, flag in merged:
+        start = sentence.find(word, pos)
+        if start < 0:
+            continue
+        pos = start + len(word)
+        if len(word) >= 2 and _CJK.match(word) and (flag.startswith("n") or flag in _CJK_NAME_FLAGS):
+            out.append((word, start, flag))
+    return out
 
 
 def _expected_kind(query: str) -> str:
@@ -174,7 +217,7 @@ def extract_answer(
     query: str,
     evidence: Sequence[Evidence],
     entity_names: dict[str, str] | None = None,
-    top: int = 3,
+    top: int = 5,
 ) -> AnswerSpan | None:
     """The most likely answer span for ``query`` in the best ``top`` pieces of evidence.
 
@@ -210,8 +253,12 @@ def extract_answer(
                 pos = sentence.find(name)
                 if pos >= 0:
                     candidates.append((pos, pos + len(name)))
+            cjk_names: set[str] = set()
             if _CJK.search(sentence):
-                candidates += [(m.start(), m.end()) for m in _CJK_SPAN.finditer(sentence)]
+                for word, start, flag in _cjk_words(sentence):
+                    candidates.append((start, start + len(word)))
+                    if flag in _CJK_NAME_FLAGS:
+                        cjk_names.add(word)
             positions = [sentence.lower().find(t) for t in terms]
             anchors = [p for p in positions if p >= 0]
             for c_start, c_end in candidates:
@@ -225,11 +272,11 @@ def extract_answer(
                 type_bonus = 2.0 if kind == expected else (0.6 if expected == "NAME" else 0.3)
                 dist = min((abs(a - c_start) for a in anchors), default=200)
                 proximity = 1.0 / (1.0 + dist / 40.0)
-                known_bonus = 1.3 if span in known else 1.0
+                known_bonus = 1.3 if (span in known or span in cjk_names) else 1.0
                 if cue and cue.search(sentence[max(0, c_start - 12) : c_start]):
                     known_bonus *= 1.5
                 score = (
-                    (1.0 / (1 + rank))
+                    (1.0 / (1 + 0.3 * rank))
                     * (overlap + 0.5)
                     * type_bonus
                     * (0.5 + proximity)

@@ -186,16 +186,36 @@ class AnswerPipeline:
             return await LLMRouter(caller, self.rule_router).aroute(step, query, ctx)
         return self.rule_router.route(step, query, ctx)
 
-    async def _retrieve(self, decision: RouteDecision, query: str, linked: list[Any], st: StepTrace) -> list[Evidence]:
+    async def _retrieve(
+        self, decision: RouteDecision, query: str, linked: list[Any], st: StepTrace, caller: LLMCaller | None
+    ) -> list[Evidence]:
         top_k = max(decision.top_k, self.top_k)
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
         hybrid = await asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
         if decision.route == "graph" and self.graph is not None and linked:
+            linked = list(linked) + await self._text2cypher_seeds(query, st, caller)
             graph_ev, calls, _ = await asyncio.to_thread(self.graph.retrieve, linked, top_k * 2)
             st.cypher.extend(calls)
             return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return hybrid
+
+    async def _text2cypher_seeds(self, query: str, st: StepTrace, caller: LLMCaller | None) -> list[Any]:
+        """Entities named in the rows of validated, read-only LLM-written Cypher (Neo4j only);
+        nothing when disabled, refused or failing (the templates still run)."""
+        if not (self.settings.text2cypher and caller is not None and self.linker is not None):
+            return []
+        store = self.linker.graph
+        if getattr(store, "backend", "") != "neo4j":
+            return []
+        from kg_rag.retrieval.text2cypher import Text2Cypher
+
+        rows, call = await Text2Cypher(store, caller).run(query)
+        st.cypher.append(call)
+        if not rows:
+            return []
+        names = sorted({str(v) for row in rows for v in row.values() if isinstance(v, str)})
+        return await asyncio.to_thread(self.linker.link, " ; ".join(names[:20]))
 
     async def _grade(self, query: str, evidence: list[Evidence], caller: LLMCaller | None) -> Grade:
         if caller is not None and evidence:
@@ -254,7 +274,7 @@ class AnswerPipeline:
         evidence: list[Evidence] = []
         for attempt in range(self.settings.max_retries + 1):
             st.attempts.append(f"{decision.route}/{decision.granularity}: {query}")
-            evidence = await self._retrieve(decision, query, linked, st)
+            evidence = await self._retrieve(decision, query, linked, st, caller)
             grade = await self._grade(query, evidence, caller)
             st.grades.append(grade)
             if grade.passed or attempt == self.settings.max_retries:
@@ -267,7 +287,8 @@ class AnswerPipeline:
                 decision = decision.model_copy(update={"route": "graph", "reason": decision.reason + "; weak evidence → graph"})
             st.decision = decision
         st.hits = evidence
-        await self._step_answer(bound, evidence, caller, st)
+        if step.kind != "compare":  # a comparison is decided by the synthesizer
+            await self._step_answer(bound, evidence, caller, st)
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
 

@@ -91,7 +91,8 @@ class RulePlanner:
         if not a or not b or len(a.split()) > 12 or len(b.split()) > 12:
             return None
         pre = _clean(re.sub(r"^(which|who)\s+", "", m["pre"], flags=re.IGNORECASE))
-        return self._two_lookups(question, a, b, f"{a} {pre}", f"{b} {pre}")
+        wh = _compare_wh(pre)
+        return self._two_lookups(question, a, b, f"{wh} {a} {pre}", f"{wh} {b} {pre}")
 
     def _both(self, q: str, question: str) -> Plan | None:
         m = _BOTH.match(q)
@@ -154,8 +155,17 @@ _DET_WINDOW = 5
 _REL_WORD = re.compile(rf"\b{_REL}\b", re.IGNORECASE)
 _DET_WORD = re.compile(r"\b(the|a|an)\s", re.IGNORECASE)
 _NAME = r"(?:[A-Z0-9][\w\-.]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|No|a)\s+)*[A-Z0-9][\w\-.]*)*"
-_OF_NAME = re.compile(rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<name>{_NAME})")
+_OF_NAME = re.compile(rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<name>{_NAME}|#\d+)")
 _POSS = re.compile(rf"(?P<owner>{_NAME})'s\s+(?P<noun>[a-z][\w\-]*)")
+
+
+def _compare_wh(cue_text: str) -> str:
+    """The question word that asks for the compared value: a date or a quantity."""
+    if re.search(r"\b(first|earlier|later|older|younger|before|after|recent)\b", cue_text, re.IGNORECASE):
+        return "When"
+    if re.search(r"\b(more|less|larger|bigger|smaller|longer|shorter|higher|lower|taller)\b", cue_text, re.IGNORECASE):
+        return "How many"
+    return ""
 
 
 def _deps(query: str) -> list[int]:
@@ -183,7 +193,13 @@ def _find_bridge(text: str) -> tuple[int, int, str, str] | None:
         owner, noun = _clean(m["owner"]), _clean(m["noun"])
         return m.start(), m.end(), f"{noun} of {owner}", noun
     m = _OF_NAME.search(text)
-    if m and m.start() > 0 and m.end() < len(text.rstrip(" ?")):
+    # "the X of Y" closing the question is the question itself ("Who is the father of Y?"),
+    # unless Y is an earlier answer and a real question precedes it ("In which province is
+    # the headquarters of #1" → "headquarters of #1", then "In which province is #2").
+    closes = m is not None and m.end() >= len(text.rstrip(" ?"))
+    if m and closes and m["name"].startswith("#") and len(text[: m.start()].split()) >= 3:
+        closes = False
+    if m and m.start() > 0 and not closes:
         noun, name = _clean(m["noun"]), _clean(m["name"])
         return m.start(), m.end(), f"{noun} of {name}", noun
     return None

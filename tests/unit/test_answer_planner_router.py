@@ -42,8 +42,9 @@ def test_nested_bridges_chain_three_steps(planner: RulePlanner) -> None:
 def test_comparison_splits_into_two_lookups_and_a_compare(planner: RulePlanner) -> None:
     plan = planner.plan("Which company was founded first, Nimbus Analytics or Brightwell Robotics?")
     assert plan.strategy == "compare"
-    assert plan.steps[0].query.startswith("Nimbus Analytics")
-    assert plan.steps[1].query.startswith("Brightwell Robotics")
+    # Each lookup asks for the compared value ("first" → a date).
+    assert plan.steps[0].query.startswith("When Nimbus Analytics")
+    assert plan.steps[1].query.startswith("When Brightwell Robotics")
     assert plan.steps[2].kind == "compare" and plan.steps[2].depends_on == [1, 2]
 
 
@@ -59,6 +60,18 @@ def test_chinese_bridge_and_comparison(planner: RulePlanner) -> None:
     assert [s.query for s in plan.steps] == ["蓝鲸科技的创始人", "#1毕业于哪所大学"]
     compare = planner.plan("北京大学和清华大学哪个更早成立？")
     assert compare.strategy == "compare" and len(compare.steps) == 3
+
+
+def test_of_placeholder_bridge_adds_a_hop(planner: RulePlanner) -> None:
+    plan = planner.plan(
+        "In which province is the headquarters of the company that Clara Okafor founded after leaving Nimbus Analytics?"
+    )
+    assert [s.query for s in plan.steps] == [
+        "company that Clara Okafor founded after leaving Nimbus Analytics",
+        "headquarters of #1",
+        "In which province is #2",
+    ]
+    assert len(planner.plan("Who is the father of the singer that wrote Blue Moon?").steps) == 2
 
 
 def test_simple_question_is_one_step(planner: RulePlanner) -> None:
