@@ -27,7 +27,7 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from communities.schema import (
     ENTITIES_HEADER,

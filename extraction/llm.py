@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from extraction.errors import StructuredOutputError
 from extraction.normalize import normalize_name, normalize_type

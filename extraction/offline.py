@@ -13,9 +13,12 @@ characters, :mod:`extraction.chinese` (jieba part-of-speech names). Then, per ch
   "Peter Bonetti" (same first and last word, or the last or first word alone), and "Obama"
   joins "Barack Obama" when both are in the chunk. The short forms become aliases.
 * **Relations are sentence co-occurrences**: every pair of entities in a sentence, weighted by
-  closeness (``1 / (1 + words_between / 5)``), summed over the chunk and squashed into 0..1;
-  the words between two close mentions ("was born in") become the description. The title is
-  related to every entity of its chunk (weight ``title_weight``). The type is ``RELATED_TO``.
+  closeness (``1 / (1 + words_between / 5)``; in Chinese two characters count as a word),
+  summed over the chunk and squashed into 0..1; the words between two close mentions ("was
+  born in") become the description. The title is related to every entity of its chunk (weight
+  ``title_weight``). The type is ``RELATED_TO``, except in Chinese text where a verb between or
+  around the pair gives one (王海峰毕业于浙江大学 → ``GRADUATED_FROM``, "毕业于"; see
+  :func:`extraction.chinese.relation_cue`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
-from extraction.chinese import find_chinese_spans
+from extraction.chinese import find_chinese_spans, relation_cue
 from extraction.english import Span, find_english_spans, type_from_words
 from extraction.normalize import is_cjk, normalize_name, normalize_type
 from extraction.schema import (
@@ -142,8 +145,9 @@ class OfflineExtractor:
         if cjk >= 0.3 * letters:
             return find_chinese_spans(text)
         # English with a few Chinese words ("Xu Bing (徐冰) was born ..."): English rules, plus
-        # the Chinese names jieba finds.
-        spans, sentences = find_english_spans(text)
+        # the Chinese names jieba finds. The English rules see each Han character as a bar (same
+        # offsets), so a name never runs into Chinese written without a space ("Google公司").
+        spans, sentences = find_english_spans(_CJK.sub("|", text))
         extra = [s for s in find_chinese_spans(text)[0] if is_cjk(s.name)]
         return sorted(spans + extra, key=lambda s: (s.start, -s.end)), sentences
 
@@ -255,6 +259,8 @@ class OfflineExtractor:
     ) -> list[ExtractedRelation]:
         weights: dict[tuple[str, str], float] = {}
         between: dict[tuple[str, str], str] = {}
+        cues: dict[tuple[str, str], tuple[str, str, str]] = {}  # pair → (type, words, source)
+        chinese = _CJK.search(text) is not None
         for start, end in sentences:
             inside = [(k, s) for k, s in mentions if start <= s.start < end]
             for i, (key_a, a) in enumerate(inside):
@@ -262,7 +268,7 @@ class OfflineExtractor:
                     if key_a == key_b or b.start < a.end:
                         continue  # same entity, or overlapping spans (a date and its year)
                     gap_text = text[a.end : b.start]
-                    gap = len(_WORDS.findall(gap_text))
+                    gap = _gap_words(gap_text)
                     if gap > self.max_pair_distance:
                         break
                     pair = (key_a, key_b) if (key_b, key_a) not in weights else (key_b, key_a)
@@ -273,6 +279,20 @@ class OfflineExtractor:
                     )
                     if close and (pair not in between or len(phrase) < len(between[pair])):
                         between[pair] = phrase
+                    if chinese and pair not in cues:
+                        gap_types = {
+                            entities[k].type for k, m in inside if a.end <= m.start < b.start
+                        }
+                        cue = relation_cue(
+                            gap_text,
+                            text[b.end : end],
+                            entities[key_a].type,
+                            entities[key_b].type,
+                            gap_types,
+                        )
+                        if cue is not None:
+                            source = key_b if cue.reverse else key_a
+                            cues[pair] = (cue.type, cue.description, source)
         if title_key:
             for key in entities:
                 if key == title_key:
@@ -281,17 +301,30 @@ class OfflineExtractor:
                 weights[pair] = weights.get(pair, 0.0) + self.title_weight
         relations: list[ExtractedRelation] = []
         for (key_a, key_b), weight in weights.items():
-            source, target = entities[key_a], entities[key_b]
+            type_, description = "RELATED_TO", between.get((key_a, key_b), "")
+            typed = cues.get((key_a, key_b))
+            if typed is not None:
+                type_, description, source_key = typed
+                if source_key == key_b:
+                    key_a, key_b = key_b, key_a
             relations.append(
                 ExtractedRelation(
-                    source=source.name,
-                    target=target.name,
-                    type="RELATED_TO",
-                    description=between.get((key_a, key_b), ""),
+                    source=entities[key_a].name,
+                    target=entities[key_b].name,
+                    type=type_,
+                    description=description,
                     strength=round(1.0 - math.exp(-weight), 4),
                 )
             )
         return relations
+
+
+def _gap_words(text: str) -> int:
+    """Words between two mentions; Chinese has no spaces, so two characters count as one."""
+    han = len(_CJK.findall(text))
+    if not han:
+        return len(_WORDS.findall(text))
+    return len(_WORDS.findall(_CJK.sub(" ", text))) + (han + 1) // 2
 
 
 def _looks_like_person(name: str, text: str) -> bool:

@@ -34,7 +34,7 @@ from kg_rag.config import RouterSettings
 from kg_rag.errors import BudgetExceeded, LLMError
 from kg_rag.models import Evidence, Plan, PlanStep, RouteDecision
 from kg_rag.retrieval.chunks import ChunkRetriever
-from kg_rag.retrieval.community import CommunityRetriever
+from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 
 __all__ = ["AnswerPipeline", "fuse"]
@@ -250,6 +250,13 @@ class AnswerPipeline:
                     return
             except LLMError:
                 pass
+        if st.decision.route == "community" and self.community is not None:
+            # Offline global answer: map-reduce over the retrieved community summaries.
+            ids = {e.chunk_id for e in evidence}
+            comms = [c for c in self.community.index.all() if c.community_id in ids]
+            findings = map_reduce_offline(query, comms, top_n=3)
+            st.answer = " ".join(findings)
+            return
         span = offline.extract_answer(query, evidence, names)
         if span is not None:
             st.answer = span.text

@@ -86,6 +86,11 @@ def _extractive_answer(
     for st in steps:
         if not st.answer:
             continue
+        if st.decision.route == "community":  # cite the communities the findings came from
+            for ev in st.hits[:3]:
+                citations.append(_cite(ev, len(citations) + 1, 0, len(ev.text)))
+            markers[st.index] = len(citations)
+            continue
         for ev in st.hits:
             span = _sentence_with(ev, st.answer)
             if span is not None:
@@ -115,7 +120,8 @@ def _extractive_answer(
     refs = "".join(f"[{n}]" for n in sorted(set(markers.values())))
     chain = [st.answer for st in steps[:-1] if st.answer]
     via = f" (via {' → '.join(chain)})" if chain and plan.strategy == "bridge" else ""
-    conflicts = _offline_conflicts(final, linker) if final else []
+    community = final is not None and final.decision.route == "community"
+    conflicts = _offline_conflicts(final, linker) if final and not community else []
     return Answer(
         question=question,
         text=f"{text}{note} {refs}{via}".strip(),

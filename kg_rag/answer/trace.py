@@ -122,7 +122,10 @@ class Answer(BaseModel):
         matches the evidence chunks, the entities they mention, the step answers' entities,
         and the relations among those entities.
         """
-        chunk_ids = sorted({e.chunk_id for e in self.evidence})
+        chunk_ids = sorted(
+            {e.chunk_id for e in self.evidence if e.route != "community"}
+            | {c.chunk_id for c in self.citations}
+        )
         entity_ids = sorted(
             {eid for e in self.evidence for eid in e.entity_ids}
             | {s.answer_entity_id for s in self.trace.steps if s.answer_entity_id}
@@ -136,9 +139,12 @@ class Answer(BaseModel):
             "OPTIONAL MATCH (c)-[m:MENTIONS]->(e:Entity) WHERE e.entity_id IN $entityIds\n"
             "WITH collect(DISTINCT c) + collect(DISTINCT d) + collect(DISTINCT e) AS ns,\n"
             "     collect(DISTINCT h) + collect(DISTINCT m) AS rs\n"
+            "OPTIONAL MATCH (x:Entity) WHERE x.entity_id IN $entityIds\n"
+            "WITH ns + collect(DISTINCT x) AS ns, rs\n"
             "OPTIONAL MATCH (a:Entity)-[r:RELATED]->(b:Entity)\n"
             "  WHERE a.entity_id IN $entityIds AND b.entity_id IN $entityIds\n"
-            "RETURN ns AS nodes, rs + collect(DISTINCT r) AS relationships"
+            "WITH ns, rs, collect(DISTINCT r) AS related\n"
+            "RETURN ns AS nodes, rs + related AS relationships"
         )
 
     def _repr_html_(self) -> str:

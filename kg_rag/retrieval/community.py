@@ -45,6 +45,10 @@ def map_reduce_offline(query: str, communities: Sequence[Community], top_n: int 
     for c in communities:
         for finding in c.findings or [c.summary]:
             overlap = len(set(query_terms(finding)) & terms)
-            scored.append(((overlap + 0.1) * (1.0 + c.rank), finding))
+            if overlap:
+                scored.append((overlap * (1.0 + c.rank), finding))
+    if not scored:  # an overview question ("main themes"): the communities' titles are the answer
+        ranked = sorted(communities, key=lambda c: (-c.rank, c.community_id))
+        return [f"{c.title}." for c in ranked[:top_n] if c.title]
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [f for _, f in scored[:top_n]]

@@ -49,13 +49,20 @@ class LinkedEntity(BaseModel):
     weight: float
 
 
-def _cypher_for(name: str) -> str:
-    try:
-        from kg_rag.stores import queries
-    except ImportError:  # pragma: no cover - queries module is part of the package
-        return ""
-    text = getattr(queries, name.upper(), "")
-    return text if isinstance(text, str) else ""
+def _cypher_for(name: str, params: dict[str, Any]) -> str:
+    """The Cypher the Neo4j store runs for a templated operation (the embedded store answers
+    the same templates in memory), so a trace can be replayed in Neo4j Browser."""
+    from kg_rag.stores import queries as q
+
+    if name == "neighbourhood":
+        return "\n// then\n".join([q.NEIGHBOUR_IDS_LIMITED.strip(), q.GET_ENTITIES.strip(), q.INDUCED_RELATIONS.strip()])
+    if name == "paths":
+        return q.paths_query(int(params.get("max_hops", 3))).strip()
+    if name == "ppr_adjacency":
+        return "\n// then\n".join([q.NEIGHBOUR_IDS.strip(), q.INDUCED_EDGES.strip()])
+    if name == "chunks_for_entities":
+        return q.CHUNKS_FOR_ENTITIES.strip()
+    return ""
 
 
 class EntityLinker:
@@ -173,7 +180,7 @@ class GraphRetriever:
         calls.append(
             CypherCall(
                 name=name,
-                cypher=_cypher_for(name),
+                cypher=_cypher_for(name, params),
                 params=params,
                 rows=rows,
                 ms=round((time.perf_counter() - t0) * 1000, 2),
@@ -201,11 +208,11 @@ class GraphRetriever:
         if len(seed_ids) >= 2:
             a, b = seed_ids[0], seed_ids[1]
             self._call(
-                calls, "paths", {"source": a, "target": b, "max_hops": 3},
+                calls, "paths", {"source": a, "target": b, "max_hops": 3, "limit": 5},
                 lambda: self.graph.paths(a, b, max_hops=3, limit=5),
             )
         ranked = self._call(
-            calls, "ppr_adjacency", {"seeds": seeds, "damping": 0.85},
+            calls, "ppr_adjacency", {"ids": seed_ids, "seeds": seeds, "damping": 0.85, "max_hops": 3},
             lambda: self.graph.personalized_pagerank(seeds, damping=0.85, limit=60),
         )
         ppr = dict(ranked)
