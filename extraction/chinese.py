@@ -1,15 +1,28 @@
-"""Offline Chinese mention finding with jieba's part-of-speech tags.
+"""Offline Chinese mention finding and relation cues, on jieba's part-of-speech tags.
 
-jieba tags person names ``nr`` (and ``nrt``/``nrfg`` for transliterated ones), places ``ns``,
-organisations ``nt`` and other proper nouns ``nz``. On top of the tags:
+jieba tags person names ``nr`` (``nrfg``/``nrt`` for others and transliterations), places
+``ns``, organisations ``nt`` and other proper nouns ``nz``. That alone misses a lot: an unknown
+full name comes out as a surname and a common word (王/nr + 海峰/n), a company as a name and an
+industry word (蓝鲸/nr + 科技/n), and jieba's dictionary holds junk "names" (高水平/nr,
+王先生/nr). On top of the tags, deterministically:
 
-* a name or place followed by an organisation word (大学, 公司, 集团, ...) is one organisation
-  ("阿里巴巴" + "集团" → 阿里巴巴集团);
-* names joined by a middle dot are one person (卡尔·马克思);
-* a transliterated name right after a place is a place (德国特里尔 → 特里尔 is a LOCATION);
-* 《...》 is a title (WORK); ``1990年10月`` is a DATE, and its year ``1990`` one too (so it meets
-  English text that says 1990);
-* capitalised Latin words (Google, IBM) are CONCEPT mentions.
+* **Persons**: a one-character surname (tagged ``nr``, or in
+  :data:`~extraction.lexicon.CHINESE_SURNAMES`) or a two-character one (欧阳) joins the one- or
+  two-character given name after it. The given name must read as one: not a title or kin word
+  (先生, 老师), not a function word, not a frequent common word (水平), and the whole must not
+  be a dictionary word of another kind. jieba's own ``nr`` tokens pass the same test, and its
+  dictionary's place-like "names" (桂林: 桂林市 is a place word) become places.
+* **Organisations**: a run of name-like tokens (names, places, ``nt``/``nz``, Latin words,
+  words jieba does not know) followed by organisation words, industry words allowed in between
+  (阿里巴巴 + 网络 + 技术 + 有限公司, 蓝鲸 + 科技, 浙江大学 + 医学院). A legal form (有限公司)
+  makes even a common word a company name (百度 + 有限公司). A standalone mention of such a
+  name's head (蓝鲸 after 蓝鲸科技) is a mention of the organisation.
+* Places are ``ns`` (and a transliterated name right after a place: 德国特里尔); names joined by
+  a middle dot are one person (卡尔·马克思); 《...》 is a WORK; ``2015年``, ``2015年3月`` is one
+  DATE; capitalised Latin words (Google) are CONCEPT mentions.
+* **Relation cues** (:func:`relation_cue`): a verb between two mentions, or around the second,
+  gives the relation a type and a direction (蓝鲸科技的创始人是王海峰 → 蓝鲸科技 FOUNDED_BY
+  王海峰; 王海峰毕业于浙江大学 → GRADUATED_FROM), when the two mentions' types fit the verb.
 
 jieba is imported on first use: loading its dictionary takes about a second.
 """
@@ -17,11 +30,25 @@ jieba is imported on first use: loading its dictionary takes about a second.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from extraction.english import Span
+from extraction.lexicon import (
+    CHINESE_COMPOUND_SURNAMES,
+    CHINESE_NOT_GIVEN,
+    CHINESE_ORG_LEGAL_FORMS,
+    CHINESE_ORG_MIDDLES,
+    CHINESE_ORG_SHORT_SUFFIXES,
+    CHINESE_ORG_SUFFIXES,
+    CHINESE_RELATION_CUES,
+    CHINESE_SURNAMES,
+    CHINESE_TITLE_WORDS,
+)
 
-__all__ = ["find_chinese_spans"]
+__all__ = ["RelationCue", "find_chinese_spans", "relation_cue"]
 
 _FLAG_TYPES = {
     "nr": "PERSON",
@@ -36,53 +63,70 @@ _FLAG_TYPES = {
     "nt": "ORGANIZATION",
     "nz": "CONCEPT",
 }
-_ORG_SUFFIXES = frozenset(
-    (
-        "大学",
-        "学院",
-        "公司",
-        "集团",
-        "银行",
-        "医院",
-        "研究所",
-        "研究院",
-        "委员会",
-        "协会",
-        "学会",
-        "政府",
-        "中学",
-        "小学",
-        "博物馆",
-        "出版社",
-        "俱乐部",
-        "基金会",
-        "报社",
-        "电视台",
-        "电台",
-        "乐队",
-        "球队",
-        "队",
-        "党",
-        "部",
-        "局",
-        "厅",
-        "署",
-        "社",
-        "所",
-        "院",
-        "会",
-    )
-)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Prepositions, conjunctions, particles, numerals, measure words, pronouns, adverbs, punctuation.
+_FUNCTION_FLAGS = _words("p c u uj ul uz ud ug uv y e o x m mq q r rr rz f d k h w zg df")
+_VERBISH_FLAGS = _words("v vd vn vg vi vq a ad an ag d")
+# Characters that are mostly function words (于, 向, 何, 曾, 莫) and only sometimes surnames.
+_WEAK_SURNAME_TAGS = _words("p c u uj ul uz ud ug uv d r y e o")
+# A two-character word this frequent in jieba's dictionary (of ~60M) is a word, not a given
+# name (水平 13,880, 增长 20,465); given names that are words are rarer (建国 3,083, 海峰 11).
+_COMMON_GIVEN_FREQ = 5000
+_VERB_GIVEN_FREQ = 1000
+# After a character that is only sometimes a surname (高, 马, 石), only a rare word is a name.
+_WEAK_GIVEN_FREQ = 100
+
 _SENTENCE_END = re.compile(r"[。！？；!?;\n]+")
 _TITLE = re.compile(r"《(?P<t>[^《》]{1,60})》")
-_DATE = re.compile(r"(?P<y>\d{3,4})\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?")
-_LATIN = re.compile(r"[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*")
+_DATE = re.compile(
+    r"(?:公元前?\s*\d{1,4}|(?<!\d)\d{4})\s*年(?:代|\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?"
+)
+_HAN = re.compile(r"^[\u3400-\u9fff\uf900-\ufaff]+$")
+_DOTS = ("·", "•", "・", "‧")
+
+
+@dataclass(frozen=True)
+class _Token:
+    word: str
+    flag: str
+    start: int
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.word)
 
 
 def _posseg() -> Any:
     import jieba.posseg
 
     return jieba.posseg
+
+
+def _dictionary() -> tuple[dict[str, int], dict[str, str]]:
+    """jieba's word frequencies and part-of-speech tags (its dictionary loads on first use;
+    looked up each time, since jieba may be re-initialised with another dictionary)."""
+    tokenizer = _posseg().dt
+    tokenizer.tokenizer.check_initialized()
+    return tokenizer.tokenizer.FREQ, tokenizer.word_tag_tab
+
+
+def _freq(word: str) -> int:
+    """Frequency of ``word`` in jieba's dictionary (0: unknown, or only a prefix of a word)."""
+    return _dictionary()[0].get(word) or 0
+
+
+def _tag(word: str) -> str:
+    """jieba's dictionary part of speech for ``word`` (``""`` when unknown)."""
+    return _dictionary()[1].get(word, "")
+
+
+def _is_han(word: str) -> bool:
+    return _HAN.match(word) is not None
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -97,18 +141,247 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def _tagged(text: str) -> list[tuple[str, str, int]]:
-    """(word, flag, start offset) for every jieba token."""
-    out: list[tuple[str, str, int]] = []
+def _tagged(text: str) -> list[_Token]:
+    """Every jieba token with its start offset."""
+    out: list[_Token] = []
     pos = 0
     for pair in _posseg().cut(text):
-        word, flag = pair.word, pair.flag
+        word, flag = str(pair.word), str(pair.flag)
         found = text.find(word, pos)
         if found < 0:
             continue
-        out.append((word, flag, found))
+        out.append(_Token(word, flag, found))
         pos = found + len(word)
     return out
+
+
+# -- persons --------------------------------------------------------------------------------
+def _given_ok(given: str, surname: str) -> bool:
+    """Whether ``given`` reads as a given name after ``surname``."""
+    if not 1 <= len(given) <= 2 or not _is_han(given) or given in CHINESE_TITLE_WORDS:
+        return False
+    if len(given) == 1:
+        return given not in CHINESE_NOT_GIVEN
+    tag, freq = _tag(given), _freq(given)
+    if freq == 0 or tag.startswith("nr"):
+        return True
+    if _tag(surname) in _WEAK_SURNAME_TAGS:
+        return False  # 于 + 清华: a preposition before a known word, not a person
+    if freq >= _COMMON_GIVEN_FREQ:
+        return False
+    return not (tag in _VERBISH_FLAGS and freq >= _VERB_GIVEN_FREQ)
+
+
+def _surname_split(name: str) -> tuple[str, str] | None:
+    if name[:2] in CHINESE_COMPOUND_SURNAMES and len(name) > 2:
+        return name[:2], name[2:]
+    if name[0] in CHINESE_SURNAMES or _tag(name[0]).startswith("nr"):
+        return name[0], name[1:]
+    return None
+
+
+def _person_kind(name: str, flag: str) -> str | None:
+    """The type of a jieba ``nr`` token. Its dictionary holds ~73k "names", many of them not:
+    高水平, 王先生, 成绩优秀 (no person), 绍兴人 (a demonym), 桂林, 石家庄 (cities: 石家庄市 is a
+    place word). Names without a known surname (transliterations) pass."""
+    if not _is_han(name):
+        return "PERSON"
+    if _tag(name + "市").startswith("ns") or _tag(name + "县").startswith("ns"):
+        return "LOCATION"
+    if len(name) > 2 and name.endswith("人") and _tag(name[:-1]).startswith("ns"):
+        return None
+    compound = name[:2] in CHINESE_COMPOUND_SURNAMES
+    if len(name) >= 4 + compound and flag != "nrt":
+        return None  # Chinese names have two or three characters (four with 欧阳)
+    split = _surname_split(name)
+    if split is None or len(split[1]) > 2 or _given_ok(split[1], split[0]):
+        return "PERSON"
+    return None
+
+
+def _person_end(tokens: list[_Token], i: int) -> int | None:
+    """Index after the given name when ``tokens[i]`` is a surname standing alone before one
+    (王 + 海峰), else ``None``."""
+    tok = tokens[i]
+    if i + 1 >= len(tokens) or tokens[i + 1].start != tok.end:
+        return None
+    nxt = tokens[i + 1]
+    if (
+        len(tok.word) == 3
+        and tok.word[:2] in CHINESE_COMPOUND_SURNAMES
+        and len(nxt.word) == 1
+        and (nxt.flag.startswith("nr") or _tag(nxt.word).startswith("nr"))
+        and _given_ok(tok.word[2] + nxt.word, tok.word[:2])
+    ):
+        return i + 2  # 欧阳海/ns + 峰/nr: jieba cut the given name apart
+    compound = tok.word in CHINESE_COMPOUND_SURNAMES
+    strong = compound or (len(tok.word) == 1 and tok.flag.startswith("nr"))
+    if not strong:
+        if len(tok.word) != 1 or tok.word not in CHINESE_SURNAMES:
+            return None
+        if tok.flag in _FUNCTION_FLAGS and not (
+            tok.flag == "q" and (i == 0 or tokens[i - 1].flag not in ("m", "mq"))
+        ):
+            return None  # 于/p, 何/r, 一张/m: the character is not a surname here
+    if nxt.flag in _FUNCTION_FLAGS or not _given_ok(nxt.word, tok.word):
+        return None
+    nxt_tag, nxt_freq = _tag(nxt.word), _freq(nxt.word)
+    name_tagged = nxt.flag.startswith("nr") or nxt_tag.startswith("nr")
+    if len(nxt.word) == 1 and not name_tagged:
+        return None  # a one-character word after a surname is more often a word than a name
+    if nxt_freq and not name_tagged:
+        if nxt.flag in _VERBISH_FLAGS:
+            return None  # 王 + 说好
+        if not strong and nxt_freq >= _WEAK_GIVEN_FREQ:
+            return None  # 高 + 水平
+    merged = tok.word + nxt.word
+    if _freq(merged) and not _tag(merged).startswith("nr"):
+        return None
+    return i + 2
+
+
+# -- organisations ----------------------------------------------------------------------------
+def _name_like(tok: _Token) -> bool:
+    """Can this token be (part of) the name in front of an organisation word?"""
+    if tok.flag.startswith(("nr", "ns", "nt", "nz")) or tok.flag == "eng":
+        return True
+    # A word jieba does not know (鲸灵): likely a name.
+    return len(tok.word) >= 2 and _is_han(tok.word) and _freq(tok.word) == 0
+
+
+def _is_middle(word: str) -> bool:
+    """An industry word, or two of them in one token (科学 + 技术)."""
+    return word in CHINESE_ORG_MIDDLES or (
+        len(word) == 4 and word[:2] in CHINESE_ORG_MIDDLES and word[2:] in CHINESE_ORG_MIDDLES
+    )
+
+
+def _org_end(tokens: list[_Token], j: int, *, short_ok: bool, legal_only: bool) -> int | None:
+    """Index after the organisation words that start at ``tokens[j]`` (industry words, then an
+    organisation word), or ``None``.
+
+    Args:
+        tokens: The tokens.
+        j: Where the organisation words would start.
+        short_ok: Whether a one-character organisation word may end the name (after a place or
+            an organisation: 上海 + 队, not 王海峰 + 所).
+        legal_only: Whether only a legal form may end the name (after a common noun).
+    """
+    end: int | None = None
+    k = j
+    while 0 < k < len(tokens) and tokens[k].start == tokens[k - 1].end:
+        word, flag = tokens[k].word, tokens[k].flag
+        if word in CHINESE_ORG_SUFFIXES:
+            ends = not legal_only or word in CHINESE_ORG_LEGAL_FORMS
+        else:
+            # One-character organisation words must be nouns here (会 is also "will").
+            ends = (
+                word in CHINESE_ORG_SHORT_SUFFIXES
+                and short_ok
+                and not legal_only
+                and flag.startswith(("n", "j"))
+            )
+        if ends:
+            end = k + 1
+        elif not _is_middle(word):
+            break
+        k += 1
+    return end
+
+
+def _org_head(name: str) -> str:
+    """The naming part of an organisation: 清华大学 → 清华, 华为技术有限公司 → 华为."""
+    head = name
+    while True:
+        for size in range(min(6, len(head) - 2), 1, -1):
+            tail = head[-size:]
+            if tail in CHINESE_ORG_SUFFIXES or _is_middle(tail):
+                head = head[:-size]
+                break
+        else:
+            return head
+
+
+def _short_form(span: Span, heads: dict[str, set[str]]) -> Span:
+    """清华 or 蓝鲸 alone, in a text that names 清华大学 or 蓝鲸科技: a short mention of that
+    organisation. Never a place (浙江 is no short form of 浙江大学) nor a name with a common
+    surname (王海峰基金会 does not make 王海峰 a foundation)."""
+    names = heads.get(span.name)
+    if (
+        names is None
+        or len(names) != 1
+        or span.strong
+        or span.type in ("ORGANIZATION", "LOCATION")
+        or (
+            span.type == "PERSON"
+            and (span.name[0] in CHINESE_SURNAMES or span.name[:2] in CHINESE_COMPOUND_SURNAMES)
+        )
+    ):
+        return span
+    return Span(next(iter(names)), "ORGANIZATION", span.start, span.end)
+
+
+@dataclass
+class _Unit:
+    """A name found at a token position: its span and the index after it."""
+
+    kind: str | None  # None: name-like, but no entity by itself
+    start: int
+    end: int
+    next: int
+    flag: str
+
+
+def _unit(tokens: list[_Token], i: int) -> _Unit | None:
+    tok = tokens[i]
+    person = _person_end(tokens, i)
+    if person is not None:
+        return _Unit("PERSON", tok.start, tokens[person - 1].end, person, "nr")
+    kind = _FLAG_TYPES.get(tok.flag)
+    if kind == "PERSON":
+        kind = _person_kind(tok.word, tok.flag)
+    if tok.flag == "eng":
+        kind = "CONCEPT" if tok.word[:1].isupper() else None
+    elif len(tok.word) < 2:
+        kind = None
+    if kind is None and not _name_like(tok):
+        return None
+    end, j = tok.end, i + 1
+    # "Larry Page": jieba cuts Latin names at spaces.
+    while (
+        kind == "CONCEPT"
+        and tok.flag == "eng"
+        and j + 1 < len(tokens)
+        and tokens[j].word == " "
+        and tokens[j + 1].flag == "eng"
+        and tokens[j + 1].word[:1].isupper()
+    ):
+        end = tokens[j + 1].end
+        j += 2
+    # 卡尔·马克思: names joined by a middle dot.
+    while (
+        kind == "PERSON"
+        and j + 1 < len(tokens)
+        and tokens[j].word in _DOTS
+        and _FLAG_TYPES.get(tokens[j + 1].flag) == "PERSON"
+    ):
+        end = tokens[j + 1].end
+        j += 2
+    return _Unit(kind, tok.start, end, j, tok.flag)
+
+
+def _strong_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
+    spans: list[Span] = []
+    covered: list[tuple[int, int]] = []
+    for m in _TITLE.finditer(text):
+        spans.append(Span(m.group("t"), "WORK", m.start("t"), m.end("t"), strong=True))
+        covered.append((m.start(), m.end()))
+    for m in _DATE.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in covered):
+            continue
+        spans.append(Span(m.group(0).replace(" ", ""), "DATE", m.start(), m.end(), strong=True))
+        covered.append((m.start(), m.end()))
+    return spans, covered
 
 
 def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
@@ -119,16 +392,13 @@ def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
 
     Returns:
         ``(spans, sentences)``: mentions sorted by position, and sentence character ranges.
+
+    Example:
+        >>> spans, _ = find_chinese_spans("蓝鲸科技的创始人是王海峰。")
+        >>> [(s.name, s.type) for s in spans]
+        [('蓝鲸科技', 'ORGANIZATION'), ('王海峰', 'PERSON')]
     """
-    spans: list[Span] = []
-    covered: list[tuple[int, int]] = []
-    for m in _TITLE.finditer(text):
-        spans.append(Span(m.group("t"), "WORK", m.start("t"), m.end("t"), strong=True))
-        covered.append((m.start(), m.end()))
-    for m in _DATE.finditer(text):
-        spans.append(Span(m.group(0).replace(" ", ""), "DATE", m.start(), m.end(), strong=True))
-        spans.append(Span(m.group("y"), "DATE", m.start("y"), m.end("y"), strong=True))
-        covered.append((m.start(), m.end()))
+    spans, covered = _strong_spans(text)
 
     def free(start: int, end: int) -> bool:
         return not any(a < end and start < b for a, b in covered)
@@ -136,36 +406,166 @@ def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
     tokens = _tagged(text)
     i = 0
     while i < len(tokens):
-        word, flag, start = tokens[i]
-        kind = _FLAG_TYPES.get(flag)
-        if flag == "eng" and word[:1].isupper():
-            kind = "CONCEPT"
-        if kind is None or not free(start, start + len(word)) or (len(word) < 2 and flag != "eng"):
-            i += 1
-            continue
-        end = start + len(word)
-        j = i + 1
-        # 卡尔·马克思: names joined by a middle dot.
-        while (
-            kind == "PERSON"
-            and j + 1 < len(tokens)
-            and tokens[j][0] in ("·", "•", "・")
-            and _FLAG_TYPES.get(tokens[j + 1][1]) == "PERSON"
-        ):
-            end = tokens[j + 1][2] + len(tokens[j + 1][0])
-            j += 2
-        if j < len(tokens) and tokens[j][0] in _ORG_SUFFIXES and tokens[j][2] == end:
-            end += len(tokens[j][0])
-            kind = "ORGANIZATION"
-            j += 1
-        elif (
-            kind == "PERSON"
-            and flag == "nrt"
-            and i > 0
-            and _FLAG_TYPES.get(tokens[i - 1][1]) == "LOCATION"
-        ):
-            kind = "LOCATION"
-        spans.append(Span(text[start:end], kind, start, end))
-        i = j
+        found, i = _names_at(text, tokens, i, free)
+        spans.extend(found)
+    heads: dict[str, set[str]] = {}  # 蓝鲸 → {蓝鲸科技}
+    for span in spans:
+        head = _org_head(span.name) if span.type == "ORGANIZATION" else ""
+        if len(head) >= 2 and head != span.name:
+            heads.setdefault(head, set()).add(span.name)
+    spans = [_short_form(s, heads) for s in spans]
     spans.sort(key=lambda s: (s.start, -s.end))
     return spans, _sentences(text)
+
+
+def _names_at(
+    text: str, tokens: list[_Token], i: int, free: Callable[[int, int], bool]
+) -> tuple[list[Span], int]:
+    """The mentions that start at ``tokens[i]`` and the index to go on from."""
+    tok = tokens[i]
+    unit = _unit(tokens, i) if free(tok.start, tok.end) else None
+    if unit is None:
+        # 百度 + 有限公司: a legal form makes a common noun a company name.
+        if (
+            tok.flag.startswith("n")
+            and _is_han(tok.word)
+            and tok.word not in CHINESE_ORG_SUFFIXES
+            and not _is_middle(tok.word)
+        ):
+            org = _org_end(tokens, i + 1, short_ok=False, legal_only=True)
+            if org is not None and free(tok.start, tokens[org - 1].end):
+                end = tokens[org - 1].end
+                return [Span(text[tok.start : end], "ORGANIZATION", tok.start, end)], org
+        return [], i + 1
+    # A run of name-like units (中国 + 红十字, IBM + 中国) may head an organisation.
+    run = [unit]
+    while run[-1].next < len(tokens) and tokens[run[-1].next].start == run[-1].end:
+        nxt = _unit(tokens, run[-1].next)
+        if nxt is None or not free(nxt.start, nxt.end):
+            break
+        run.append(nxt)
+    for size in range(len(run), 0, -1):
+        last = run[size - 1]
+        if last.next >= len(tokens) or not free(last.end, tokens[last.next].end):
+            continue
+        short_ok = last.kind in ("LOCATION", "ORGANIZATION", "CONCEPT")
+        org = _org_end(tokens, last.next, short_ok=short_ok, legal_only=False)
+        if org is None:
+            continue
+        end = tokens[org - 1].end
+        found = [Span(text[unit.start : end], "ORGANIZATION", unit.start, end)]
+        if size == 1 and unit.kind == "ORGANIZATION":
+            # 浙江大学 + 医学院: the university is a mention of its own too.
+            found.append(Span(text[unit.start : unit.end], "ORGANIZATION", unit.start, unit.end))
+        return found, org
+    if unit.kind is None:
+        return [], unit.next
+    kind = unit.kind
+    if (
+        kind == "PERSON"
+        and unit.flag == "nrt"
+        and i > 0
+        and _FLAG_TYPES.get(tokens[i - 1].flag) == "LOCATION"
+    ):
+        kind = "LOCATION"  # 德国 + 特里尔
+    return [Span(text[unit.start : unit.end], kind, unit.start, unit.end)], unit.next
+
+
+# -- relation cues ----------------------------------------------------------------------------
+class RelationCue(NamedTuple):
+    """A relation type read from the words around two mentions.
+
+    Attributes:
+        type: Relation type, e.g. ``"FOUNDED_BY"``.
+        description: The cue words, e.g. ``"创始人"``.
+        reverse: True when the second mention is the relation's source.
+    """
+
+    type: str
+    description: str
+    reverse: bool
+
+
+@dataclass(frozen=True)
+class _Cue:
+    type: str
+    gap: re.Pattern[str]
+    after: re.Pattern[str] | None
+    first: frozenset[str]
+    second: frozenset[str]
+    reverse: bool
+
+
+_CUE_TYPES = {
+    "PER": "PERSON",
+    "ORG": "ORGANIZATION",
+    "LOC": "LOCATION",
+    "CON": "CONCEPT",
+    "DATE": "DATE",
+    "WORK": "WORK",
+    "EVENT": "EVENT",
+}
+
+
+@lru_cache(maxsize=1)
+def _cues() -> tuple[_Cue, ...]:
+    cues: list[_Cue] = []
+    for line in CHINESE_RELATION_CUES.strip().splitlines():
+        type_, gap, after, first, second, direction = line.split()
+        cues.append(
+            _Cue(
+                type_,
+                re.compile(gap),
+                None if after == "-" else re.compile(after),
+                frozenset(_CUE_TYPES[t] for t in first.split(",")),
+                frozenset(_CUE_TYPES[t] for t in second.split(",")),
+                direction == "<",
+            )
+        )
+    return tuple(cues)
+
+
+_MAX_CUE_GAP = 40  # characters: farther apart, the verb is unlikely to join these two
+
+
+def relation_cue(
+    gap: str,
+    after: str,
+    first_type: str,
+    second_type: str,
+    gap_types: Collection[str] = (),
+) -> RelationCue | None:
+    """The typed relation that words around two mentions of one sentence state, if any.
+
+    Args:
+        gap: The text between the first and the second mention.
+        after: The text after the second mention, to the end of its sentence.
+        first_type: Type of the first mention's entity.
+        second_type: Type of the second mention's entity.
+        gap_types: Types of the other mentions inside ``gap``. A verb is not given to a pair
+            with a mention of either one's type in between: the nearer one takes it.
+
+    Returns:
+        The cue, or ``None`` (a plain co-occurrence).
+
+    Example:
+        >>> relation_cue("的创始人是", "，", "ORGANIZATION", "PERSON")
+        RelationCue(type='FOUNDED_BY', description='创始人', reverse=False)
+    """
+    gap = gap.strip()
+    if len(gap) > _MAX_CUE_GAP or first_type in gap_types or second_type in gap_types:
+        return None
+    after = after.lstrip()
+    for cue in _cues():
+        if first_type not in cue.first or second_type not in cue.second:
+            continue
+        found = cue.gap.search(gap)
+        if found is None:
+            continue
+        if cue.after is not None:
+            found = cue.after.search(after)
+            if found is None:
+                continue
+        described = found.groupdict().get("d") or found.group(0)
+        return RelationCue(cue.type, described, cue.reverse)
+    return None

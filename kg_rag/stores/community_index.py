@@ -16,6 +16,7 @@ from kg_rag.models import Community
 __all__ = ["CommunityIndex"]
 
 TABLE = "community_index"
+_EMBED_CHARS = 320
 
 
 class CommunityIndex:
@@ -53,7 +54,9 @@ class CommunityIndex:
         todo = [c for c in communities if c.community_id not in reuse]
         vectors = dict(reuse)
         if todo:
-            texts = [f"{c.title}. {c.summary}" for c in todo]
+            # Title and the summary's opening are what a query matches; the cap keeps a build
+            # with thousands of communities from spending minutes embedding long summaries.
+            texts = [f"{c.title}. {c.summary}"[:_EMBED_CHARS] for c in todo]
             for c, v in zip(todo, self.embedder.embed_documents(texts), strict=True):
                 vectors[c.community_id] = v
         if TABLE in self.db.table_names():

@@ -1,0 +1,185 @@
+"""Offline Chinese extraction: names jieba splits, organisations, dates, verb-typed relations."""
+
+from __future__ import annotations
+
+import pytest
+
+from extraction.chinese import RelationCue, find_chinese_spans, relation_cue
+from extraction.offline import OfflineExtractor
+from extraction.schema import ChunkExtraction, ChunkInput, ExtractedEntity, ExtractedRelation
+
+pytestmark = pytest.mark.unit
+
+LANJING = "蓝鲸科技是一家位于杭州的人工智能公司。蓝鲸科技的创始人是王海峰，公司成立于2015年。"
+WANG = "王海峰毕业于浙江大学，曾在上海工作五年。"
+
+
+def _extract(text: str, title: str = "") -> ChunkExtraction:
+    (result,) = OfflineExtractor(show_progress=False).extract(
+        [ChunkInput(chunk_id="c", text=text, title=title)]
+    )
+    assert result.ok, result.error
+    return result
+
+
+def _types(entities: list[ExtractedEntity]) -> dict[str, str]:
+    return {e.name: e.type for e in entities}
+
+
+def _relation(result: ChunkExtraction, a: str, b: str) -> ExtractedRelation:
+    (found,) = [r for r in result.relations if {r.source, r.target} == {a, b}]
+    return found
+
+
+def _spans(text: str) -> list[tuple[str, str]]:
+    return [(s.name, s.type) for s in find_chinese_spans(text)[0]]
+
+
+def test_demo_sentence_person_organization_place_and_one_date() -> None:
+    result = _extract(LANJING)
+    types = _types(result.entities)
+    assert types == {
+        "蓝鲸科技": "ORGANIZATION",
+        "杭州": "LOCATION",
+        "王海峰": "PERSON",  # jieba cuts it 王/nr + 海峰/n
+        "2015年": "DATE",
+    }
+    founded = _relation(result, "王海峰", "蓝鲸科技")
+    assert (founded.source, founded.type, founded.description) == (
+        "蓝鲸科技",
+        "FOUNDED_BY",
+        "创始人",
+    )
+    located = _relation(result, "蓝鲸科技", "杭州")
+    assert (located.source, located.type, located.description) == ("蓝鲸科技", "LOCATED_IN", "位于")
+
+
+def test_graduated_from_and_worked_at() -> None:
+    result = _extract(WANG)
+    assert _types(result.entities) == {
+        "王海峰": "PERSON",
+        "浙江大学": "ORGANIZATION",
+        "上海": "LOCATION",
+    }
+    graduated = _relation(result, "王海峰", "浙江大学")
+    assert (graduated.source, graduated.type, graduated.description) == (
+        "王海峰",
+        "GRADUATED_FROM",
+        "毕业于",
+    )
+    # 曾在上海工作: the verb comes after the place; the subject is carried over the comma.
+    worked = _relation(result, "王海峰", "上海")
+    assert (worked.source, worked.type) == ("王海峰", "WORKED_AT")
+    # No verb joins the university and the city: a plain co-occurrence.
+    assert _relation(result, "浙江大学", "上海").type == "RELATED_TO"
+
+
+def test_founder_in_passive_and_active_voice_points_the_same_way() -> None:
+    passive = _extract("阿里巴巴集团由马云于1999年在杭州创立。")
+    assert _types(passive.entities) == {
+        "阿里巴巴集团": "ORGANIZATION",
+        "马云": "PERSON",
+        "1999年": "DATE",
+        "杭州": "LOCATION",
+    }
+    active = _extract("马云创立了阿里巴巴集团。")
+    for result in (passive, active):
+        relation = _relation(result, "马云", "阿里巴巴集团")
+        assert (relation.source, relation.target, relation.type) == (
+            "阿里巴巴集团",
+            "马云",
+            "FOUNDED_BY",
+        )
+    # 杭州 is where, not who: a place never founds a company.
+    assert _relation(passive, "阿里巴巴集团", "杭州").type == "RELATED_TO"
+
+
+def test_book_title_is_a_work_created_by_its_author() -> None:
+    result = _extract("刘慈欣的小说《三体》于2008年出版。")
+    types = _types(result.entities)
+    assert types["三体"] == "WORK" and types["刘慈欣"] == "PERSON" and types["2008年"] == "DATE"
+    created = _relation(result, "刘慈欣", "三体")
+    assert (created.source, created.type, created.description) == ("刘慈欣", "CREATED", "小说")
+
+
+def test_mixed_chinese_and_latin_names() -> None:
+    result = _extract("Google公司的创始人是Larry Page和Sergey Brin。")
+    types = _types(result.entities)
+    assert types["Google公司"] == "ORGANIZATION"
+    assert "Larry Page" in types and "Sergey Brin" in types  # not cut at the space
+    # No English name runs on into the Chinese words.
+    assert all(len(name) < 20 for name in types)
+    founded = _relation(result, "Google公司", "Larry Page")
+    assert (founded.source, founded.type) == ("Google公司", "FOUNDED_BY")
+
+
+def test_common_words_after_a_surname_are_not_persons() -> None:
+    for text in (
+        "王先生和李女士来了。",
+        "他是高水平的选手。",
+        "经济高增长。",
+        "一张纸。",
+        "王说好。",
+    ):
+        assert not [name for name, kind in _spans(text) if kind == "PERSON"], text
+    # ... while unknown given names after a surname are.
+    assert _spans("钱海峰和周海峰见面。") == [("钱海峰", "PERSON"), ("周海峰", "PERSON")]
+    assert ("欧阳海峰", "PERSON") in _spans("欧阳海峰毕业于复旦大学。")
+
+
+def test_dictionary_names_that_are_places_or_phrases() -> None:
+    spans = _spans("周末，他去了桂林和石家庄。浙江绍兴人，高考成绩优秀。")
+    assert ("桂林", "LOCATION") in spans and ("石家庄", "LOCATION") in spans
+    assert not [name for name, kind in spans if kind == "PERSON"]
+
+
+def test_organisation_names_from_suffixes() -> None:
+    assert _spans("阿里巴巴网络技术有限公司") == [("阿里巴巴网络技术有限公司", "ORGANIZATION")]
+    assert _spans("鲸灵科技是一家公司。") == [("鲸灵科技", "ORGANIZATION")]
+    assert _spans("中国红十字基金会") == [("中国红十字基金会", "ORGANIZATION")]
+    # A legal form makes a common word a company name; 公司 after a common noun does not.
+    assert _spans("百度有限公司") == [("百度有限公司", "ORGANIZATION")]
+    assert _spans("一家人工智能公司和一家软件有限公司。") == []
+    # The university inside its medical school is a mention of its own.
+    assert _spans("浙江大学医学院") == [
+        ("浙江大学医学院", "ORGANIZATION"),
+        ("浙江大学", "ORGANIZATION"),
+    ]
+
+
+def test_short_form_of_an_organisation_joins_it() -> None:
+    result = _extract("蓝鲸科技的员工说，蓝鲸很好。")
+    assert _types(result.entities) == {"蓝鲸科技": "ORGANIZATION"}
+    # A foundation named after a person does not swallow the person.
+    types = _types(_extract("王海峰基金会由王海峰创立。").entities)
+    assert types == {"王海峰基金会": "ORGANIZATION", "王海峰": "PERSON"}
+
+
+def test_dates_are_one_mention_each() -> None:
+    spans = _spans("他于2015年3月5日出生于北京，1990年代移居上海，工作五年。")
+    dates = [name for name, kind in spans if kind == "DATE"]
+    assert dates == ["2015年3月5日", "1990年代"]
+
+
+def test_relation_cue_needs_fitting_types_and_no_nearer_mention() -> None:
+    assert relation_cue("毕业于", "。", "PERSON", "ORGANIZATION") == RelationCue(
+        "GRADUATED_FROM", "毕业于", False
+    )
+    assert relation_cue("毕业于", "。", "LOCATION", "ORGANIZATION") is None
+    assert relation_cue("的父亲是", "。", "PERSON", "PERSON") == RelationCue(
+        "PARENT_OF", "父亲", True
+    )
+    # 张三和李四毕业于北京大学: 李四 is nearer to the verb than 张三.
+    assert relation_cue("和李四毕业于", "。", "PERSON", "ORGANIZATION", {"PERSON"}) is None
+    assert relation_cue("在", "工作了五年。", "PERSON", "LOCATION") == RelationCue(
+        "WORKED_AT", "工作", False
+    )
+    assert relation_cue("在", "吃饭。", "PERSON", "LOCATION") is None
+
+
+def test_chinese_extraction_is_deterministic() -> None:
+    text = LANJING + WANG + "阿里巴巴集团由马云于1999年在杭州创立。"
+    first = _extract(text, title="蓝鲸科技")
+    second = _extract(text, title="蓝鲸科技")
+    assert first == second
+    assert first.entities[0].name == "蓝鲸科技" and first.entities[0].type == "ORGANIZATION"
