@@ -7,7 +7,6 @@ cache / accounting discipline of :mod:`extraction.structured`.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -49,7 +48,7 @@ class LLMCaller:
         self.max_retries = max_retries
         self.cache = cache
         self.usage = LLMUsage()
-        self._lock = asyncio.Lock()
+        self.exhausted = False
 
     @property
     def tokens(self) -> int:
@@ -58,9 +57,15 @@ class LLMCaller:
 
     def _check_budget(self, purpose: str) -> None:
         if self.usage.calls >= self.max_calls:
+            self.exhausted = True
             raise BudgetExceeded(f"LLM call cap ({self.max_calls}) reached before {purpose}")
         if self.tokens >= self.max_tokens:
+            self.exhausted = True
             raise BudgetExceeded(f"token cap ({self.max_tokens}) reached before {purpose}")
+
+    def _retries_left(self) -> int:
+        """Retries that still fit under the call cap (a retry is a call)."""
+        return max(0, min(self.max_retries, self.max_calls - int(self.usage.calls) - 1))
 
     async def structured(self, schema: type[T], prompt: str, *, purpose: str) -> T:
         """One structured call (``schema`` validated), counted against the budget."""
@@ -71,7 +76,7 @@ class LLMCaller:
                 self.model,
                 schema,
                 [HumanMessage(content=prompt)],
-                max_retries=self.max_retries,
+                max_retries=self._retries_left(),
                 usage=self.usage,
                 cache=self.cache,
                 cache_key=key,
@@ -85,7 +90,7 @@ class LLMCaller:
         """One free-text call, counted against the budget."""
         self._check_budget(purpose)
         last: Exception | None = None
-        for _ in range(self.max_retries + 1):
+        for _ in range(self._retries_left() + 1):
             try:
                 msg = await self.model.ainvoke([HumanMessage(content=prompt)])
             except Exception as exc:

@@ -19,6 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from kg_rag.answer import offline
+from extraction.structured import model_id
 from kg_rag.answer.llm import LLMCaller
 from kg_rag.answer.planner import RulePlanner, bind_query
 from kg_rag.answer.prompts import (
@@ -41,6 +42,10 @@ __all__ = ["AnswerPipeline", "fuse"]
 
 log = logging.getLogger(__name__)
 _UNBOUND = re.compile(r"#\d+")
+# Fusion weights, measured on musique-dev (bench/retrieval.py): graph PPR evidence counts half
+# of a hybrid hit; a cited chunk (it holds a step's answer) counts double.
+_GRAPH_WEIGHT = 0.5
+_CITED_WEIGHT = 2.0
 
 
 def fuse(lists: Sequence[tuple[Sequence[Evidence], float]], k: int = 60) -> list[Evidence]:
@@ -107,6 +112,7 @@ class AnswerPipeline:
         self.top_k = top_k
         self.rule_planner = RulePlanner()
         self.rule_router = RuleRouter(top_k=top_k, has_communities=community is not None)
+        self.llm_router = LLMRouter(self.rule_router, model_id(model) if model is not None else "")
 
     # -- public -------------------------------------------------------------------------
     async def aretrieve(self, question: str, top_k: int | None = None) -> tuple[list[Evidence], Answer]:
@@ -124,6 +130,8 @@ class AnswerPipeline:
         answers: dict[int, str] = {}
         results: dict[int, StepTrace] = {}
         truncated = False
+        # The whole question is searched (hybrid + graph PPR) while the steps run.
+        whole = asyncio.create_task(self._whole_question(question))
         try:
             for wave in _waves(plan.steps):
                 done = await asyncio.gather(
@@ -137,20 +145,23 @@ class AnswerPipeline:
             truncated = True
             trace.notes.append(str(exc))
         trace.steps = [results[i] for i in sorted(results)]
-        full = await asyncio.to_thread(
-            self.chunks.search, question, "paragraph", max(self.top_k, 10)
-        )
-        evidence = self._final_evidence(plan, trace.steps, full)
+        trace.whole_question = await whole
+        evidence = self._question_evidence(trace.whole_question)
+        context = fuse([(evidence, 1.0)] + [(st.hits, 0.7) for st in trace.steps])
         try:
-            answer = await synthesize(question, plan, trace.steps, evidence, caller, self.linker)
+            answer = await synthesize(question, plan, trace.steps, context, caller, self.linker)
         except BudgetExceeded as exc:
             truncated = True
             trace.notes.append(str(exc))
-            answer = await synthesize(question, plan, trace.steps, evidence, None, self.linker)
+            answer = await synthesize(question, plan, trace.steps, context, None, self.linker)
+        answer.evidence = self._final_evidence(answer, trace.steps, trace.whole_question)
         if caller is not None:
             trace.llm_calls = int(caller.usage.calls)
             trace.prompt_tokens = int(caller.usage.prompt_tokens)
             trace.completion_tokens = int(caller.usage.completion_tokens)
+        truncated = truncated or (caller is not None and caller.exhausted)
+        if caller is not None and caller.exhausted and not trace.notes:
+            trace.notes.append("LLM budget reached; later stages used deterministic methods")
         trace.truncated = truncated
         trace.ms = round((time.perf_counter() - t0) * 1000, 2)
         answer.trace = trace
@@ -183,7 +194,7 @@ class AnswerPipeline:
 
     async def _route(self, step: PlanStep, query: str, ctx: RouteContext, caller: LLMCaller | None) -> RouteDecision:
         if caller is not None:
-            return await LLMRouter(caller, self.rule_router).aroute(step, query, ctx)
+            return await self.llm_router.aroute(step, query, ctx, caller)
         return self.rule_router.route(step, query, ctx)
 
     async def _retrieve(
@@ -224,7 +235,7 @@ class AnswerPipeline:
                 g = await caller.structured(_Grade, GRADER_PROMPT.format(query=query, evidence=text), purpose="grade")
                 score = max(0.0, min(1.0, g.score))
                 return Grade(score=score, passed=score >= self.settings.grade_threshold, reason=g.reason, grader="llm")
-            except LLMError:
+            except (LLMError, BudgetExceeded):
                 pass
         return offline.grade_evidence(query, evidence, self.settings.grade_threshold)
 
@@ -235,7 +246,7 @@ class AnswerPipeline:
                 r = await caller.structured(_Rewrite, REWRITE_PROMPT.format(query=query, evidence=seen), purpose="rewrite")
                 if r.query.strip():
                     return r.query.strip()
-            except LLMError:
+            except (LLMError, BudgetExceeded):
                 pass
         return offline.rewrite_query(query, names, attempt)
 
@@ -248,7 +259,7 @@ class AnswerPipeline:
                 if r.answer.strip() and r.answer.strip().lower() != "unknown":
                     st.answer = r.answer.strip()
                     return
-            except LLMError:
+            except (LLMError, BudgetExceeded):
                 pass
         if st.decision.route == "community" and self.community is not None:
             # Offline global answer: map-reduce over the retrieved community summaries.
@@ -299,14 +310,50 @@ class AnswerPipeline:
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
 
-    def _final_evidence(self, plan: Plan, steps: list[StepTrace], full: list[Evidence]) -> list[Evidence]:
-        """Fuse the steps' evidence with a whole-question search; later steps weigh more for
-        bridge plans (their evidence holds the final answer), all steps equally otherwise."""
-        lists: list[tuple[Sequence[Evidence], float]] = [(full, 1.0)]
-        for st in steps:
-            weight = 1.0 if plan.strategy != "bridge" else 0.8 + 0.1 * st.index
-            lists.append((st.hits, weight))
-        return fuse(lists)
+    async def _whole_question(self, question: str) -> StepTrace:
+        """Hybrid search and graph PPR for the question as a whole (trace step 0)."""
+        t0 = time.perf_counter()
+        linked = await asyncio.to_thread(self.linker.link, question) if self.linker is not None else []
+        route = "graph" if linked and self.graph is not None else "chunks"
+        st = StepTrace(
+            index=0,
+            query=question,
+            bound_query=question,
+            decision=RouteDecision(
+                route=route,
+                granularity="paragraph",
+                top_k=self.top_k,
+                reason="whole question: hybrid search fused with PPR from its linked entities",
+            ),
+            linked_entities=[le.model_dump() for le in linked],
+        )
+        size = max(self.top_k, 10)
+        search = asyncio.to_thread(self.chunks.search, question, "paragraph", size * 3)
+        if route == "graph":
+            assert self.graph is not None
+            full, (graph_ev, calls, _) = await asyncio.gather(
+                search, asyncio.to_thread(self.graph.retrieve, linked, size * 3)
+            )
+            st.cypher.extend(calls)
+        else:
+            full, graph_ev = await search, []
+        st.hits = fuse([(full, 1.0), (graph_ev, _GRAPH_WEIGHT)])
+        st.ms = round((time.perf_counter() - t0) * 1000, 2)
+        return st
+
+    @staticmethod
+    def _question_evidence(whole: StepTrace) -> list[Evidence]:
+        return list(whole.hits)
+
+    @staticmethod
+    def _final_evidence(answer: Answer, steps: Sequence[StepTrace], whole: StepTrace) -> list[Evidence]:
+        """The answer's evidence: the whole-question ranking fused with the chunks the answer
+        cites (they hold the step answers, e.g. a bridge entity the question never names)."""
+        pool = {e.chunk_id: e for st in steps for e in st.hits}
+        pool.update({e.chunk_id: e for e in whole.hits})
+        cited = [pool[c.chunk_id] for c in answer.citations if c.chunk_id in pool]
+        cited = list({e.chunk_id: e for e in cited}.values())
+        return fuse([(whole.hits, 1.0), (cited, _CITED_WEIGHT)])
 
 
 def _waves(steps: Sequence[PlanStep]) -> list[list[PlanStep]]:

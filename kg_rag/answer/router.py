@@ -106,25 +106,31 @@ class LLMRouter:
 
     name = "llm"
 
-    def __init__(self, caller: Any, fallback: RuleRouter) -> None:
+    def __init__(self, fallback: RuleRouter, model_key: str = "") -> None:
         """Args:
-        caller: an :class:`~kg_rag.answer.llm.LLMCaller` (budgeted structured calls).
         fallback: the rule router used when the call fails or the budget is spent.
+        model_key: identifies the model in the cache key (decisions of one model are reused
+            across questions).
         """
-        self.caller = caller
         self.fallback = fallback
-        self._cache: dict[tuple[str, str], RouteDecision] = {}
+        self.model_key = model_key
+        self._cache: dict[tuple[str, str, str], RouteDecision] = {}
 
-    async def aroute(self, step: PlanStep, query: str, context: RouteContext) -> RouteDecision:
-        """Ask the model for a decision (cached)."""
+    async def aroute(
+        self, step: PlanStep, query: str, context: RouteContext, caller: Any = None
+    ) -> RouteDecision:
+        """Ask the model (through ``caller``, an :class:`~kg_rag.answer.llm.LLMCaller` that
+        holds the question's budget) for a decision; cached by (step text, context)."""
         linked = ", ".join(str(e.get("name")) for e in context.get("linked", [])[:8])
-        key = (query, linked)
+        key = (self.model_key, query, linked)
         if key in self._cache:
-            return self._cache[key]
+            return self._cache[key].model_copy()
+        if caller is None:
+            return self.fallback.route(step, query, context)
         from kg_rag.answer.prompts import ROUTER_PROMPT
 
         try:
-            decision: RouteDecision = await self.caller.structured(
+            decision: RouteDecision = await caller.structured(
                 RouteDecision,
                 ROUTER_PROMPT.format(query=query, linked=linked or "(none)", needs=step.needs or "-"),
                 purpose="route",
@@ -135,5 +141,6 @@ class LLMRouter:
             decision.reason = f"LLM router failed ({type(exc).__name__}); rules: {decision.reason}"
             return decision
         decision.router = "llm"
+        decision.reason = decision.reason.strip() or "LLM router (no reason given)"
         self._cache[key] = decision
-        return decision
+        return decision.model_copy()

@@ -82,20 +82,20 @@ def _extractive_answer(
     question: str, plan: Plan, steps: Sequence[StepTrace], evidence: list[Evidence], linker: Any | None
 ) -> Answer:
     citations: list[Citation] = []
-    markers: dict[int, int] = {}  # step index → citation number
+    markers: dict[int, list[int]] = {}  # step index → citation numbers
     for st in steps:
         if not st.answer:
             continue
         if st.decision.route == "community":  # cite the communities the findings came from
             for ev in st.hits[:3]:
                 citations.append(_cite(ev, len(citations) + 1, 0, len(ev.text)))
-            markers[st.index] = len(citations)
+                markers.setdefault(st.index, []).append(len(citations))
             continue
         for ev in st.hits:
             span = _sentence_with(ev, st.answer)
             if span is not None:
                 citations.append(_cite(ev, len(citations) + 1, *span))
-                markers[st.index] = len(citations)
+                markers.setdefault(st.index, []).append(len(citations))
                 break
     final = steps[-1] if steps else None
     text = final.answer if final and final.answer else ""
@@ -114,10 +114,10 @@ def _extractive_answer(
             text = span.text
             ev = evidence[span.evidence_index]
             citations.append(_cite(ev, len(citations) + 1, *span.sentence))
-            markers[0] = len(citations)
+            markers.setdefault(0, []).append(len(citations))
     if not text:
         text = "No answer found in the knowledge base."
-    refs = "".join(f"[{n}]" for n in sorted(set(markers.values())))
+    refs = "".join(f"[{n}]" for n in sorted({n for ns in markers.values() for n in ns}))
     chain = [st.answer for st in steps[:-1] if st.answer]
     via = f" (via {' → '.join(chain)})" if chain and plan.strategy == "bridge" else ""
     community = final is not None and final.decision.route == "community"

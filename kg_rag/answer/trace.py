@@ -58,6 +58,7 @@ class Trace(BaseModel):
     question: str
     plan: Plan | None = None
     steps: list[StepTrace] = Field(default_factory=list)
+    whole_question: StepTrace | None = None
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -124,7 +125,7 @@ class Answer(BaseModel):
         """
         chunk_ids = sorted(
             {e.chunk_id for e in self.evidence if e.route != "community"}
-            | {c.chunk_id for c in self.citations}
+            | {c.chunk_id for c in self.citations if not c.doc_id.startswith("community:")}
         )
         entity_ids = sorted(
             {eid for e in self.evidence for eid in e.entity_ids}
@@ -140,7 +141,8 @@ class Answer(BaseModel):
             "WITH collect(DISTINCT c) + collect(DISTINCT d) + collect(DISTINCT e) AS ns,\n"
             "     collect(DISTINCT h) + collect(DISTINCT m) AS rs\n"
             "OPTIONAL MATCH (x:Entity) WHERE x.entity_id IN $entityIds\n"
-            "WITH ns + collect(DISTINCT x) AS ns, rs\n"
+            "WITH ns, rs, collect(DISTINCT x) AS xs\n"
+            "WITH ns + xs AS ns, rs\n"
             "OPTIONAL MATCH (a:Entity)-[r:RELATED]->(b:Entity)\n"
             "  WHERE a.entity_id IN $entityIds AND b.entity_id IN $entityIds\n"
             "WITH ns, rs, collect(DISTINCT r) AS related\n"

@@ -14,7 +14,13 @@ through :attr:`LanceChunkStore.db`):
   with a whitespace tokenizer and English stemming) and the key that lets later ingests reuse
   their vector.
 
-Search is dense (cosine), BM25, or hybrid: reciprocal-rank fusion of both candidate lists.
+Search is dense (cosine), BM25, or hybrid. Hybrid fuses both candidate lists by
+*relative-score fusion* by default: each list's scores are min-max normalised and mixed 0.75
+dense / 0.25 BM25 (Weaviate's default ``alpha``; Bruch et al. 2023, "An Analysis of Fusion
+Functions for Hybrid Retrieval", find such convex combinations beat reciprocal-rank fusion).
+Plain reciprocal-rank fusion (k = 60) is one argument away and its score is always reported:
+on MuSiQue, whose distractors were picked to be lexically close, RRF let the weaker BM25 list
+pull hybrid recall below dense alone (bench/retrieval.py).
 An IVF-PQ index is built once the chunks table reaches ``ann_index_min_rows``.
 """
 
@@ -73,6 +79,11 @@ class LanceChunkStore:
             and dimension are recorded on first open and checked on every later one.
         settings: Search defaults (RRF k, candidates, ANN threshold).
         late_chunking: Sentence vectors by late chunking when the embedder supports it.
+        fusion: How hybrid search ranks: ``"relative"`` (relative-score fusion, default) or
+            ``"rrf"`` (reciprocal-rank fusion, k from ``settings.rrf_k``). Both scores are
+            always reported in :attr:`ChunkHit.scores`.
+        dense_weight: Share of the dense score in relative-score fusion (0.75 is Weaviate's
+            default ``alpha``).
 
     Example:
         >>> from kg_rag.testing import HashEmbeddings
@@ -87,16 +98,21 @@ class LanceChunkStore:
         *,
         settings: RetrievalSettings | None = None,
         late_chunking: bool = True,
+        fusion: Literal["relative", "rrf"] = "relative",
+        dense_weight: float = 0.75,
     ) -> None:
         self.path = Path(path)
         self.embedder = embedder
         self.settings = settings or RetrievalSettings()
         self.vectorizer = ChunkVectorizer(embedder, late_chunking=late_chunking)
+        self.fusion = fusion
+        self.dense_weight = dense_weight
         self._db: Any = None
         self._tables: dict[str, Any] = {}
         self._dim = 0
         self._docs: dict[str, DocState] = {}
-        self._max_version: dict[str, int] = {}
+        # doc_id -> (latest recorded version, its ingest hash)
+        self._latest: dict[str, tuple[int, str]] = {}
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
         self._lock = threading.Lock()
         self._has_fts = False
@@ -242,12 +258,13 @@ class LanceChunkStore:
             )
             for r in rows.limit(None).to_arrow().to_pylist()
         }
-        versions = self._tables["document_versions"].search().select(["doc_id", "version"])
-        self._max_version = {}
+        versions = (
+            self._tables["document_versions"].search().select(["doc_id", "version", "ingest_hash"])
+        )
+        self._latest = {}
         for r in versions.limit(None).to_arrow().to_pylist():
-            self._max_version[r["doc_id"]] = max(
-                self._max_version.get(r["doc_id"], 0), r["version"]
-            )
+            if r["version"] > self._latest.get(r["doc_id"], (0, ""))[0]:
+                self._latest[r["doc_id"]] = (r["version"], r["ingest_hash"])
 
     def _table(self, name: str) -> Any:
         if self._db is None:
@@ -299,9 +316,9 @@ class LanceChunkStore:
     def write_documents(self, writes: Sequence[DocumentWrite]) -> list[Document]:
         """Store new versions of documents, replacing their chunks.
 
-        The order makes a crash recoverable: documents are first marked ``pending``, then
-        their chunks are replaced and the version recorded, and only then are they marked
-        ``done``. A re-run re-ingests any pending document.
+        The order makes a crash recoverable: the version is recorded, the documents are
+        marked ``pending``, their chunks are replaced, and only then are they marked ``done``.
+        A re-run re-ingests any pending document (and reuses a version row left unused).
 
         Args:
             writes: Documents with their chunks and vectors (one doc_id at most once).
@@ -318,15 +335,12 @@ class LanceChunkStore:
         version_rows: list[dict[str, Any]] = []
         for w in writes:
             doc_id = w.document.doc_id
-            last = self._max_version.get(doc_id, 0)
+            last, last_hash = self._latest.get(doc_id, (0, ""))
             state = self._docs.get(doc_id)
-            # A crash between recording the version and marking the document done leaves a
-            # version with the same hash: reuse its number instead of adding a duplicate.
-            version = (
-                last
-                if state and state.status != "done" and state.ingest_hash == w.ingest_hash and last
-                else last + 1
-            )
+            current = state is not None and state.status == "done" and state.version == last
+            # A crash after the version row was written leaves it unused: take its number
+            # again instead of recording the same content twice.
+            version = last if last and last_hash == w.ingest_hash and not current else last + 1
             document = w.document.model_copy(update={"version": version})
             stored.append(document)
             meta_json = json.dumps(document.metadata, sort_keys=True, ensure_ascii=False)
@@ -363,6 +377,17 @@ class LanceChunkStore:
             )
         schemas = table_schemas(self._dim)
         ids = [w.document.doc_id for w in writes]
+        # 1. the version (history first: a crash later leaves a version that is reused)
+        (
+            self._table("document_versions")
+            .merge_insert(["doc_id", "version"])
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(version_rows, schema=schemas["document_versions"]))
+        )
+        for w, document in zip(writes, stored, strict=True):
+            self._latest[document.doc_id] = (document.version, w.ingest_hash)
+        # 2. the documents, pending: from here on a crash makes the next ingest redo them
         (
             docs_table.merge_insert("doc_id")
             .when_matched_update_all()
@@ -376,24 +401,16 @@ class LanceChunkStore:
                 version=document.version,
                 metadata=document.metadata,
             )
+        # 3. the chunks
         chunks_table = self._table("chunks")
         chunks_table.delete(sql_in("doc_id", ids))
         chunk_data = self._chunk_table(writes, schemas["chunks"])
         if chunk_data.num_rows:
             chunks_table.add(chunk_data)
-        (
-            self._table("document_versions")
-            .merge_insert(["doc_id", "version"])
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(pa.Table.from_pylist(version_rows, schema=schemas["document_versions"]))
-        )
+        # 4. done
         docs_table.update(where=sql_in("doc_id", ids), values={"status": "done"})
         for document in stored:
             self._docs[document.doc_id].status = "done"
-            self._max_version[document.doc_id] = max(
-                self._max_version.get(document.doc_id, 0), document.version
-            )
         return stored
 
     def _chunk_table(self, writes: Sequence[DocumentWrite], schema: pa.Schema) -> pa.Table:
@@ -435,7 +452,7 @@ class LanceChunkStore:
         self._table("documents").delete(where)
         self._table("document_versions").delete(where)
         self._docs.pop(doc_id, None)
-        self._max_version.pop(doc_id, None)
+        self._latest.pop(doc_id, None)
 
     def optimize(self) -> None:
         """Compact files and bring indexes up to date; build the full-text index once there
@@ -479,16 +496,19 @@ class LanceChunkStore:
             ),
             1,
         )
+        from lancedb.index import Bitmap, BTree, IvfPq
+
         logger.info("building the IVF-PQ vector index over %d chunks", rows)
-        chunks.create_index(
-            metric="cosine",
-            vector_column_name="vector",
-            index_type="IVF_PQ",
+        index = IvfPq(
+            distance_type="cosine",
             num_partitions=max(1, int(math.sqrt(rows))),
             num_sub_vectors=sub_vectors,
         )
-        for column, kind in (("chunk_id", "BTREE"), ("doc_id", "BTREE"), ("level", "BITMAP")):
-            chunks.create_scalar_index(column, index_type=kind)
+        chunks.create_index("vector", config=index)
+        # Scalar indexes keep id lookups (parents, get_chunks) and level filters fast.
+        chunks.create_index("chunk_id", config=BTree())
+        chunks.create_index("doc_id", config=BTree())
+        chunks.create_index("level", config=Bitmap())
 
     # -- versions --------------------------------------------------------------------------
     def document_versions(self, doc_id: str) -> list[DocumentVersion]:
@@ -647,6 +667,11 @@ class LanceChunkStore:
                 self._query_cache.popitem(last=False)
         return vector
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benchmarks clear it to time the embedding too)."""
+        with self._lock:
+            self._query_cache.clear()
+
     def _filter(
         self,
         level: ChunkLevel | Sequence[ChunkLevel] | None,
@@ -708,6 +733,34 @@ class LanceChunkStore:
         rows = query.select([*CHUNK_COLUMNS, "_score"]).limit(limit).to_arrow().to_pylist()
         return [(r, float(r["_score"])) for r in rows]
 
+    def _fuse(
+        self,
+        dense: list[tuple[dict[str, Any], float]],
+        sparse: list[tuple[dict[str, Any], float]],
+        scores: dict[str, dict[str, float]],
+    ) -> None:
+        """Add ``rrf`` and ``relative`` fused scores to each candidate's score dict.
+
+        ``rrf`` = Σ 1 / (k + rank). ``relative`` (relative-score fusion) min-max normalises
+        each method's scores over its candidates and mixes them, ``dense_weight`` for dense
+        and the rest for BM25; a candidate missing from one list gets 0 from it.
+        """
+        k = self.settings.rrf_k
+        weights = {"dense": self.dense_weight, "bm25": 1.0 - self.dense_weight}
+        for entry in scores.values():
+            entry["rrf"] = 0.0
+            entry["relative"] = 0.0
+        for name, ranked in (("dense", dense), ("bm25", sparse)):
+            if not ranked:
+                continue
+            values = [score for _, score in ranked]
+            low, high = min(values), max(values)
+            for rank, (row, score) in enumerate(ranked):
+                entry = scores[row["chunk_id"]]
+                entry["rrf"] += 1.0 / (k + rank + 1)
+                normalised = (score - low) / (high - low) if high > low else 1.0
+                entry["relative"] += weights[name] * normalised
+
     def search(
         self,
         query: str,
@@ -750,16 +803,14 @@ class LanceChunkStore:
             sparse = self._bm25(query, sql, pool)
         rows: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
-        k = self.settings.rrf_k
         for name, ranked in (("dense", dense), ("bm25", sparse)):
-            for rank, (row, score) in enumerate(ranked):
-                cid = row["chunk_id"]
-                rows.setdefault(cid, row)
-                entry = scores.setdefault(cid, {})
-                entry[name] = score
-                if mode == "hybrid":
-                    entry["rrf"] = entry.get("rrf", 0.0) + 1.0 / (k + rank + 1)
-        key = "rrf" if mode == "hybrid" else mode
+            for row, score in ranked:
+                rows.setdefault(row["chunk_id"], row)
+                scores.setdefault(row["chunk_id"], {})[name] = score
+        key: str = mode
+        if mode == "hybrid":
+            self._fuse(dense, sparse, scores)
+            key = self.fusion
         ordered = sorted(scores, key=lambda cid: (-scores[cid].get(key, 0.0), cid))[:top_k]
         hits = [
             ChunkHit(

@@ -59,7 +59,7 @@ class CommunityIndex:
             texts = [f"{c.title}. {c.summary}"[:_EMBED_CHARS] for c in todo]
             for c, v in zip(todo, self.embedder.embed_documents(texts), strict=True):
                 vectors[c.community_id] = v
-        if TABLE in self.db.table_names():
+        if TABLE in self.db.list_tables().tables:
             self.db.drop_table(TABLE)
         self._cache = None
         if not communities:
@@ -79,7 +79,7 @@ class CommunityIndex:
 
     def vectors(self) -> dict[str, list[float]]:
         """community id → stored vector."""
-        if TABLE not in self.db.table_names():
+        if TABLE not in self.db.list_tables().tables:
             return {}
         table = self.db.open_table(TABLE).to_arrow()
         ids = table.column("community_id").to_pylist()
@@ -89,7 +89,7 @@ class CommunityIndex:
     def all(self) -> list[Community]:
         """Every stored community, sorted by (level, id)."""
         if self._cache is None:
-            if TABLE not in self.db.table_names():
+            if TABLE not in self.db.list_tables().tables:
                 return []
             table = self.db.open_table(TABLE).to_arrow()
             comms = [

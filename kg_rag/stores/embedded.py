@@ -183,6 +183,7 @@ class EmbeddedGraphStore:
         self._membership: dict[str, set[str]] = {}
         self._vector_dim: int | None = None
         self._matrix: tuple[list[str], np.ndarray] | None = None
+        self._whole_graph: ppr.TransitionMatrix | None = None
         self._dirty = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -369,12 +370,14 @@ class EmbeddedGraphStore:
             .execute(data)
         )
         self._dirty = True
+        self._whole_graph = None
 
     def _delete_rows(self, name: str, column: str, values: Iterable[str]) -> None:
         ordered = sorted(set(values))
         for start in range(0, len(ordered), _DELETE_BATCH):
             self._table(name).delete(_sql_in(column, ordered[start : start + _DELETE_BATCH]))
             self._dirty = True
+            self._whole_graph = None
 
     @staticmethod
     def _relation_row(relation: Relation) -> dict[str, Any]:
@@ -772,16 +775,17 @@ class EmbeddedGraphStore:
             existing = [s for s in seeds if s in self._entities and seeds[s] > 0]
             if not existing:
                 return []
+            chosen = {s: seeds[s] for s in existing}
             if max_hops is None:
-                nodes: Iterable[str] = self._entities
-                keys: Iterable[RelKey] = self._relations
-            else:
-                nodes = ppr.bfs_levels(existing, self._expand, max_hops)
-                keys = self._induced(nodes)
-            edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in keys]
-            return ppr.personalized_pagerank(
-                nodes, edges, {s: seeds[s] for s in existing}, damping, limit
-            )
+                if self._whole_graph is None:
+                    self._whole_graph = ppr.TransitionMatrix(
+                        self._entities,
+                        [(k[0], k[2], k[1], r.weight) for k, r in self._relations.items()],
+                    )
+                return self._whole_graph.rank(chosen, damping, limit)
+            nodes = ppr.bfs_levels(existing, self._expand, max_hops)
+            edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in self._induced(nodes)]
+            return ppr.personalized_pagerank(nodes, edges, chosen, damping, limit)
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """entity_id → sorted chunk ids that mention it (ids without mentions are left out)."""

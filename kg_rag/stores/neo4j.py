@@ -97,6 +97,7 @@ class Neo4jGraphStore:
         self._index_dim: int | None = None
         self._batch_size = batch_size
         self._opened = False
+        self._whole_graph: ppr.TransitionMatrix | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -165,6 +166,8 @@ class Neo4jGraphStore:
     ) -> list[neo4j.Record]:
         driver = self._driver if self._driver is not None else self.driver
         timeout = self.settings.query_timeout_s if read else None
+        if not read:
+            self._whole_graph = None
         try:
             result = driver.execute_query(
                 Query(cypher, timeout=timeout),
@@ -202,6 +205,7 @@ class Neo4jGraphStore:
         return total
 
     def _in_transaction(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        self._whole_graph = None
         try:
             with self.driver.session(database=self.settings.database) as session:
                 return session.execute_write(work)
@@ -529,9 +533,12 @@ class Neo4jGraphStore:
         if not existing:
             return []
         if max_hops is None:
-            edges = self._edges(q.ALL_EDGES)
-            # Entities without relations can only hold mass if they are seeds.
-            nodes = {*existing, *(e[0] for e in edges), *(e[1] for e in edges)}
+            # The whole-graph walk matrix is cached until this store writes (other writers to
+            # the same database are not seen: reopen the store after an external import).
+            if self._whole_graph is None:
+                ids = list(self._read(q.GRAPH_NODES)[0]["ids"])
+                self._whole_graph = ppr.TransitionMatrix(ids, self._edges(q.ALL_EDGES))
+            return self._whole_graph.rank({s: seeds[s] for s in existing}, damping, limit)
         else:
             nodes = set(ppr.bfs_levels(existing, self._expand, max_hops))
             edges = self._edges(q.INDUCED_EDGES, ids=sorted(nodes))

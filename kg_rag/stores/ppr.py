@@ -127,74 +127,89 @@ def personalized_pagerank(
     Returns:
         ``(node_id, score)`` with score > 0, highest first, ties broken by id.
     """
-    if not 0.0 < damping < 1.0:
-        raise ValueError(f"damping must be in (0, 1), got {damping}")
-    order = sorted(set(nodes))
-    index = {node: i for i, node in enumerate(order)}
-    size = len(order)
-    teleport = np.zeros(size, dtype=np.float64)
-    for seed in sorted(seeds):
-        weight = float(seeds[seed])
-        if seed in index and weight > 0.0:
-            teleport[index[seed]] += weight
-    total = teleport.sum()
-    if total <= 0.0 or limit <= 0:
-        return []
-    teleport /= total
+    return TransitionMatrix(nodes, edges).rank(seeds, damping, limit)
 
-    kept = [
-        (index[source], index[target], float(weight))
-        for source, target, _type, weight in edges
-        if source in index and target in index
-    ]
-    if kept:
-        raw = np.array(kept, dtype=np.float64)
-        first, second, weights = raw[:, 0].astype(np.int64), raw[:, 1].astype(np.int64), raw[:, 2]
-        mask = (first != second) & (weights > 0.0)
-        low = np.minimum(first, second)[mask]
-        high = np.maximum(first, second)[mask]
-        weights = weights[mask]
-        # Canonical order (pair, then weight) before summing parallel relations, so the sums
-        # are bit-identical whatever order a backend returned its rows in.
-        ordering = np.lexsort((weights, high, low))
-        low, high, weights = low[ordering], high[ordering], weights[ordering]
-    else:
-        low = high = np.zeros(0, dtype=np.int64)
-        weights = np.zeros(0, dtype=np.float64)
-    if len(low):
-        starts = np.flatnonzero(np.r_[True, (low[1:] != low[:-1]) | (high[1:] != high[:-1])])
-        pair_low, pair_high = low[starts], high[starts]
-        pair_weight = np.add.reduceat(weights, starts)
-        rows = np.concatenate([pair_low, pair_high])
-        cols = np.concatenate([pair_high, pair_low])
-        vals = np.concatenate([pair_weight, pair_weight])
-        adjacency = sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))
-    else:
-        adjacency = sparse.csr_matrix((size, size), dtype=np.float64)
-    degree = np.asarray(adjacency.sum(axis=1)).ravel()
-    dangling = degree == 0.0
-    inv_degree = np.zeros(size, dtype=np.float64)
-    inv_degree[~dangling] = 1.0 / degree[~dangling]
-    # Row-stochastic transition matrix, transposed once so each step is one mat-vec.
-    transition_t = (sparse.diags(inv_degree) @ adjacency).T.tocsr()
 
-    scores = teleport.copy()
-    for _ in range(_MAX_ITER):
-        # Mass on dangling nodes (no edges in scope) teleports back to the seeds, like
-        # networkx.pagerank with dangling=None.
-        dangling_mass = float(scores[dangling].sum())
-        updated = (
-            damping * (transition_t @ scores) + (damping * dangling_mass + 1.0 - damping) * teleport
-        )
-        delta = float(np.abs(updated - scores).sum())
-        scores = updated
-        if delta < _TOL:
-            break
+class TransitionMatrix:
+    """The random-walk matrix of a graph, built once and reused for many PPR queries.
 
-    positive = np.flatnonzero(scores > 0.0)
-    # ``order`` is sorted, so a smaller index is a smaller id: ties go to the smaller id.
-    ranked = positive[np.lexsort((positive, -np.round(scores[positive], _SCORE_DIGITS)))]
-    return [(order[i], float(scores[i])) for i in ranked[:limit]]
+    Stores keep one for the whole graph (rebuilt after their own writes), so a query costs
+    only the power iterations.
+    """
+
+    def __init__(self, nodes: Iterable[str], edges: Iterable[Edge]) -> None:
+        order = sorted(set(nodes))
+        index = {node: i for i, node in enumerate(order)}
+        size = len(order)
+        kept = [
+            (index[source], index[target], float(weight))
+            for source, target, _type, weight in edges
+            if source in index and target in index
+        ]
+        if kept:
+            raw = np.array(kept, dtype=np.float64)
+            first, second, weights = raw[:, 0].astype(np.int64), raw[:, 1].astype(np.int64), raw[:, 2]
+            mask = (first != second) & (weights > 0.0)
+            low = np.minimum(first, second)[mask]
+            high = np.maximum(first, second)[mask]
+            weights = weights[mask]
+            # Canonical order (pair, then weight) before summing parallel relations, so the
+            # sums are bit-identical whatever order a backend returned its rows in.
+            ordering = np.lexsort((weights, high, low))
+            low, high, weights = low[ordering], high[ordering], weights[ordering]
+        else:
+            low = high = np.zeros(0, dtype=np.int64)
+            weights = np.zeros(0, dtype=np.float64)
+        if len(low):
+            starts = np.flatnonzero(np.r_[True, (low[1:] != low[:-1]) | (high[1:] != high[:-1])])
+            pair_low, pair_high = low[starts], high[starts]
+            pair_weight = np.add.reduceat(weights, starts)
+            rows = np.concatenate([pair_low, pair_high])
+            cols = np.concatenate([pair_high, pair_low])
+            vals = np.concatenate([pair_weight, pair_weight])
+            adjacency = sparse.csr_matrix((vals, (rows, cols)), shape=(size, size))
+        else:
+            adjacency = sparse.csr_matrix((size, size), dtype=np.float64)
+        degree = np.asarray(adjacency.sum(axis=1)).ravel()
+        self.dangling = degree == 0.0
+        inv_degree = np.zeros(size, dtype=np.float64)
+        inv_degree[~self.dangling] = 1.0 / degree[~self.dangling]
+        # Row-stochastic transition matrix, transposed once so each step is one mat-vec.
+        self.transition_t = (sparse.diags(inv_degree) @ adjacency).T.tocsr()
+        self.order = order
+        self.index = index
+
+    def rank(self, seeds: Mapping[str, float], damping: float = 0.85, limit: int = 50) -> list[tuple[str, float]]:
+        """PPR from ``seeds``: ``(node_id, score)`` with score > 0, best first, ties by id."""
+        if not 0.0 < damping < 1.0:
+            raise ValueError(f"damping must be in (0, 1), got {damping}")
+        teleport = np.zeros(len(self.order), dtype=np.float64)
+        for seed in sorted(seeds):
+            weight = float(seeds[seed])
+            if seed in self.index and weight > 0.0:
+                teleport[self.index[seed]] += weight
+        total = teleport.sum()
+        if total <= 0.0 or limit <= 0:
+            return []
+        teleport /= total
+        dangling = self.dangling
+        scores = teleport.copy()
+        for _ in range(_MAX_ITER):
+            # Mass on dangling nodes (no edges in scope) teleports back to the seeds, like
+            # networkx.pagerank with dangling=None.
+            dangling_mass = float(scores[dangling].sum())
+            updated = (
+                damping * (self.transition_t @ scores)
+                + (damping * dangling_mass + 1.0 - damping) * teleport
+            )
+            delta = float(np.abs(updated - scores).sum())
+            scores = updated
+            if delta < _TOL:
+                break
+        positive = np.flatnonzero(scores > 0.0)
+        # ``order`` is sorted, so a smaller index is a smaller id: ties go to the smaller id.
+        ranked = positive[np.lexsort((positive, -np.round(scores[positive], _SCORE_DIGITS)))]
+        return [(self.order[i], float(scores[i])) for i in ranked[:limit]]
 
 
 def bfs_levels(

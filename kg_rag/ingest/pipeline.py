@@ -1,0 +1,388 @@
+"""The chunk ingest pipeline: load → clean → chunk → embed → store, incrementally.
+
+:class:`ChunkIngestor` reads like the steps it takes. For every document it
+
+1. cleans the text (HTML is converted to Markdown-like text first),
+2. compares a hash of everything that shapes its chunks with the stored one and stops there
+   when they are equal (an unchanged re-ingest computes no embedding),
+3. cuts it into document/section/paragraph/sentence chunks,
+4. vectorises a batch of documents at once (paragraph vectors reused from the stored version
+   by key, sentence vectors by late chunking, section/document vectors pooled), and
+5. writes the batch (pending → chunks → version → done, so a crash is repaired by re-running).
+
+The report lists the documents whose chunks changed (``changed_doc_ids``) and those removed
+(``removed_doc_ids``): the engine re-extracts the graph for exactly those.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg_rag.config import ChunkingSettings
+from kg_rag.embeddings import embedder_name, is_english_only
+from kg_rag.errors import IngestError
+from kg_rag.ingest.chunking import chunk_document
+from kg_rag.ingest.clean import clean_text
+from kg_rag.ingest.loaders import (
+    DiscoveredFile,
+    SkippedFile,
+    SourceDocument,
+    discover_files,
+    html_to_text,
+    load_file,
+)
+from kg_rag.models import CHUNK_LEVELS, Chunk, Document, stable_id
+from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
+from kg_rag.text import contains_cjk, content_hash
+
+__all__ = ["ChunkIngestor", "IngestReport", "SkippedFile", "SourceDocument"]
+
+logger = logging.getLogger(__name__)
+
+# Models already warned about (the warning is useful once per process, not per batch).
+_CJK_WARNED: set[str] = set()
+
+
+def _zero_counts() -> dict[str, int]:
+    return {str(level): 0 for level in CHUNK_LEVELS}
+
+
+class IngestReport(BaseModel):
+    """What an ingest did.
+
+    Attributes:
+        files_seen: Files found (or documents given).
+        documents_added: New documents stored.
+        documents_updated: Documents whose content changed and were re-chunked.
+        documents_unchanged: Documents skipped because nothing changed.
+        documents_deleted: Documents removed (files gone, with ``remove_missing``).
+        chunks_per_level: Chunks written per level.
+        embeddings_computed: Texts that went through the embedding model.
+        skipped: Files or documents not ingested, with the reason.
+        changed_doc_ids: Documents added or updated (their graph must be re-extracted).
+        removed_doc_ids: Documents deleted (their graph data must go).
+        seconds: Wall time.
+        graph: Filled by the engine with its graph-extraction report.
+        communities: Filled by the engine with its community report.
+    """
+
+    files_seen: int = 0
+    documents_added: int = 0
+    documents_updated: int = 0
+    documents_unchanged: int = 0
+    documents_deleted: int = 0
+    chunks_per_level: dict[str, int] = Field(default_factory=_zero_counts)
+    embeddings_computed: int = 0
+    skipped: list[SkippedFile] = Field(default_factory=list)
+    changed_doc_ids: list[str] = Field(default_factory=list)
+    removed_doc_ids: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+    graph: Any = None
+    communities: Any = None
+
+    def _summary_lines(self) -> list[str]:
+        lines = [
+            f"{self.files_seen} seen in {self.seconds:.1f} s: {self.documents_added} added, "
+            f"{self.documents_updated} updated, {self.documents_unchanged} unchanged, "
+            f"{self.documents_deleted} deleted",
+            "chunks: "
+            + ", ".join(f"{level} {n}" for level, n in self.chunks_per_level.items())
+            + f"; {self.embeddings_computed} embeddings computed",
+        ]
+        if self.skipped:
+            lines.append(f"skipped {len(self.skipped)}:")
+            lines.extend(f"  {s.path}: {s.reason}" for s in self.skipped)
+        for name in ("graph", "communities"):
+            value = getattr(self, name)
+            if value is not None:
+                lines.append(f"{name}: {value}")
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self._summary_lines())
+
+    def _repr_html_(self) -> str:
+        rows = [
+            ("seen", self.files_seen),
+            ("added", self.documents_added),
+            ("updated", self.documents_updated),
+            ("unchanged", self.documents_unchanged),
+            ("deleted", self.documents_deleted),
+            *((f"{level} chunks", n) for level, n in self.chunks_per_level.items()),
+            ("embeddings computed", self.embeddings_computed),
+            ("seconds", f"{self.seconds:.1f}"),
+        ]
+        body = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{v}</td></tr>" for k, v in rows)
+        skipped = "".join(
+            f"<li><code>{html.escape(s.path)}</code>: {html.escape(s.reason)}</li>"
+            for s in self.skipped
+        )
+        extra = f"<p>Skipped:</p><ul>{skipped}</ul>" if skipped else ""
+        return f"<table>{body}</table>{extra}"
+
+
+class _Prepared(BaseModel):
+    document: Document
+    format: str
+    ingest_hash: str
+    label: str
+
+
+class ChunkIngestor:
+    """Ingest files or documents into a :class:`LanceChunkStore`, incrementally.
+
+    Args:
+        store: An opened chunk store (its embedder and vectorizer are used).
+        settings: Cleaning and chunking settings.
+        progress: Show a progress bar; ``None`` shows one when stderr is a terminal.
+        batch_paragraphs: Paragraphs vectorised and written together.
+
+    Example:
+        >>> ingestor = ChunkIngestor(store, ChunkingSettings())  # doctest: +SKIP
+        >>> print(ingestor.ingest_paths([Path("docs")]))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        store: LanceChunkStore,
+        settings: ChunkingSettings,
+        *,
+        progress: bool | None = None,
+        batch_paragraphs: int = 512,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.batch_paragraphs = batch_paragraphs
+
+    # -- public --------------------------------------------------------------------------
+    def ingest_paths(
+        self,
+        paths: Sequence[Path],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        remove_missing: bool = False,
+    ) -> IngestReport:
+        """Ingest files and folders (recursively).
+
+        A file's doc_id is its path relative to the folder given (its name, for a file
+        given directly), so re-ingesting the same folder updates the same documents.
+
+        Args:
+            paths: Files or folders.
+            include: Only files matching one of these globs.
+            exclude: Leave out files matching one of these globs.
+            remove_missing: Delete stored documents that came from these folders but whose
+                file is gone.
+
+        Returns:
+            The report; bad files are in ``skipped`` with their reason.
+        """
+        started = time.perf_counter()
+        report = IngestReport()
+        roots: list[Path] = []
+        files: list[DiscoveredFile] = []
+        for raw in paths:
+            path = Path(raw).expanduser()
+            if not path.exists():
+                report.skipped.append(SkippedFile(path=str(raw), reason="does not exist"))
+                continue
+            if path.is_dir():
+                roots.append(path.resolve())
+            files.extend(discover_files([path], include=include, exclude=exclude))
+        report.files_seen = len(files)
+        seen: set[str] = set()
+
+        def documents() -> Iterator[SourceDocument]:
+            for f in files:
+                if f.relative in seen:
+                    report.skipped.append(
+                        SkippedFile(path=str(f.path), reason=f"duplicate doc_id {f.relative!r}")
+                    )
+                    continue
+                seen.add(f.relative)
+                try:
+                    yield load_file(f.path, doc_id=f.relative)
+                except IngestError as exc:
+                    report.skipped.append(SkippedFile(path=str(f.path), reason=str(exc)))
+
+        self._run(documents(), report, total=len(files))
+        if remove_missing and roots:
+            for doc in self.store.list_documents():
+                if doc.doc_id in seen or not doc.source:
+                    continue
+                source = Path(doc.source)
+                if any(source.is_relative_to(root) for root in roots) and not source.exists():
+                    self.store.delete_document(doc.doc_id)
+                    report.documents_deleted += 1
+                    report.removed_doc_ids.append(doc.doc_id)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def ingest_documents(self, docs: Iterable[SourceDocument]) -> IngestReport:
+        """Ingest documents given in memory (doc_id from the caller, else from source/text).
+
+        Returns:
+            The report.
+        """
+        started = time.perf_counter()
+        report = IngestReport()
+        items = list(docs)
+        report.files_seen = len(items)
+        self._run(iter(items), report, total=len(items))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def delete(self, doc_id: str) -> bool:
+        """Delete a document and its chunks; ``False`` when it was not stored."""
+        existed = self.store.has_document(doc_id)
+        self.store.delete_document(doc_id)
+        return existed
+
+    # -- steps ---------------------------------------------------------------------------
+    def _fingerprint(self) -> str:
+        return json.dumps(
+            {
+                "chunking": self.settings.model_dump(mode="json"),
+                "late_chunking": self.store.vectorizer.late_chunking,
+            },
+            sort_keys=True,
+        )
+
+    def _prepare(self, doc: SourceDocument, fingerprint: str) -> _Prepared:
+        text, title = doc.text, doc.title
+        if doc.format == "html":
+            text, html_title = html_to_text(text)
+            title = title or html_title
+        cleaned = clean_text(text, self.settings)
+        label = doc.source or doc.doc_id or title or "(document)"
+        if not cleaned:
+            raise IngestError("empty after cleaning")
+        doc_id = doc.doc_id or doc.source or stable_id(cleaned, prefix="doc_")
+        metadata = dict(doc.metadata)
+        ingest_hash = content_hash(
+            cleaned,
+            title,
+            doc.source,
+            doc.format,
+            json.dumps(metadata, sort_keys=True),
+            fingerprint,
+        )
+        document = Document(
+            doc_id=doc_id,
+            source=doc.source,
+            title=title,
+            content_hash=content_hash(cleaned),
+            metadata=metadata,
+            text=cleaned,
+        )
+        return _Prepared(document=document, format=doc.format, ingest_hash=ingest_hash, label=label)
+
+    def _warn_cjk(self, text: str) -> None:
+        name = embedder_name(self.store.embedder)
+        if (
+            name in _CJK_WARNED
+            or not contains_cjk(text)
+            or not is_english_only(self.store.embedder)
+        ):
+            return
+        _CJK_WARNED.add(name)
+        logger.warning(
+            "Chinese text is being ingested with the English-only embedder %s: its vectors "
+            "carry little meaning for Chinese, so Chinese retrieval leans on BM25 (jieba). "
+            "Use a multilingual embedder for better Chinese recall.",
+            name,
+        )
+
+    def _run(self, docs: Iterator[SourceDocument], report: IngestReport, total: int) -> None:
+        from tqdm.auto import tqdm
+
+        fingerprint = self._fingerprint()
+        stored = self.store.document_hashes()
+        pending = set(self.store.pending_documents())
+        batch: list[tuple[_Prepared, list[Chunk]]] = []
+        paragraphs = 0
+        run_ids: set[str] = set()
+        with tqdm(total=total, desc="ingest", unit="doc", disable=not self.progress) as bar:
+            for doc in docs:
+                bar.update(1)
+                try:
+                    prepared = self._prepare(doc, fingerprint)
+                except IngestError as exc:
+                    label = doc.source or doc.doc_id or doc.title or "(document)"
+                    report.skipped.append(SkippedFile(path=label, reason=str(exc)))
+                    continue
+                doc_id = prepared.document.doc_id
+                if doc_id in run_ids:
+                    report.skipped.append(
+                        SkippedFile(path=prepared.label, reason=f"duplicate doc_id {doc_id!r}")
+                    )
+                    continue
+                run_ids.add(doc_id)
+                if stored.get(doc_id) == prepared.ingest_hash and doc_id not in pending:
+                    report.documents_unchanged += 1
+                    continue
+                self._warn_cjk(prepared.document.text)
+                chunks = chunk_document(
+                    doc_id,
+                    prepared.document.text,
+                    fmt=prepared.format,
+                    settings=self.settings,
+                    metadata={
+                        "source": prepared.document.source or doc_id,
+                        "title": prepared.document.title,
+                        **prepared.document.metadata,
+                    },
+                )
+                batch.append((prepared, chunks))
+                paragraphs += sum(1 for c in chunks if c.level == "paragraph")
+                if paragraphs >= self.batch_paragraphs:
+                    self._flush(batch, report)
+                    batch, paragraphs = [], 0
+            self._flush(batch, report)
+        if report.changed_doc_ids:
+            self.store.optimize()
+
+    def _flush(self, batch: list[tuple[_Prepared, list[Chunk]]], report: IngestReport) -> None:
+        if not batch:
+            return
+        ids = [p.document.doc_id for p, _ in batch]
+        existing = {d for d in ids if self.store.has_document(d)}
+        known = self.store.known_vectors(sorted(existing))
+        vec = self.store.vectorizer.vectorize(
+            [(p.document.title, chunks) for p, chunks in batch], known
+        )
+        report.embeddings_computed += vec.computed
+        writes = [
+            DocumentWrite(
+                document=p.document,
+                format=p.format,
+                ingest_hash=p.ingest_hash,
+                chunks=chunks,
+                vectors=vec.vectors[i],
+                vector_keys=vec.keys[i],
+                index_texts=vec.texts[i],
+            )
+            for i, (p, chunks) in enumerate(batch)
+        ]
+        self.store.write_documents(writes)
+        counts = Counter(c.level for _, chunks in batch for c in chunks)
+        for level, n in counts.items():
+            report.chunks_per_level[level] = report.chunks_per_level.get(level, 0) + n
+        for doc_id in ids:
+            if doc_id in existing:
+                report.documents_updated += 1
+            else:
+                report.documents_added += 1
+            report.changed_doc_ids.append(doc_id)

@@ -1,0 +1,208 @@
+"""LanceChunkStore: search modes, filters, small-to-big, versions, schema checks, ANN index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_rag.config import ChunkingSettings, RetrievalSettings
+from kg_rag.errors import SchemaMismatch, StoreUnavailable
+from kg_rag.ingest.pipeline import ChunkIngestor, SourceDocument
+from kg_rag.stores.chunks import LanceChunkStore
+from kg_rag.testing import HashEmbeddings
+
+pytestmark = pytest.mark.unit
+
+DOCS = [
+    SourceDocument(
+        doc_id="tower",
+        title="Eiffel Tower",
+        text="The Eiffel Tower stands in Paris. It opened in 1889.\n\nIt is 330 metres tall.",
+        metadata={"lang": "en", "topic": "paris"},
+    ),
+    SourceDocument(
+        doc_id="seine",
+        title="Seine",
+        text="The Seine is a river that flows through Paris to the sea.",
+        metadata={"lang": "en", "topic": "paris"},
+    ),
+    SourceDocument(
+        doc_id="beijing",
+        title="北京",
+        text="北京是中华人民共和国的首都。故宫位于北京市中心！",
+        metadata={"lang": "zh"},
+    ),
+    SourceDocument(
+        doc_id="guide",
+        title="Guide",
+        format="md",
+        text="# Museums\n\nThe Louvre holds the Mona Lisa.\n\n## Hours\n\nIt opens at nine.",
+        metadata={"lang": "en", "topic": "museums"},
+    ),
+]
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> LanceChunkStore:
+    s = LanceChunkStore(tmp_path / "kb", HashEmbeddings())
+    s.open()
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(DOCS)
+    return s
+
+
+def test_methods_need_open(tmp_path: Path) -> None:
+    s = LanceChunkStore(tmp_path / "kb", HashEmbeddings())
+    assert not (tmp_path / "kb").exists()  # nothing happens in the constructor
+    with pytest.raises(StoreUnavailable, match=r"open\(\)"):
+        s.search("x")
+
+
+def test_other_embedding_model_is_a_clear_error(tmp_path: Path, store: LanceChunkStore) -> None:
+    with pytest.raises(SchemaMismatch, match="built with embedding model 'hash-64'"):
+        LanceChunkStore(tmp_path / "kb", HashEmbeddings(dimensions=32)).open()
+    same = LanceChunkStore(tmp_path / "kb", HashEmbeddings())
+    same.open()
+    assert same.dimensions == 64 and {"documents", "chunks"} <= set(same.db.list_tables().tables)
+
+
+def test_hybrid_fuses_dense_and_bm25(store: LanceChunkStore) -> None:
+    hits = store.search("Eiffel Tower Paris", level="paragraph", top_k=3)
+    assert hits[0].chunk.doc_id == "tower"
+    top = hits[0].scores
+    assert set(top) == {"dense", "bm25", "rrf", "relative"}
+    # The best candidate of both lists gets the full weight of both after normalisation.
+    assert hits[0].score == top["relative"] == pytest.approx(1.0)
+    assert top["rrf"] == pytest.approx(2 / 61)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    dense = store.search("Eiffel Tower Paris", mode="dense", top_k=2)
+    assert set(dense[0].scores) == {"dense"} and dense[0].score == dense[0].scores["dense"]
+    bm25 = store.search("Eiffel Tower Paris", mode="bm25", top_k=2)
+    assert set(bm25[0].scores) == {"bm25"}
+
+
+def test_fusion_weights_and_rrf(store: LanceChunkStore) -> None:
+    query = "river flows Paris"
+    dense = [h.chunk.chunk_id for h in store.search(query, mode="dense", top_k=5)]
+    store.dense_weight = 1.0  # all weight on dense: hybrid keeps the dense order
+    assert [h.chunk.chunk_id for h in store.search(query, top_k=5)] == dense
+    store.dense_weight = 0.0
+    bm25 = [h.chunk.chunk_id for h in store.search(query, mode="bm25", top_k=50)]
+    assert len(bm25) >= 3
+    # The last BM25 candidate normalises to 0 and ties with dense-only ones: compare the rest.
+    assert [h.chunk.chunk_id for h in store.search(query, top_k=2)] == bm25[:2]
+    store.fusion = "rrf"
+    hits = store.search(query, top_k=5)
+    assert [h.score for h in hits] == [h.scores["rrf"] for h in hits]
+    assert hits == sorted(hits, key=lambda h: -h.scores["rrf"])
+
+
+def test_bm25_finds_a_chinese_term(store: LanceChunkStore) -> None:
+    hits = store.search("故宫", mode="bm25", level="sentence", top_k=3)
+    assert hits and hits[0].chunk.text == "故宫位于北京市中心！"
+    # A word jieba keeps whole in the document is found from a shorter query word, too.
+    assert store.search("人民", mode="bm25", top_k=1)[0].chunk.doc_id == "beijing"
+
+
+def test_bm25_stems_english(store: LanceChunkStore) -> None:
+    hits = store.search("flowing rivers", mode="bm25", level="paragraph", top_k=1)
+    assert hits[0].chunk.doc_id == "seine"
+
+
+def test_filters_by_level_document_and_metadata(store: LanceChunkStore) -> None:
+    sentences = store.search("Paris", level="sentence", top_k=20)
+    assert sentences and {h.chunk.level for h in sentences} == {"sentence"}
+    mixed = store.search("Paris", level=["paragraph", "document"], top_k=20)
+    assert {h.chunk.level for h in mixed} == {"paragraph", "document"}
+    only_seine = store.search("Paris", doc_ids=["seine"], top_k=20)
+    assert only_seine and {h.chunk.doc_id for h in only_seine} == {"seine"}
+    museums = store.search("opens", where={"topic": "museums"}, top_k=20)
+    assert museums and {h.chunk.doc_id for h in museums} == {"guide"}
+    assert store.search("Paris", where={"topic": "nothing"}) == []
+    assert store.search("Paris", doc_ids=["tower"], where={"lang": "zh"}) == []
+
+
+def test_small_to_big_and_tree_navigation(store: LanceChunkStore) -> None:
+    hits = store.search("330 metres tall", level="sentence", top_k=1, expand_parent=True)
+    hit = hits[0]
+    assert hit.chunk.text == "It is 330 metres tall."
+    assert hit.parent is not None and hit.parent.level == "paragraph"
+    assert hit.parent.chunk_id == hit.chunk.parent_id
+    section = store.parent(hit.parent)
+    assert section is not None and section.level == "section"
+    document = store.parent(section)
+    assert document is not None and document.level == "document" and store.parent(document) is None
+    paragraphs = store.children(section.chunk_id)
+    assert [p.text for p in paragraphs] == [
+        "The Eiffel Tower stands in Paris. It opened in 1889.",
+        "It is 330 metres tall.",
+    ]
+    headings = {c.text: c.heading_path for c in store.chunks_for_documents(["guide"], "paragraph")}
+    assert headings == {
+        "The Louvre holds the Mona Lisa.": ["Museums"],
+        "It opens at nine.": ["Museums", "Hours"],
+    }
+
+
+def test_get_chunks_keeps_order_and_skips_missing(store: LanceChunkStore) -> None:
+    chunks = store.chunks_for_documents(["seine", "tower"], level="paragraph")
+    assert [c.doc_id for c in chunks] == ["seine", "tower", "tower"]
+    ids = [chunks[2].chunk_id, "missing", chunks[0].chunk_id]
+    assert [c.chunk_id for c in store.get_chunks(ids)] == [chunks[2].chunk_id, chunks[0].chunk_id]
+
+
+def test_embed_query_is_cached(store: LanceChunkStore) -> None:
+    embedder = store.embedder
+    assert isinstance(embedder, HashEmbeddings)
+    before = embedder.calls
+    store.search("cached question", mode="dense")
+    store.search("cached question", mode="hybrid")
+    assert embedder.calls == before + 1
+
+
+def test_versions_and_rollback(store: LanceChunkStore) -> None:
+    ingestor = ChunkIngestor(store, ChunkingSettings())
+    ingestor.ingest_documents(
+        [SourceDocument(doc_id="seine", title="Seine", text="The Seine is 777 km long.")]
+    )
+    assert [v.version for v in store.document_versions("seine")] == [1, 2]
+    assert store.document_versions("seine")[1].current
+    restored = store.rollback("seine", 1)
+    assert restored.version == 3
+    assert "flows through Paris" in restored.text
+    current = store.get_document("seine")
+    assert current is not None and current.version == 3 and current.text == restored.text
+    paragraphs = store.chunks_for_documents(["seine"], level="paragraph")
+    assert [p.text for p in paragraphs] == [
+        "The Seine is a river that flows through Paris to the sea."
+    ]
+    assert store.search("777", mode="bm25", doc_ids=["seine"]) == []
+    with pytest.raises(KeyError, match="no version 9"):
+        store.rollback("seine", 9)
+
+
+def test_delete_document(store: LanceChunkStore) -> None:
+    store.delete_document("tower")
+    assert store.get_document("tower") is None
+    assert store.chunks_for_documents(["tower"]) == []
+    assert store.document_versions("tower") == []
+    assert "tower" not in {h.chunk.doc_id for h in store.search("Eiffel Tower", top_k=20)}
+
+
+def test_ann_index_is_built_past_the_threshold(tmp_path: Path) -> None:
+    s = LanceChunkStore(
+        tmp_path / "kb", HashEmbeddings(32), settings=RetrievalSettings(ann_index_min_rows=300)
+    )
+    s.open()
+    docs = [
+        SourceDocument(doc_id=f"d{i}", text=f"Item{i} belongs to group{i % 7}. Second line {i}.")
+        for i in range(100)
+    ]
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[:50])
+    kinds = {i.index_type for i in s.db.open_table("chunks").list_indices()}
+    assert "IvfPq" not in kinds and "FTS" in kinds  # 250 chunks: below the threshold
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[50:])
+    kinds = {i.index_type for i in s.db.open_table("chunks").list_indices()}
+    assert "IvfPq" in kinds
+    hits = s.search("Item42 group0", level="paragraph", top_k=3)
+    assert hits[0].chunk.doc_id == "d42"
