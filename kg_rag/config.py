@@ -18,8 +18,8 @@ __all__ = [
     "CommunitySettings",
     "EmbeddingSettings",
     "ExtractionSettings",
-    "LLMSettings",
     "LLMServerSettings",
+    "LLMSettings",
     "Neo4jSettings",
     "RetrievalSettings",
     "RouterSettings",
@@ -103,7 +103,13 @@ class ExtractionSettings(BaseModel):
     level: Literal["paragraph", "section", "sentence", "document"] = "paragraph"
     entity_types: list[str] = Field(
         default_factory=lambda: [
-            "PERSON", "ORGANIZATION", "LOCATION", "EVENT", "WORK", "CONCEPT", "DATE"
+            "PERSON",
+            "ORGANIZATION",
+            "LOCATION",
+            "EVENT",
+            "WORK",
+            "CONCEPT",
+            "DATE",
         ]
     )
     relation_types: list[str] = Field(default_factory=list)
@@ -130,6 +136,10 @@ class RouterSettings(BaseModel):
     max_llm_calls: int = 20
     max_tokens: int = 40_000
     text2cypher: bool = False
+    fixed_granularity: Literal["document", "section", "paragraph", "sentence", "mixed"] | None = (
+        None
+    )
+    """Override every step's routed granularity (for A/B comparisons)."""
 
 
 class RetrievalSettings(BaseModel):

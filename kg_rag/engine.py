@@ -25,7 +25,7 @@ from kg_rag.answer.pipeline import AnswerPipeline
 from kg_rag.answer.trace import Answer
 from kg_rag.config import Settings
 from kg_rag.errors import ConfigError
-from kg_rag.graph_build import CommunityBuildReport, GraphBuilder, GraphReport
+from kg_rag.graph_build import CommunityBuildReport, GraphBuilder
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
 from kg_rag.models import Evidence
 from kg_rag.retrieval.chunks import ChunkRetriever
@@ -315,7 +315,9 @@ class KnowledgeEngine:
     async def aretrieve(self, question: str, top_k: int | None = None) -> list[Evidence]:
         """Evidence only (the same pipeline as :meth:`aask`), best first."""
         self.open_stores()
-        evidence, _ = await self.pipeline.aretrieve(question, top_k or self.settings.retrieval.top_k)
+        evidence, _ = await self.pipeline.aretrieve(
+            question, top_k or self.settings.retrieval.top_k
+        )
         return evidence
 
     def retrieve(self, question: str, top_k: int | None = None) -> list[Evidence]:

@@ -122,7 +122,9 @@ class GraphBuilder:
             return list(results), int(extractor.usage.calls), "llm"
         return list(OfflineExtractor(entity_types=cfg.entity_types).extract(inputs)), 0, "offline"
 
-    def update_graph(self, changed_doc_ids: Sequence[str], removed_doc_ids: Sequence[str]) -> GraphReport:
+    def update_graph(
+        self, changed_doc_ids: Sequence[str], removed_doc_ids: Sequence[str]
+    ) -> GraphReport:
         """Remove the graph data of changed/removed documents, then extract and write the
         changed ones (resolved against the entities already stored)."""
         from extraction.resolve import EntityResolver, ResolvedEntity
@@ -142,8 +144,17 @@ class GraphBuilder:
         upsert_chunks = getattr(self.graph, "upsert_chunks", None)
         if callable(upsert_chunks):
             upsert_chunks(chunks)
-        titles = {d.doc_id: d.title for d in self.chunks.list_documents() if d.doc_id in set(changed_doc_ids)}
-        inputs = [ChunkInput(chunk_id=c.chunk_id, text=c.text, doc_id=c.doc_id, title=titles.get(c.doc_id, "")) for c in chunks]
+        titles = {
+            d.doc_id: d.title
+            for d in self.chunks.list_documents()
+            if d.doc_id in set(changed_doc_ids)
+        }
+        inputs = [
+            ChunkInput(
+                chunk_id=c.chunk_id, text=c.text, doc_id=c.doc_id, title=titles.get(c.doc_id, "")
+            )
+            for c in chunks
+        ]
         extractions, calls, kind = self.extract(inputs)
         report.chunks_extracted = len(inputs)
         report.llm_calls = calls
@@ -164,7 +175,13 @@ class GraphBuilder:
         result = resolver.resolve(extractions, existing)
         doc_of = {c.chunk_id: c.doc_id for c in chunks}
         entities = [
-            Entity(entity_id=e.entity_id, name=e.name, type=e.type, aliases=list(e.aliases), description=e.description)
+            Entity(
+                entity_id=e.entity_id,
+                name=e.name,
+                type=e.type,
+                aliases=list(e.aliases),
+                description=e.description,
+            )
             for e in result.entities
         ]
         mentions = sorted(
@@ -188,7 +205,9 @@ class GraphBuilder:
         ]
         self.graph.upsert_entities(entities)
         self.graph.upsert_relations(relations)
-        self.graph.upsert_mentions([Mention(entity_id=a, chunk_id=b, doc_id=c) for a, b, c in mentions])
+        self.graph.upsert_mentions(
+            [Mention(entity_id=a, chunk_id=b, doc_id=c) for a, b, c in mentions]
+        )
         report.entities = len(entities)
         report.relations = len(relations)
         report.mentions = len(mentions)
@@ -256,7 +275,9 @@ class GraphBuilder:
             token_budget=cfg.summary_token_budget,
             salt=salt,
         )
-        report.failures = [f"{f.community_id}: {f.error}" for f in getattr(summarizer, "failures", [])]
+        report.failures = [
+            f"{f.community_id}: {f.error}" for f in getattr(summarizer, "failures", [])
+        ]
         report.llm_calls = int(getattr(getattr(summarizer, "usage", None), "calls", 0))
         hashes = {p.community_id: p.content_hash for p in update.fingerprints}
         result: list[Community] = []
@@ -269,9 +290,16 @@ class GraphBuilder:
                 if rep is None:  # summary failed: keep the community with an extractive text
                     from communities import build_contexts
 
-                    ctx = build_contexts([rec], infos, rel_infos, token_budget=cfg.summary_token_budget)
+                    ctx = build_contexts(
+                        [rec], infos, rel_infos, token_budget=cfg.summary_token_budget
+                    )
                     rep = extractive.report(ctx[0])
-                title, summary, findings, rank = rep.title, rep.summary, list(rep.findings), rep.rating
+                title, summary, findings, rank = (
+                    rep.title,
+                    rep.summary,
+                    list(rep.findings),
+                    rep.rating,
+                )
             result.append(
                 Community(
                     community_id=rec.community_id,

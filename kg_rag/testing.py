@@ -165,7 +165,7 @@ class FakeChatModel(BaseChatModel):
         if tool_names:
             message = self._tool_message(text, tool_names[0], usage)
         else:
-            message = AIMessage(content=text, usage_metadata=usage)  # type: ignore[arg-type]
+            message = AIMessage(content=text, usage_metadata=usage)
         token_usage = {
             "prompt_tokens": usage["input_tokens"],
             "completion_tokens": usage["output_tokens"],
@@ -187,14 +187,20 @@ class FakeChatModel(BaseChatModel):
             return AIMessage(
                 content="",
                 invalid_tool_calls=[
-                    {"name": tool_name, "args": text, "id": call_id, "error": str(exc), "type": "invalid_tool_call"}
+                    {
+                        "name": tool_name,
+                        "args": text,
+                        "id": call_id,
+                        "error": str(exc),
+                        "type": "invalid_tool_call",
+                    }
                 ],
-                usage_metadata=usage,  # type: ignore[arg-type]
+                usage_metadata=usage,
             )
         return AIMessage(
             content="",
             tool_calls=[{"name": tool_name, "args": args, "id": call_id, "type": "tool_call"}],
-            usage_metadata=usage,  # type: ignore[arg-type]
+            usage_metadata=usage,
         )
 
     def bind_tools(
@@ -244,5 +250,3 @@ class HashEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
         return self.embed_documents([text])[0]
-
-

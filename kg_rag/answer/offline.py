@@ -21,11 +21,93 @@ __all__ = [
 ]
 
 _STOP = frozenset(
-    """a an the of in on at to for from by with and or but is are was were be been being do does
-    did what which who whom whose when where why how that this these those it its as into than
-    then there their they he she his her him them we you i me my our your not no yes many much
-    first name named kind type any some same other another also about after before during
-    #1 #2 #3 #4 #5""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "as",
+        "into",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "he",
+        "she",
+        "his",
+        "her",
+        "him",
+        "them",
+        "we",
+        "you",
+        "i",
+        "me",
+        "my",
+        "our",
+        "your",
+        "not",
+        "no",
+        "yes",
+        "many",
+        "much",
+        "first",
+        "name",
+        "named",
+        "kind",
+        "type",
+        "any",
+        "some",
+        "same",
+        "other",
+        "another",
+        "also",
+        "about",
+        "after",
+        "before",
+        "during",
+        "#1",
+        "#2",
+        "#3",
+        "#4",
+        "#5",
+    ]
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-.]*|[\u4e00-\u9fff]+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -40,7 +122,31 @@ _DATE = re.compile(
     r"November|December)(?:\s+\d{1,2})?(?:,?\s+\d{3,4})?\b|\b(?:1[0-9]{3}|20[0-9]{2})\b"
 )
 _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand|percent|%))?")
-_ABBREV = frozenset("Dr Mr Mrs Ms St Jr Sr Prof Gen Col Lt Mt No vs etc e.g i.e U.S Inc Co Ltd".split())
+_ABBREV = frozenset(
+    [
+        "Dr",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "St",
+        "Jr",
+        "Sr",
+        "Prof",
+        "Gen",
+        "Col",
+        "Lt",
+        "Mt",
+        "No",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "U.S",
+        "Inc",
+        "Co",
+        "Ltd",
+    ]
+)
 
 
 def query_terms(text: str) -> list[str]:
@@ -59,10 +165,26 @@ def query_terms(text: str) -> list[str]:
 
 
 _IRREGULAR = {
-    "left": "leav", "leave": "leav", "led": "lead", "won": "win", "wrote": "writ",
-    "written": "writ", "write": "writ", "began": "begin", "begun": "begin", "became": "become",
-    "born": "birth", "birthplace": "birth", "died": "death", "dead": "death", "die": "death",
-    "sold": "sell", "bought": "buy", "built": "build", "founder": "found", "headquarter": "headquarter",
+    "left": "leav",
+    "leave": "leav",
+    "led": "lead",
+    "won": "win",
+    "wrote": "writ",
+    "written": "writ",
+    "write": "writ",
+    "began": "begin",
+    "begun": "begin",
+    "became": "become",
+    "born": "birth",
+    "birthplace": "birth",
+    "died": "death",
+    "dead": "death",
+    "die": "death",
+    "sold": "sell",
+    "bought": "buy",
+    "built": "build",
+    "founder": "found",
+    "headquarter": "headquarter",
 }
 
 
@@ -79,7 +201,9 @@ def _term_set(text: str) -> set[str]:
     return {_stem(t) for t in query_terms(text)}
 
 
-def grade_evidence(query: str, evidence: Sequence[Evidence], threshold: float, top: int = 3) -> Grade:
+def grade_evidence(
+    query: str, evidence: Sequence[Evidence], threshold: float, top: int = 3
+) -> Grade:
     """Lexical + semantic coverage of the query's terms by the top evidence.
 
     The score mixes the share of query terms found in the best ``top`` pieces of evidence and
@@ -182,7 +306,13 @@ def _cjk_words(sentence: str) -> list[tuple[str, int, str]]:
     merged: list[tuple[str, str]] = []
     for word, flag in pairs:
         # jieba often splits an unknown full name into surname (nr, 1 char) + given name.
-        if merged and merged[-1][1] == "nr" and len(merged[-1][0]) == 1 and _CJK.match(word) and len(word) <= 2:
+        if (
+            merged
+            and merged[-1][1] == "nr"
+            and len(merged[-1][0]) == 1
+            and _CJK.match(word)
+            and len(word) <= 2
+        ):
             merged[-1] = (merged[-1][0] + word, "nr")
         else:
             merged.append((word, flag))
@@ -191,7 +321,11 @@ def _cjk_words(sentence: str) -> list[tuple[str, int, str]]:
         if start < 0:
             continue
         pos = start + len(word)
-        if len(word) >= 2 and _CJK.match(word) and (flag.startswith("n") or flag in _CJK_NAME_FLAGS):
+        if (
+            len(word) >= 2
+            and _CJK.match(word)
+            and (flag.startswith("n") or flag in _CJK_NAME_FLAGS)
+        ):
             out.append((word, start, flag))
     return out
 

@@ -18,8 +18,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from kg_rag.answer import offline
 from extraction.structured import model_id
+from kg_rag.answer import offline
 from kg_rag.answer.llm import LLMCaller
 from kg_rag.answer.planner import RulePlanner, bind_query
 from kg_rag.answer.prompts import (
@@ -33,7 +33,7 @@ from kg_rag.answer.synthesizer import synthesize
 from kg_rag.answer.trace import Answer, Grade, StepTrace, Trace
 from kg_rag.config import RouterSettings
 from kg_rag.errors import BudgetExceeded, LLMError
-from kg_rag.models import Evidence, Plan, PlanStep, RouteDecision
+from kg_rag.models import Evidence, Plan, PlanStep, Route, RouteDecision
 from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
@@ -115,7 +115,9 @@ class AnswerPipeline:
         self.llm_router = LLMRouter(self.rule_router, model_id(model) if model is not None else "")
 
     # -- public -------------------------------------------------------------------------
-    async def aretrieve(self, question: str, top_k: int | None = None) -> tuple[list[Evidence], Answer]:
+    async def aretrieve(
+        self, question: str, top_k: int | None = None
+    ) -> tuple[list[Evidence], Answer]:
         """Evidence for ``question`` (fused over its steps) and the full answer object."""
         answer = await self.aask(question)
         return answer.evidence[: top_k or len(answer.evidence)], answer
@@ -182,7 +184,9 @@ class AnswerPipeline:
     async def _plan(self, question: str, caller: LLMCaller | None, trace: Trace) -> Plan:
         if caller is not None:
             try:
-                plan = await caller.structured(Plan, PLANNER_PROMPT.format(question=question), purpose="plan")
+                plan = await caller.structured(
+                    Plan, PLANNER_PROMPT.format(question=question), purpose="plan"
+                )
                 plan.question = question
                 plan.planner = "llm"
                 if plan.steps and all(s.index == i + 1 for i, s in enumerate(plan.steps)):
@@ -192,13 +196,20 @@ class AnswerPipeline:
                 trace.notes.append(f"LLM planner failed ({exc}); used rules")
         return self.rule_planner.plan(question)
 
-    async def _route(self, step: PlanStep, query: str, ctx: RouteContext, caller: LLMCaller | None) -> RouteDecision:
+    async def _route(
+        self, step: PlanStep, query: str, ctx: RouteContext, caller: LLMCaller | None
+    ) -> RouteDecision:
         if caller is not None:
             return await self.llm_router.aroute(step, query, ctx, caller)
         return self.rule_router.route(step, query, ctx)
 
     async def _retrieve(
-        self, decision: RouteDecision, query: str, linked: list[Any], st: StepTrace, caller: LLMCaller | None
+        self,
+        decision: RouteDecision,
+        query: str,
+        linked: list[Any],
+        st: StepTrace,
+        caller: LLMCaller | None,
     ) -> list[Evidence]:
         top_k = max(decision.top_k, self.top_k)
         if decision.route == "community" and self.community is not None:
@@ -211,7 +222,9 @@ class AnswerPipeline:
             return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return hybrid
 
-    async def _text2cypher_seeds(self, query: str, st: StepTrace, caller: LLMCaller | None) -> list[Any]:
+    async def _text2cypher_seeds(
+        self, query: str, st: StepTrace, caller: LLMCaller | None
+    ) -> list[Any]:
         """Entities named in the rows of validated, read-only LLM-written Cypher (Neo4j only);
         nothing when disabled, refused or failing (the templates still run)."""
         if not (self.settings.text2cypher and caller is not None and self.linker is not None):
@@ -232,30 +245,52 @@ class AnswerPipeline:
         if caller is not None and evidence:
             text = "\n".join(f"[{i + 1}] {e.text[:600]}" for i, e in enumerate(evidence[:4]))
             try:
-                g = await caller.structured(_Grade, GRADER_PROMPT.format(query=query, evidence=text), purpose="grade")
+                g = await caller.structured(
+                    _Grade, GRADER_PROMPT.format(query=query, evidence=text), purpose="grade"
+                )
                 score = max(0.0, min(1.0, g.score))
-                return Grade(score=score, passed=score >= self.settings.grade_threshold, reason=g.reason, grader="llm")
+                return Grade(
+                    score=score,
+                    passed=score >= self.settings.grade_threshold,
+                    reason=g.reason,
+                    grader="llm",
+                )
             except (LLMError, BudgetExceeded):
                 pass
         return offline.grade_evidence(query, evidence, self.settings.grade_threshold)
 
-    async def _rewrite(self, query: str, evidence: list[Evidence], names: list[str], attempt: int, caller: LLMCaller | None) -> str:
+    async def _rewrite(
+        self,
+        query: str,
+        evidence: list[Evidence],
+        names: list[str],
+        attempt: int,
+        caller: LLMCaller | None,
+    ) -> str:
         if caller is not None:
             seen = " | ".join(e.text[:160] for e in evidence[:2]) or "(none)"
             try:
-                r = await caller.structured(_Rewrite, REWRITE_PROMPT.format(query=query, evidence=seen), purpose="rewrite")
+                r = await caller.structured(
+                    _Rewrite, REWRITE_PROMPT.format(query=query, evidence=seen), purpose="rewrite"
+                )
                 if r.query.strip():
                     return r.query.strip()
             except (LLMError, BudgetExceeded):
                 pass
         return offline.rewrite_query(query, names, attempt)
 
-    async def _step_answer(self, query: str, evidence: list[Evidence], caller: LLMCaller | None, st: StepTrace) -> None:
+    async def _step_answer(
+        self, query: str, evidence: list[Evidence], caller: LLMCaller | None, st: StepTrace
+    ) -> None:
         names = self.linker.names() if self.linker is not None else {}
         if caller is not None and evidence:
             text = "\n".join(f"[{i + 1}] {e.text[:700]}" for i, e in enumerate(evidence[:5]))
             try:
-                r = await caller.structured(_StepAnswer, STEP_ANSWER_PROMPT.format(query=query, evidence=text), purpose="step-answer")
+                r = await caller.structured(
+                    _StepAnswer,
+                    STEP_ANSWER_PROMPT.format(query=query, evidence=text),
+                    purpose="step-answer",
+                )
                 if r.answer.strip() and r.answer.strip().lower() != "unknown":
                     st.answer = r.answer.strip()
                     return
@@ -272,15 +307,19 @@ class AnswerPipeline:
         if span is not None:
             st.answer = span.text
             if self.linker is not None:
-                ids = [le.entity_id for le in self.linker.link(span.text, limit=1)]
-                st.answer_entity_id = ids[0] if ids else None
+                linked_ids = [le.entity_id for le in self.linker.link(span.text, limit=1)]
+                st.answer_entity_id = linked_ids[0] if linked_ids else None
 
-    async def _run_step(self, step: PlanStep, answers: dict[int, str], caller: LLMCaller | None, trace: Trace) -> StepTrace:
+    async def _run_step(
+        self, step: PlanStep, answers: dict[int, str], caller: LLMCaller | None, trace: Trace
+    ) -> StepTrace:
         t0 = time.perf_counter()
         bound = _UNBOUND.sub("", bind_query(step.query, answers)).strip()
         linked = await asyncio.to_thread(self.linker.link, bound) if self.linker is not None else []
         ctx = RouteContext(linked=[le.model_dump() for le in linked], answers=dict(answers))
         decision = await self._route(step, bound, ctx, caller)
+        if self.settings.fixed_granularity is not None:
+            decision = decision.model_copy(update={"granularity": self.settings.fixed_granularity})
         st = StepTrace(
             index=step.index,
             query=step.query,
@@ -297,12 +336,21 @@ class AnswerPipeline:
             st.grades.append(grade)
             if grade.passed or attempt == self.settings.max_retries:
                 break
-            query = await self._rewrite(query, evidence, [le.name for le in linked], attempt + 1, caller)
+            query = await self._rewrite(
+                query, evidence, [le.name for le in linked], attempt + 1, caller
+            )
             st.rewrites.append(query)
             if decision.route == "graph":
-                decision = decision.model_copy(update={"route": "chunks", "reason": decision.reason + "; weak evidence → chunks"})
+                decision = decision.model_copy(
+                    update={
+                        "route": "chunks",
+                        "reason": decision.reason + "; weak evidence → chunks",
+                    }
+                )
             elif linked and self.graph is not None:
-                decision = decision.model_copy(update={"route": "graph", "reason": decision.reason + "; weak evidence → graph"})
+                decision = decision.model_copy(
+                    update={"route": "graph", "reason": decision.reason + "; weak evidence → graph"}
+                )
             st.decision = decision
         st.hits = evidence
         if step.kind != "compare":  # a comparison is decided by the synthesizer
@@ -313,8 +361,10 @@ class AnswerPipeline:
     async def _whole_question(self, question: str) -> StepTrace:
         """Hybrid search and graph PPR for the question as a whole (trace step 0)."""
         t0 = time.perf_counter()
-        linked = await asyncio.to_thread(self.linker.link, question) if self.linker is not None else []
-        route = "graph" if linked and self.graph is not None else "chunks"
+        linked = (
+            await asyncio.to_thread(self.linker.link, question) if self.linker is not None else []
+        )
+        route: Route = "graph" if linked and self.graph is not None else "chunks"
         st = StepTrace(
             index=0,
             query=question,
@@ -346,7 +396,9 @@ class AnswerPipeline:
         return list(whole.hits)
 
     @staticmethod
-    def _final_evidence(answer: Answer, steps: Sequence[StepTrace], whole: StepTrace) -> list[Evidence]:
+    def _final_evidence(
+        answer: Answer, steps: Sequence[StepTrace], whole: StepTrace
+    ) -> list[Evidence]:
         """The answer's evidence: the whole-question ranking fused with the chunks the answer
         cites (they hold the step answers, e.g. a bridge entity the question never names)."""
         pool = {e.chunk_id: e for st in steps for e in st.hits}

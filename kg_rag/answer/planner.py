@@ -27,7 +27,10 @@ _COMPARE_CUES = re.compile(
     r"higher|lower|closer|farther|which|who)\b",
     re.IGNORECASE,
 )
-_BOTH = re.compile(r"^(?:are|were|is|was|do|did|does)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+both\b(?P<rest>.*)$", re.IGNORECASE)
+_BOTH = re.compile(
+    r"^(?:are|were|is|was|do|did|does)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+both\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
 _CONJ = re.compile(
     r"^(?P<q1>(?:who|what|when|where|which|how)\b.+?)\s*,?\s+and\s+(?P<q2>(?:who|what|when|where|which|how)\b.+)$",
     re.IGNORECASE,
@@ -131,7 +134,11 @@ class RulePlanner:
         steps: list[PlanStep] = []
         m = _ZH_BRIDGE.match(q)
         if m:
-            steps.append(PlanStep(index=1, query=f"{m['owner']}的{m['role']}", needs=m["role"], kind="bridge"))
+            steps.append(
+                PlanStep(
+                    index=1, query=f"{m['owner']}的{m['role']}", needs=m["role"], kind="bridge"
+                )
+            )
             rest = _clean(f"#1{m['rest']}")
             steps.append(PlanStep(index=2, query=rest, needs="the final answer", depends_on=[1]))
             return Plan(question=question, steps=steps, strategy="bridge")
@@ -155,15 +162,23 @@ _DET_WINDOW = 5
 _REL_WORD = re.compile(rf"\b{_REL}\b", re.IGNORECASE)
 _DET_WORD = re.compile(r"\b(the|a|an)\s", re.IGNORECASE)
 _NAME = r"(?:[A-Z0-9][\w\-.]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|No|a)\s+)*[A-Z0-9][\w\-.]*)*"
-_OF_NAME = re.compile(rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<name>{_NAME}|#\d+)")
+_OF_NAME = re.compile(
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<name>{_NAME}|#\d+)"
+)
 _POSS = re.compile(rf"(?P<owner>{_NAME})'s\s+(?P<noun>[a-z][\w\-]*)")
 
 
 def _compare_wh(cue_text: str) -> str:
     """The question word that asks for the compared value: a date or a quantity."""
-    if re.search(r"\b(first|earlier|later|older|younger|before|after|recent)\b", cue_text, re.IGNORECASE):
+    if re.search(
+        r"\b(first|earlier|later|older|younger|before|after|recent)\b", cue_text, re.IGNORECASE
+    ):
         return "When"
-    if re.search(r"\b(more|less|larger|bigger|smaller|longer|shorter|higher|lower|taller)\b", cue_text, re.IGNORECASE):
+    if re.search(
+        r"\b(more|less|larger|bigger|smaller|longer|shorter|higher|lower|taller)\b",
+        cue_text,
+        re.IGNORECASE,
+    ):
         return "How many"
     return ""
 
@@ -180,11 +195,11 @@ def _find_bridge(text: str) -> tuple[int, int, str, str] | None:
         if not dets:
             continue
         det = dets[-1]
-        head = before[det.end():].strip(" ,")
+        head = before[det.end() :].strip(" ,")
         if det.start() == 0 or not head[:1].islower() or len(head.split()) > _DET_WINDOW:
             continue
         clause_end = len(text)
-        clause = _clean(text[rel.end():clause_end])
+        clause = _clean(text[rel.end() : clause_end])
         if len(clause.split()) < 2:
             continue
         return det.start(), clause_end, _clean(f"{head} {rel.group(0)} {clause}"), head
@@ -218,7 +233,13 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
         return text
     index = len(steps) + 1
     steps.append(
-        PlanStep(index=index, query=_clean(inner), needs=f"the {head}", depends_on=_deps(inner), kind="bridge")
+        PlanStep(
+            index=index,
+            query=_clean(inner),
+            needs=f"the {head}",
+            depends_on=_deps(inner),
+            kind="bridge",
+        )
     )
     outer = _clean(text[:start] + f" #{index} " + text[end:])
     return _decompose(outer, steps, depth + 1)

@@ -35,7 +35,9 @@ _SECTION = re.compile(
     r"(为什么|如何|怎样|介绍)",
     re.IGNORECASE,
 )
-_DOCUMENT = re.compile(r"\b(whole|entire) (document|article|report|book)\b|(全文|整篇)", re.IGNORECASE)
+_DOCUMENT = re.compile(
+    r"\b(whole|entire) (document|article|report|book)\b|(全文|整篇)", re.IGNORECASE
+)
 
 
 class RouteContext(dict[str, Any]):
@@ -132,7 +134,9 @@ class LLMRouter:
         try:
             decision: RouteDecision = await caller.structured(
                 RouteDecision,
-                ROUTER_PROMPT.format(query=query, linked=linked or "(none)", needs=step.needs or "-"),
+                ROUTER_PROMPT.format(
+                    query=query, linked=linked or "(none)", needs=step.needs or "-"
+                ),
                 purpose="route",
             )
         except Exception as exc:  # the rules always have an answer

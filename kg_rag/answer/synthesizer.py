@@ -57,7 +57,11 @@ def _sentence_with(ev: Evidence, needle: str) -> tuple[int, int] | None:
 
 
 def _option_names(plan: Plan) -> list[str]:
-    return [s.needs.removeprefix("facts about ").strip() for s in plan.steps if s.needs.startswith("facts about ")]
+    return [
+        s.needs.removeprefix("facts about ").strip()
+        for s in plan.steps
+        if s.needs.startswith("facts about ")
+    ]
 
 
 async def synthesize(
@@ -79,7 +83,11 @@ async def synthesize(
 
 
 def _extractive_answer(
-    question: str, plan: Plan, steps: Sequence[StepTrace], evidence: list[Evidence], linker: Any | None
+    question: str,
+    plan: Plan,
+    steps: Sequence[StepTrace],
+    evidence: list[Evidence],
+    linker: Any | None,
 ) -> Answer:
     citations: list[Citation] = []
     markers: dict[int, list[int]] = {}  # step index → citation numbers
@@ -109,11 +117,11 @@ def _extractive_answer(
             note = f" ({why})"
     if not text:
         names_map = linker.names() if linker is not None else {}
-        span = offline.extract_answer(question, evidence, names_map)
-        if span is not None:
-            text = span.text
-            ev = evidence[span.evidence_index]
-            citations.append(_cite(ev, len(citations) + 1, *span.sentence))
+        found = offline.extract_answer(question, evidence, names_map)
+        if found is not None:
+            text = found.text
+            ev = evidence[found.evidence_index]
+            citations.append(_cite(ev, len(citations) + 1, *found.sentence))
             markers.setdefault(0, []).append(len(citations))
     if not text:
         text = "No answer found in the knowledge base."
@@ -156,12 +164,17 @@ def _supported(sentence: str, ev: Evidence) -> bool:
     return len(found) / len(terms) >= _SUPPORT_MIN
 
 
-async def _llm_answer(question: str, steps: Sequence[StepTrace], evidence: list[Evidence], caller: Any) -> Answer:
+async def _llm_answer(
+    question: str, steps: Sequence[StepTrace], evidence: list[Evidence], caller: Any
+) -> Answer:
     ordered = order_for_context(evidence)
-    listing = "\n".join(f"[{i + 1}] ({e.source or e.doc_id}) {e.text[:900]}" for i, e in enumerate(ordered))
+    listing = "\n".join(
+        f"[{i + 1}] ({e.source or e.doc_id}) {e.text[:900]}" for i, e in enumerate(ordered)
+    )
     findings = "; ".join(f"{st.bound_query} → {st.answer}" for st in steps if st.answer) or "-"
     raw = await caller.text(
-        SYNTH_PROMPT.format(question=question, findings=findings, evidence=listing), purpose="synthesize"
+        SYNTH_PROMPT.format(question=question, findings=findings, evidence=listing),
+        purpose="synthesize",
     )
     citations: list[Citation] = []
     unsupported: list[int] = []
@@ -182,7 +195,9 @@ async def _llm_answer(question: str, steps: Sequence[StepTrace], evidence: list[
             kept = kept.replace(m.group(0), f"[[{renumber[n]}]]")
         out_sentences.append(kept)
     text = " ".join(out_sentences).replace("[[", "[").replace("]]", "]")
-    conflicts = [s for s in out_sentences if re.search(r"\b(conflict|contradict|disagree)", s, re.I)]
+    conflicts = [
+        s for s in out_sentences if re.search(r"\b(conflict|contradict|disagree)", s, re.I)
+    ]
     return Answer(
         question=question,
         text=re.sub(r"\s+", " ", text).strip(),

@@ -99,7 +99,10 @@ class Answer(BaseModel):
 
     def render_text(self) -> str:
         """A readable multi-line summary for terminals."""
-        lines = [f"Q: {self.question}", f"A: {self.text}" + ("  (truncated)" if self.truncated else "")]
+        lines = [
+            f"Q: {self.question}",
+            f"A: {self.text}" + ("  (truncated)" if self.truncated else ""),
+        ]
         for step in self.trace.steps:
             lines.append(
                 f"  step {step.index}: [{step.decision.route}/{step.decision.granularity}] "
@@ -108,7 +111,9 @@ class Answer(BaseModel):
         for c in self.citations:
             mark = "" if c.supported else " (unsupported)"
             quote = c.quote if len(c.quote) <= 120 else c.quote[:117] + "..."
-            lines.append(f"  [{c.n}] {c.source or c.doc_id} @{c.char_start}-{c.char_end}{mark}: {quote}")
+            lines.append(
+                f"  [{c.n}] {c.source or c.doc_id} @{c.char_start}-{c.char_end}{mark}: {quote}"
+            )
         for conflict in self.conflicts:
             lines.append(f"  conflict: {conflict}")
         return "\n".join(lines)

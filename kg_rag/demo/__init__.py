@@ -34,8 +34,10 @@ def run_demo(settings: Settings, *, fresh: bool = False, out: object = print) ->
         settings = settings.model_copy(update={"kb_dir": Path(".kg_rag/demo-kb")})
     if fresh and settings.kb_dir.exists():
         shutil.rmtree(settings.kb_dir)
-    emit(f"kg-rag demo — knowledge base: {settings.kb_dir} (graph: {settings.graph_backend}, "
-         f"LLM: {'configured' if settings.llm.enabled else 'none, offline methods'})")
+    emit(
+        f"kg-rag demo — knowledge base: {settings.kb_dir} (graph: {settings.graph_backend}, "
+        f"LLM: {'configured' if settings.llm.enabled else 'none, offline methods'})"
+    )
     t0 = time.perf_counter()
     with KnowledgeEngine.open(settings=settings) as kg:
         report = kg.ingest([corpus_path()])

@@ -29,11 +29,41 @@ __all__ = ["EntityLinker", "GraphRetriever", "LinkedEntity"]
 T = TypeVar("T")
 
 _TOKEN = re.compile(r"[\w][\w\-.'’]*|[\u4e00-\u9fff]")
-_CAPITAL_SPAN = re.compile(r"(?:[A-Z][\w\-.'’]*)(?:\s+(?:of|the|de|von|van|and)?\s*[A-Z][\w\-.'’]*)*")
+_CAPITAL_SPAN = re.compile(
+    r"(?:[A-Z][\w\-.'’]*)(?:\s+(?:of|the|de|von|van|and)?\s*[A-Z][\w\-.'’]*)*"
+)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _STOP_KEYS = frozenset(
-    "the a an of in on at to for by with and or is was who what when where which how many much "
-    "did does do name first".split()
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "by",
+        "with",
+        "and",
+        "or",
+        "is",
+        "was",
+        "who",
+        "what",
+        "when",
+        "where",
+        "which",
+        "how",
+        "many",
+        "much",
+        "did",
+        "does",
+        "do",
+        "name",
+        "first",
+    ]
 )
 _MAX_NGRAM = 8
 
@@ -55,7 +85,9 @@ def _cypher_for(name: str, params: dict[str, Any]) -> str:
     from kg_rag.stores import queries as q
 
     if name == "neighbourhood":
-        return "\n// then\n".join([q.NEIGHBOUR_IDS_LIMITED.strip(), q.GET_ENTITIES.strip(), q.INDUCED_RELATIONS.strip()])
+        return "\n// then\n".join(
+            [q.NEIGHBOUR_IDS_LIMITED.strip(), q.GET_ENTITIES.strip(), q.INDUCED_RELATIONS.strip()]
+        )
     if name == "paths":
         return q.paths_query(int(params.get("max_hops", 3))).strip()
     if name == "ppr_adjacency":
@@ -129,7 +161,11 @@ class EntityLinker:
                 joiner = "" if _CJK.search(tokens[i]) else " "
                 span = joiner.join(tokens[i : i + n])
                 key = normalize_name(span)
-                if not key or key in _STOP_KEYS or (n == 1 and len(key) < 3 and not _CJK.search(key)):
+                if (
+                    not key
+                    or key in _STOP_KEYS
+                    or (n == 1 and len(key) < 3 and not _CJK.search(key))
+                ):
                     continue
                 ids = index.get(key)
                 if not ids:
@@ -157,7 +193,12 @@ class EntityLinker:
                 type=self._entities[eid].type if eid in self._entities else "",
                 method=method,
                 span=span,
-                weight=round(weights.get(eid, 1.0) * (len(span) ** 0.5) * (0.5 if method == "fulltext" else 1.0), 6),
+                weight=round(
+                    weights.get(eid, 1.0)
+                    * (len(span) ** 0.5)
+                    * (0.5 if method == "fulltext" else 1.0),
+                    6,
+                ),
             )
             for eid, span, method in unique
         ]
@@ -173,10 +214,14 @@ class GraphRetriever:
         self.chunks = chunks
         self.linker = linker
 
-    def _call(self, calls: list[CypherCall], name: str, params: dict[str, Any], fn: Callable[[], T]) -> T:
+    def _call(
+        self, calls: list[CypherCall], name: str, params: dict[str, Any], fn: Callable[[], T]
+    ) -> T:
         t0 = time.perf_counter()
         result = fn()
-        rows = len(result) if isinstance(result, list | dict) else len(getattr(result, "entities", []))
+        rows = (
+            len(result) if isinstance(result, list | dict) else len(getattr(result, "entities", []))
+        )
         calls.append(
             CypherCall(
                 name=name,
@@ -202,23 +247,31 @@ class GraphRetriever:
         seeds = {le.entity_id: le.weight for le in linked}
         seed_ids = sorted(seeds)
         self._call(
-            calls, "neighbourhood", {"ids": seed_ids, "hops": hops, "limit": 200},
+            calls,
+            "neighbourhood",
+            {"ids": seed_ids, "hops": hops, "limit": 200},
             lambda: self.graph.neighbourhood(seed_ids, hops=hops, limit=200),
         )
         if len(seed_ids) >= 2:
             a, b = seed_ids[0], seed_ids[1]
             self._call(
-                calls, "paths", {"source": a, "target": b, "max_hops": 3, "limit": 5},
+                calls,
+                "paths",
+                {"source": a, "target": b, "max_hops": 3, "limit": 5},
                 lambda: self.graph.paths(a, b, max_hops=3, limit=5),
             )
         ranked = self._call(
-            calls, "ppr_adjacency", {"ids": seed_ids, "seeds": seeds, "damping": 0.85, "max_hops": 3},
+            calls,
+            "ppr_adjacency",
+            {"ids": seed_ids, "seeds": seeds, "damping": 0.85, "max_hops": 3},
             lambda: self.graph.personalized_pagerank(seeds, damping=0.85, limit=300, max_hops=None),
         )
         ppr = dict(ranked)
         top_entities = [e for e, _ in ranked]
         chunk_map = self._call(
-            calls, "chunks_for_entities", {"ids": top_entities},
+            calls,
+            "chunks_for_entities",
+            {"ids": top_entities},
             lambda: self.graph.chunks_for_entities(top_entities),
         )
         chunk_scores: dict[str, float] = {}

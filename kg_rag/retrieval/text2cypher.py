@@ -80,11 +80,15 @@ class Text2Cypher:
         call = CypherCall(name="text2cypher", cypher="", backend="neo4j")
         try:
             out = await self.caller.structured(
-                _Cypher, PROMPT.format(schema=self.schema(), question=question), purpose="text2cypher"
+                _Cypher,
+                PROMPT.format(schema=self.schema(), question=question),
+                purpose="text2cypher",
             )
             cypher = re.sub(r"^```(?:cypher)?|```$", "", out.cypher.strip()).strip()
             call.cypher = cypher
-            rows: list[dict[str, Any]] = self.store.run_read_only(cypher, {}, row_limit=self.row_limit)
+            rows: list[dict[str, Any]] = self.store.run_read_only(
+                cypher, {}, row_limit=self.row_limit
+            )
         except KgRagError as exc:
             call.params = {"refused": str(exc)}
             log.info("text2cypher refused or failed: %s", exc)

@@ -148,7 +148,11 @@ class TransitionMatrix:
         ]
         if kept:
             raw = np.array(kept, dtype=np.float64)
-            first, second, weights = raw[:, 0].astype(np.int64), raw[:, 1].astype(np.int64), raw[:, 2]
+            first, second, weights = (
+                raw[:, 0].astype(np.int64),
+                raw[:, 1].astype(np.int64),
+                raw[:, 2],
+            )
             mask = (first != second) & (weights > 0.0)
             low = np.minimum(first, second)[mask]
             high = np.maximum(first, second)[mask]
@@ -179,7 +183,9 @@ class TransitionMatrix:
         self.order = order
         self.index = index
 
-    def rank(self, seeds: Mapping[str, float], damping: float = 0.85, limit: int = 50) -> list[tuple[str, float]]:
+    def rank(
+        self, seeds: Mapping[str, float], damping: float = 0.85, limit: int = 50
+    ) -> list[tuple[str, float]]:
         """PPR from ``seeds``: ``(node_id, score)`` with score > 0, best first, ties by id."""
         if not 0.0 < damping < 1.0:
             raise ValueError(f"damping must be in (0, 1), got {damping}")

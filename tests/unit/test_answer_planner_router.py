@@ -30,7 +30,9 @@ def test_bridge_question_becomes_dependent_steps(planner: RulePlanner) -> None:
 
 
 def test_nested_bridges_chain_three_steps(planner: RulePlanner) -> None:
-    plan = planner.plan("Who was in charge of the country where the composer of Aschenbrodel was a citizen?")
+    plan = planner.plan(
+        "Who was in charge of the country where the composer of Aschenbrodel was a citizen?"
+    )
     assert [s.query for s in plan.steps] == [
         "composer of Aschenbrodel",
         "country where #1 was a citizen",
@@ -102,7 +104,11 @@ def _ev(text: str, score: float = 1.0, cid: str = "c1", doc: str = "d1") -> Evid
 
 
 def test_extract_answer_prefers_expected_kind_and_excludes_query_spans() -> None:
-    ev = [_ev("Brightwell Robotics was founded in 2018 by Clara Okafor. It is headquartered in Eindhoven.")]
+    ev = [
+        _ev(
+            "Brightwell Robotics was founded in 2018 by Clara Okafor. It is headquartered in Eindhoven."
+        )
+    ]
     when = offline.extract_answer("When was Brightwell Robotics founded?", ev)
     assert when is not None and when.text == "2018"
     who = offline.extract_answer("Who founded Brightwell Robotics?", ev)
@@ -113,8 +119,12 @@ def test_extract_answer_prefers_expected_kind_and_excludes_query_spans() -> None
 
 
 def test_grade_is_weak_without_matching_terms() -> None:
-    good = offline.grade_evidence("founder of Brightwell Robotics", [_ev("Brightwell Robotics founder")], 0.4)
-    bad = offline.grade_evidence("founder of Brightwell Robotics", [_ev("Tulips grow in spring")], 0.4)
+    good = offline.grade_evidence(
+        "founder of Brightwell Robotics", [_ev("Brightwell Robotics founder")], 0.4
+    )
+    bad = offline.grade_evidence(
+        "founder of Brightwell Robotics", [_ev("Tulips grow in spring")], 0.4
+    )
     assert good.passed and not bad.passed and good.score > bad.score
 
 
@@ -131,4 +141,8 @@ def test_compare_answers_by_date() -> None:
 def test_sentence_offsets_handle_abbreviations_and_chinese() -> None:
     text = "Dr. Smith went home. 他很好！Then U.S. Steel grew."
     spans = offline.split_sentences_with_offsets(text)
-    assert [text[s:e] for s, e in spans] == ["Dr. Smith went home.", "他很好！", "Then U.S. Steel grew."]
+    assert [text[s:e] for s, e in spans] == [
+        "Dr. Smith went home.",
+        "他很好！",
+        "Then U.S. Steel grew.",
+    ]

@@ -1,0 +1,100 @@
+"""Benchmark systems backed by the knowledge graph and the answer engine.
+
+Registers, for ``bench/retrieval.py``:
+
+* ``ppr`` — link the question's entities (names and aliases), run personalized PageRank over
+  the offline-extracted graph, rank passages by the entity mass they mention;
+* ``engine`` — the passages ``KnowledgeEngine.retrieve`` returns offline (planner, routed
+  steps, whole-question hybrid + PPR, cited step evidence);
+* ``engine_fixed_paragraph`` — the same with every step's granularity fixed to paragraph,
+  the A/B baseline for routed granularity.
+
+The graph is built once per run on the benchmark's own chunk store (offline extractor), and
+its build time is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from _common import BenchContext, System, register_system, unique
+
+from kg_rag.config import Settings
+from kg_rag.engine import KnowledgeEngine
+from kg_rag.graph_build import GraphBuilder
+from kg_rag.stores.community_index import CommunityIndex
+from kg_rag.stores.embedded import EmbeddedGraphStore
+
+
+def _engine(ctx: BenchContext, **router: Any) -> KnowledgeEngine:
+    """An engine over the benchmark's chunk store, with the graph built once."""
+    key = ("engine", tuple(sorted(router.items())))
+    if key in ctx.extras:
+        return ctx.extras[key]  # type: ignore[no-any-return]
+    settings = Settings(kb_dir=ctx.kb_dir)
+    settings.router = settings.router.model_copy(update={"mode": "rules", **router})
+    graph = ctx.extras.get("graph_store")
+    if graph is None:
+        graph = EmbeddedGraphStore(ctx.kb_dir)
+        graph.open()
+        builder = GraphBuilder(
+            settings,
+            ctx.store,
+            graph,
+            CommunityIndex(ctx.store.db, ctx.store.embedder),
+            ctx.store.embedder,
+            None,
+            progress=False,
+        )
+        started = time.perf_counter()
+        report = builder.update_graph([d.doc_id for d in ctx.store.list_documents()], [])
+        seconds = time.perf_counter() - started
+        print(
+            f"{report}; graph build {seconds:.1f}s ({len(ctx.dataset.passages) / seconds:.0f} passages/s)"
+        )
+        ctx.extras["graph_store"] = graph
+        ctx.extras["graph_report"] = {
+            "seconds": round(seconds, 2),
+            "entities": report.entities,
+            "relations": report.relations,
+            "entities_per_passage": round(report.entities / max(1, len(ctx.dataset.passages)), 2),
+            "relations_per_passage": round(report.relations / max(1, len(ctx.dataset.passages)), 2),
+        }
+    engine = KnowledgeEngine(settings, ctx.store, graph, ctx.store.embedder, None, progress=False)
+    engine._opened = True  # the stores are open already
+    ctx.extras[key] = engine
+    return engine
+
+
+@register_system("ppr")
+def ppr_system(ctx: BenchContext) -> System:
+    engine = _engine(ctx)
+    pipeline = engine.pipeline
+
+    def run(question: str) -> list[str]:
+        assert pipeline.linker is not None and pipeline.graph is not None
+        linked = pipeline.linker.link(question)
+        evidence, _, _ = pipeline.graph.retrieve(linked, top_k=30)
+        return unique(e.doc_id for e in evidence)
+
+    return run
+
+
+def _engine_system(ctx: BenchContext, **router: Any) -> System:
+    engine = _engine(ctx, **router)
+
+    def run(question: str) -> list[str]:
+        return unique(e.doc_id for e in engine.retrieve(question, top_k=30))
+
+    return run
+
+
+@register_system("engine")
+def engine_system(ctx: BenchContext) -> System:
+    return _engine_system(ctx)
+
+
+@register_system("engine_fixed_paragraph")
+def engine_fixed_system(ctx: BenchContext) -> System:
+    return _engine_system(ctx, fixed_granularity="paragraph")

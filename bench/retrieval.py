@@ -1,0 +1,270 @@
+"""Chunk-retrieval benchmark: recall of supporting passages, query latency, ingest throughput.
+
+Every corpus passage becomes one document (title + text) in a fresh knowledge base; systems
+search paragraphs and are scored by the passage ids (= doc ids) of their hits:
+
+* ``dense``, ``bm25``, ``hybrid`` (reciprocal-rank fusion of both), ranked at paragraph level;
+* more systems can be registered in :data:`bench._common.SYSTEMS` (see ``_common.py``).
+
+It also measures ingest throughput (passages/s, all four chunk levels stored) against raw
+embedding throughput of the same texts (the embedder alone, same batch size).
+
+``--late-chunking-ablation`` adds a second knowledge base whose sentences are embedded one by
+one instead of by late chunking, and compares sentence-level recall and ingest speed.
+
+Run: ``nice .venv/bin/python bench/retrieval.py --data ../shared/bench/musique-dev
+[--json OUT] [--limit N]``. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import (
+    SYSTEMS,
+    BenchContext,
+    Dataset,
+    Passage,
+    System,
+    evaluate,
+    load_dataset,
+    print_table,
+    register_system,
+    unique,
+)
+from kg_rag.config import ChunkingSettings, RetrievalSettings
+from kg_rag.embeddings import LocalMiniLMEmbeddings
+from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
+from kg_rag.stores.chunks import LanceChunkStore
+
+DEFAULT_SYSTEMS = ["dense", "bm25", "hybrid"]
+
+
+def _chunk_system(
+    ctx: BenchContext, mode: str, level: str = "paragraph", top_k: int = 10
+) -> System:
+    store: LanceChunkStore = ctx.store
+
+    def run(question: str) -> list[str]:
+        # Sentence hits are many per passage: fetch more and keep the first per passage.
+        k = top_k * 5 if level == "sentence" else top_k
+        hits = store.search(question, mode=mode, level=level, top_k=k)  # type: ignore[arg-type]
+        return unique(h.chunk.doc_id for h in hits)[:top_k]
+
+    return run
+
+
+@register_system("dense")
+def dense_system(ctx: BenchContext) -> System:
+    """Vector search over paragraphs."""
+    return _chunk_system(ctx, "dense")
+
+
+@register_system("bm25")
+def bm25_system(ctx: BenchContext) -> System:
+    """BM25 over paragraphs (title + text tokens)."""
+    return _chunk_system(ctx, "bm25")
+
+
+@register_system("hybrid")
+def hybrid_system(ctx: BenchContext) -> System:
+    """Reciprocal-rank fusion of dense and BM25 over paragraphs."""
+    return _chunk_system(ctx, "hybrid")
+
+
+@register_system("dense_sentence")
+def dense_sentence_system(ctx: BenchContext) -> System:
+    """Vector search over sentences, scored by their passage."""
+    return _chunk_system(ctx, "dense", level="sentence")
+
+
+@register_system("hybrid_sentence")
+def hybrid_sentence_system(ctx: BenchContext) -> System:
+    """Hybrid search over sentences, scored by their passage."""
+    return _chunk_system(ctx, "hybrid", level="sentence")
+
+
+def source_documents(dataset: Dataset) -> list[SourceDocument]:
+    """One document per passage; its id is the passage id."""
+    return [SourceDocument(doc_id=p.id, title=p.title, text=p.text) for p in dataset.passages]
+
+
+def embed_only(embedder: LocalMiniLMEmbeddings, passages: list[Passage]) -> float:
+    """Seconds the embedder alone takes on exactly the texts the ingest embeds."""
+    texts = [f"{p.title}\n{p.text}" if p.title else p.text for p in passages]
+    started = time.perf_counter()
+    embedder.embed_array(texts)
+    return time.perf_counter() - started
+
+
+def open_store(
+    kb_dir: Path, embedder: LocalMiniLMEmbeddings, *, late_chunking: bool = True
+) -> LanceChunkStore:
+    """A new, opened chunk store."""
+    store = LanceChunkStore(
+        kb_dir, embedder, settings=RetrievalSettings(), late_chunking=late_chunking
+    )
+    store.open()
+    return store
+
+
+def ingest_measured(
+    store: LanceChunkStore, embedder: LocalMiniLMEmbeddings, dataset: Dataset, rounds: int = 4
+) -> tuple[IngestReport, float, float]:
+    """Ingest the corpus in ``rounds`` slices, timing embed-only on each slice next to it.
+
+    The machine is shared, so load drifts: interleaving the two measurements (and swapping
+    their order every round) exposes both to the same conditions.
+
+    Returns:
+        The merged report, ingest passages/s and embed-only passages/s.
+    """
+    ingestor = ChunkIngestor(store, ChunkingSettings(), progress=False)
+    docs = source_documents(dataset)
+    size = -(-len(docs) // rounds)
+    total = IngestReport()
+    ingest_s = embed_s = 0.0
+    for r in range(rounds):
+        part = slice(r * size, (r + 1) * size)
+        if r % 2:
+            embed_s += embed_only(embedder, dataset.passages[part])
+        report = ingestor.ingest_documents(docs[part])
+        ingest_s += report.seconds
+        if not r % 2:
+            embed_s += embed_only(embedder, dataset.passages[part])
+        total.files_seen += report.files_seen
+        total.documents_added += report.documents_added
+        total.embeddings_computed += report.embeddings_computed
+        total.skipped.extend(report.skipped)
+        for level, n in report.chunks_per_level.items():
+            total.chunks_per_level[level] += n
+    total.seconds = ingest_s
+    return total, len(docs) / ingest_s, len(docs) / embed_s
+
+
+def ingest_plain(store: LanceChunkStore, dataset: Dataset) -> IngestReport:
+    """Ingest the corpus in one call."""
+    return ChunkIngestor(store, ChunkingSettings(), progress=False).ingest_documents(
+        source_documents(dataset)
+    )
+
+
+def run_systems(ctx: BenchContext, names: list[str]) -> dict[str, dict[str, float]]:
+    """Evaluate the named systems on the context's questions."""
+    results = {}
+    for name in names:
+        system = SYSTEMS[name](ctx)
+        system("warm-up question about lazy loads")
+        if isinstance(ctx.store, LanceChunkStore):
+            # Query vectors are cached; each system must pay for its own embeddings.
+            ctx.store.clear_query_cache()
+        results[name] = evaluate(system, ctx.dataset.questions)
+    return results
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="dataset folder")
+    parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--limit", type=int, help="first N questions and a smaller corpus")
+    parser.add_argument("--systems", nargs="*", default=DEFAULT_SYSTEMS, choices=sorted(SYSTEMS))
+    parser.add_argument("--late-chunking-ablation", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+
+    started = time.perf_counter()
+    dataset = load_dataset(args.data, args.limit)
+    embedder = LocalMiniLMEmbeddings()
+    embedder.embed_array(["warm-up sentence"] * 8)  # load weights outside the timings
+    print(
+        f"dataset {dataset.name}: {len(dataset.passages)} passages, {len(dataset.questions)} questions"
+    )
+
+    with tempfile.TemporaryDirectory(prefix="kg-rag-bench-") as tmp:
+        store = open_store(Path(tmp) / "kb", embedder)
+        report, ingest_rate, embed_rate = ingest_measured(store, embedder, dataset)
+        print(report)
+        ctx = BenchContext(dataset=dataset, store=store, kb_dir=Path(tmp) / "kb")
+        systems = run_systems(ctx, list(args.systems))
+        ablation: dict[str, Any] = {}
+        if args.late_chunking_ablation:
+            late = run_systems(ctx, ["dense_sentence", "hybrid_sentence"])
+            plain_store = open_store(Path(tmp) / "kb-plain", embedder, late_chunking=False)
+            plain_report = ingest_plain(plain_store, dataset)
+            plain_ctx = BenchContext(
+                dataset=dataset, store=plain_store, kb_dir=Path(tmp) / "kb-plain"
+            )
+            plain = run_systems(plain_ctx, ["dense_sentence", "hybrid_sentence"])
+            ablation = {
+                "late_chunking": {
+                    **late,
+                    "ingest_passages_per_s": ingest_rate,
+                    "embeddings": report.embeddings_computed,
+                },
+                "separate_sentences": {
+                    **plain,
+                    "ingest_passages_per_s": len(dataset.passages) / plain_report.seconds,
+                    "embeddings": plain_report.embeddings_computed,
+                },
+            }
+    result: dict[str, Any] = {
+        "dataset": dataset.name,
+        "systems": {
+            name: {k: round(v, 4) for k, v in metrics.items()} for name, metrics in systems.items()
+        },
+        "ingest": {
+            "passages_per_s": round(ingest_rate, 2),
+            "embed_only_per_s": round(embed_rate, 2),
+        },
+    }
+    print_table(
+        f"Retrieval on {dataset.name} ({len(dataset.questions)} questions, paragraph level)",
+        ["system", "R@2", "R@5", "R@10", "p50 ms", "p95 ms"],
+        [
+            [n, m["recall@2"], m["recall@5"], m["recall@10"], m["p50_ms"], m["p95_ms"]]
+            for n, m in systems.items()
+        ],
+    )
+    print_table(
+        "Ingest throughput",
+        ["measure", "passages/s"],
+        [
+            ["ingest (4 levels stored)", ingest_rate],
+            ["embedding only", embed_rate],
+            ["ratio", ingest_rate / embed_rate],
+        ],
+    )
+    if ablation:
+        print_table(
+            "Late chunking vs separately embedded sentences (sentence level)",
+            ["variant", "dense R@5", "hybrid R@5", "dense R@10", "embeddings", "ingest p/s"],
+            [
+                [
+                    name,
+                    v["dense_sentence"]["recall@5"],
+                    v["hybrid_sentence"]["recall@5"],
+                    v["dense_sentence"]["recall@10"],
+                    v["embeddings"],
+                    v["ingest_passages_per_s"],
+                ]
+                for name, v in ablation.items()
+            ],
+        )
+        result["late_chunking_ablation"] = ablation
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result
+
+
+if __name__ == "__main__":
+    main()

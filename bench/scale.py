@@ -1,0 +1,210 @@
+"""Hybrid chunk-search latency at 10k and 100k synthetic chunks.
+
+Synthetic documents (1 document, 1 section, 3 paragraphs and 5 sentences each = 10 chunks)
+use words drawn from a Zipf-distributed vocabulary, so BM25 postings are as skewed as real
+text, and clustered random unit vectors, so IVF partitions mean something. Vectors are
+written directly (embedding 100k chunks would measure the embedder, not search); queries are
+embedded by the real local model, as in production, and the query cache is cleared before
+each search. Each query runs on every store in turn, so load on the shared machine hits all
+sizes alike. At 100k chunks the store builds its IVF-PQ index (the default threshold
+is 50k rows); at 10k it searches exactly.
+
+Acceptance: hybrid p95 at 100k ≤ 2 × p95 at 10k.
+
+Run: ``nice .venv/bin/python bench/scale.py [--sizes 10000 100000] [--queries 100]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import percentile, print_table
+from kg_rag.embeddings import LocalMiniLMEmbeddings
+from kg_rag.models import Chunk, Document
+from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
+
+CHUNKS_PER_DOC = 10
+VOCABULARY = 20_000
+DIM = 384
+
+
+def _words(rng: np.random.Generator, n: int) -> list[str]:
+    ranks = np.minimum(rng.zipf(1.15, size=n), VOCABULARY)
+    return [f"w{r}" for r in ranks]
+
+
+def _chunk(
+    doc_id: str,
+    text: str,
+    chunks: list[Chunk],
+    level: str,
+    span: tuple[int, int],
+    parent: str | None,
+    ordinal: int,
+) -> str:
+    cid = f"{doc_id}-{len(chunks)}"
+    chunks.append(
+        Chunk(
+            chunk_id=cid,
+            doc_id=doc_id,
+            level=level,  # type: ignore[arg-type]
+            parent_id=parent,
+            ordinal=ordinal,
+            char_start=span[0],
+            char_end=span[1],
+            text=text[span[0] : span[1]],
+        )
+    )
+    return cid
+
+
+def synthetic_document(doc_id: str, rng: np.random.Generator, centers: np.ndarray) -> DocumentWrite:
+    """One synthetic document: 1 document, 1 section, 3 paragraphs, 5 sentences."""
+    sentences = [" ".join(_words(rng, 15)) + "." for _ in range(5)]
+    paragraphs = [sentences[0:2], sentences[2:4], sentences[4:5]]
+    text = "\n\n".join(" ".join(p) for p in paragraphs)
+    chunks: list[Chunk] = []
+    root = _chunk(doc_id, text, chunks, "document", (0, len(text)), None, 0)
+    section = _chunk(doc_id, text, chunks, "section", (0, len(text)), root, 0)
+    pos = 0
+    for p_ord, members in enumerate(paragraphs):
+        body = " ".join(members)
+        start = text.index(body, pos)
+        pid = _chunk(doc_id, text, chunks, "paragraph", (start, start + len(body)), section, p_ord)
+        for s_ord, sentence in enumerate(members):
+            s_start = text.index(sentence, start)
+            _chunk(doc_id, text, chunks, "sentence", (s_start, s_start + len(sentence)), pid, s_ord)
+            start = s_start + len(sentence)
+        pos = start
+    picks = rng.integers(0, len(centers), size=len(chunks))
+    vectors = centers[picks] + 0.5 * rng.standard_normal((len(chunks), DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return DocumentWrite(
+        document=Document(doc_id=doc_id, source="", content_hash=doc_id, text=text),
+        ingest_hash=doc_id,
+        chunks=chunks,
+        vectors=vectors,
+        vector_keys=[f"t:{c.chunk_id}" for c in chunks],
+        index_texts=[c.text for c in chunks],
+    )
+
+
+def synthetic_writes(n_chunks: int, seed: int = 7) -> list[DocumentWrite]:
+    """Documents totalling ``n_chunks`` chunks, with texts and clustered unit vectors."""
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((256, DIM)).astype(np.float32)
+    return [
+        synthetic_document(f"doc{d:06d}", rng, centers) for d in range(n_chunks // CHUNKS_PER_DOC)
+    ]
+
+
+def build(size: int, embedder: LocalMiniLMEmbeddings, root: Path) -> tuple[LanceChunkStore, float]:
+    """A store of ``size`` synthetic chunks, with its indexes; returns it and the build time."""
+    store = LanceChunkStore(root / f"kb-{size}", embedder)
+    store.open()
+    started = time.perf_counter()
+    writes = synthetic_writes(size)
+    for i in range(0, len(writes), 1000):
+        store.write_documents(writes[i : i + 1000])
+    store.optimize()
+    return store, time.perf_counter() - started
+
+
+def measure(stores: dict[int, LanceChunkStore], n_queries: int) -> dict[int, dict[str, float]]:
+    """Time hybrid, dense and BM25 queries on every store.
+
+    The machine is shared and its load drifts, so each query runs on every store in turn
+    (sizes interleaved) rather than store after store.
+    """
+    rng = np.random.default_rng(11)
+    queries = [" ".join(_words(rng, 6)) + f" q{i}" for i in range(n_queries + 5)]
+    for store in stores.values():
+        for q in queries[:5]:  # warm-up: lazy index loads
+            store.search(q, level="paragraph", top_k=10)
+    latencies: dict[tuple[int, str], list[float]] = {}
+    for q in queries[5:]:
+        for mode in ("hybrid", "dense", "bm25"):
+            for size, store in stores.items():
+                store.clear_query_cache()  # every store pays for its query embedding
+                t0 = time.perf_counter()
+                store.search(q, mode=mode, level="paragraph", top_k=10)  # type: ignore[arg-type]
+                latencies.setdefault((size, mode), []).append((time.perf_counter() - t0) * 1000)
+    out: dict[int, dict[str, float]] = {}
+    for (size, mode), values in latencies.items():
+        out.setdefault(size, {})[f"{mode}_p50_ms"] = percentile(values, 50)
+        out[size][f"{mode}_p95_ms"] = percentile(values, 95)
+    return out
+
+
+def ann_recall(store: LanceChunkStore, n_queries: int = 50) -> float:
+    """Share of the exact top-10 (index bypassed) that the ANN search returns, for random
+    query vectors near the data."""
+    rng = np.random.default_rng(5)
+    table = store.db.open_table("chunks")
+    sample = table.search().select(["vector"]).limit(n_queries).to_arrow()
+    found = 0
+    for row in sample.column("vector").to_pylist():
+        query = np.asarray(row, dtype=np.float32) + 0.3 * rng.standard_normal(DIM).astype(
+            np.float32
+        )
+        exact = table.search(query).distance_type("cosine").bypass_vector_index().limit(10)
+        approx = table.search(query).distance_type("cosine").nprobes(20).refine_factor(5).limit(10)
+        truth = set(exact.select(["chunk_id"]).to_arrow().column("chunk_id").to_pylist())
+        got = set(approx.select(["chunk_id"]).to_arrow().column("chunk_id").to_pylist())
+        found += len(truth & got)
+    return found / (10 * n_queries)
+
+
+def main(argv: list[str] | None = None) -> dict[int, dict[str, float]]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args(argv)
+    embedder = LocalMiniLMEmbeddings()
+    embedder.embed_query("warm-up")
+    with tempfile.TemporaryDirectory(prefix="kg-rag-scale-") as tmp:
+        stores: dict[int, LanceChunkStore] = {}
+        build_s: dict[int, float] = {}
+        for size in args.sizes:
+            stores[size], build_s[size] = build(size, embedder, Path(tmp))
+            print(f"{size:,} chunks: built in {build_s[size]:.0f} s", flush=True)
+        results = measure(stores, args.queries)
+        for size, store in stores.items():
+            results[size]["build_s"] = build_s[size]
+            results[size]["ann_index"] = float(store._has_ann)
+            if store._has_ann:
+                recall = ann_recall(store)
+                print(f"{size:,} chunks: IVF-PQ recall@10 against exact search {recall:.3f}")
+    print_table(
+        "Chunk search latency (paragraph level, top 10, ms)",
+        ["chunks", "ANN", "hybrid p50", "hybrid p95", "dense p95", "bm25 p95", "build s"],
+        [
+            [
+                f"{size:,}",
+                "IVF-PQ" if r["ann_index"] else "exact",
+                r["hybrid_p50_ms"],
+                r["hybrid_p95_ms"],
+                r["dense_p95_ms"],
+                r["bm25_p95_ms"],
+                r["build_s"],
+            ]
+            for size, r in results.items()
+        ],
+    )
+    if len(args.sizes) >= 2:
+        small, large = args.sizes[0], args.sizes[-1]
+        ratio = results[large]["hybrid_p95_ms"] / results[small]["hybrid_p95_ms"]
+        print(f"\nhybrid p95 ratio {large:,} / {small:,} chunks: {ratio:.2f} (target ≤ 2)")
+    return results
+
+
+if __name__ == "__main__":
+    main()
