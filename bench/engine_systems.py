@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from _common import BenchContext, System, register_system, unique
+from bench._common import BenchContext, System, register_system, unique
 
 from kg_rag.config import Settings
 from kg_rag.engine import KnowledgeEngine
