@@ -19,7 +19,6 @@ import time
 from typing import Any
 
 from bench._common import BenchContext, System, register_system, unique
-
 from kg_rag.config import Settings
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.graph_build import GraphBuilder
