@@ -144,3 +144,37 @@ def test_same_data_same_answers(tmp_path: Path, clean_neo4j: tuple[Neo4jSettings
     finally:
         embedded.close()
         neo.close()
+
+
+def test_same_graph_and_seed_give_identical_communities_on_both_stores(
+    tmp_path: Path, clean_neo4j: tuple[Neo4jSettings, Any]
+) -> None:
+    from communities import detect_communities
+
+    neo4j_settings, neo4j_driver = clean_neo4j
+    embedded = EmbeddedGraphStore(tmp_path / "kb")
+    neo = Neo4jGraphStore(neo4j_settings, driver=neo4j_driver, batch_size=128)
+    embedded.open()
+    neo.open()
+    try:
+        entities, with_duplicates, _, _ = random_graph(seed=11)
+        # One relation per (source, type, target): a repeated key is an update (last wins),
+        # so only then is the insertion order free. It differs per store: detection must not
+        # care.
+        unique = {(r.source_id, r.type, r.target_id): r for r in with_duplicates}
+        relations = list(unique.values())
+        embedded.upsert_entities(entities)
+        embedded.upsert_relations(relations)
+        neo.upsert_entities(entities[::-1])
+        neo.upsert_relations(relations[::-1])
+        found = [
+            detect_communities(store.to_networkx(), max_cluster_size=8, seed=42)
+            for store in (embedded, neo)
+        ]
+        assert found[0] == found[1]
+        assert len(found[0]) > 5 and len({r.level for r in found[0]}) >= 2
+        again = detect_communities(embedded.to_networkx(), max_cluster_size=8, seed=42)
+        assert again == found[0]
+    finally:
+        neo.close()
+        embedded.close()
