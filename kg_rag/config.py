@@ -117,6 +117,9 @@ class ExtractionSettings(BaseModel):
     concurrency: int = 4
     gleaning: int = 0
     resolution_threshold: float = 0.9
+    embed_entities: bool = False
+    """Embed entity names (vector index in Neo4j, vector linking of question spans). Off by
+    default: offline extraction yields many entities and the spans link by name and alias."""
 
 
 class CommunitySettings(BaseModel):

@@ -208,7 +208,7 @@ class KnowledgeEngine:
     def pipeline(self) -> AnswerPipeline:
         """The answer pipeline (built on first use, rebuilt after ingest)."""
         if self._pipeline is None:
-            linker = EntityLinker(self.graph_store)
+            linker = EntityLinker(self.graph_store, embed=self.chunk_store.embed_query)
             index = self.community_index
             has_communities = bool(index.all())
             self._pipeline = AnswerPipeline(

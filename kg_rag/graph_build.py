@@ -203,6 +203,10 @@ class GraphBuilder:
             )
             for r in result.relations
         ]
+        if self.settings.extraction.embed_entities and entities:
+            texts = [f"{e.name} ({e.type})" for e in entities]
+            for entity, vector in zip(entities, self.embedder.embed_documents(texts), strict=True):
+                entity.vector = [float(x) for x in vector]
         self.graph.upsert_entities(entities)
         self.graph.upsert_relations(relations)
         self.graph.upsert_mentions(

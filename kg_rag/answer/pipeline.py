@@ -214,13 +214,16 @@ class AnswerPipeline:
         top_k = max(decision.top_k, self.top_k)
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
-        hybrid = await asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
+        search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
         if decision.route == "graph" and self.graph is not None and linked:
             linked = list(linked) + await self._text2cypher_seeds(query, st, caller)
-            graph_ev, calls, _ = await asyncio.to_thread(self.graph.retrieve, linked, top_k * 2)
+            # The chunk search and the graph walk are independent: run them side by side.
+            hybrid, (graph_ev, calls, _) = await asyncio.gather(
+                search, asyncio.to_thread(self.graph.retrieve, linked, top_k * 2)
+            )
             st.cypher.extend(calls)
             return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
-        return hybrid
+        return await search
 
     async def _text2cypher_seeds(
         self, query: str, st: StepTrace, caller: LLMCaller | None

@@ -100,8 +100,21 @@ def _cypher_for(name: str, params: dict[str, Any]) -> str:
 class EntityLinker:
     """Finds knowledge-graph entities in free text (English n-grams, Chinese jieba words)."""
 
-    def __init__(self, graph: GraphStore) -> None:
+    def __init__(
+        self,
+        graph: GraphStore,
+        embed: Callable[[str], list[float]] | None = None,
+        vector_threshold: float = 0.85,
+    ) -> None:
+        """Args:
+        graph: the graph store.
+        embed: embeds a span for vector linking (used only when entities carry vectors).
+        vector_threshold: cosine similarity a vector match needs.
+        """
         self.graph = graph
+        self.embed = embed
+        self.vector_threshold = vector_threshold
+        self._has_vectors: bool | None = None
         self._index: dict[str, list[str]] | None = None
         self._entities: dict[str, Entity] = {}
         self._mention_counts: dict[str, int] = {}
@@ -124,7 +137,21 @@ class EntityLinker:
                             index.setdefault(key, []).append(e.entity_id)
                 self._index = index
                 self._mention_counts = {}
+                self._has_vectors = None
             return self._index
+
+    def _vector_match(self, span: str) -> list[str]:
+        """The entity whose name vector is closest to ``span``'s, above the threshold."""
+        if self.embed is None:
+            return []
+        if self._has_vectors is None:
+            self._has_vectors = any(
+                e.vector for e in self.graph.get_entities(sorted(self._entities)[:50])
+            )
+        if not self._has_vectors:
+            return []
+        best = self.graph.similar_entities(self.embed(span), limit=1)
+        return [e.entity_id for e, score in best if score >= self.vector_threshold]
 
     def entity(self, entity_id: str) -> Entity | None:
         """A cached entity by id."""
@@ -181,8 +208,11 @@ class EntityLinker:
             span = m.group(0)
             if span in covered or normalize_name(span) in _STOP_KEYS or len(span) < 3:
                 continue
-            for ent in self.graph.find_entities(span, limit=2):
+            matches = self.graph.find_entities(span, limit=2)
+            for ent in matches:
                 found.append((ent.entity_id, span, "fulltext"))
+            if not matches:
+                found.extend((eid, span, "vector") for eid in self._vector_match(span))
         seen: set[str] = set()
         unique = [(e, s, m) for e, s, m in found if not (e in seen or seen.add(e))]  # type: ignore[func-returns-value]
         weights = self._weights([e for e, _, _ in unique])

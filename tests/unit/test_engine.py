@@ -201,3 +201,26 @@ def test_stats_count_documents_and_graph_records(demo_engine: KnowledgeEngine) -
     assert stats["entities"] == len(demo_engine.graph_store.all_entities())
     assert stats["relations"] == len(demo_engine.graph_store.all_relations())
     assert stats["communities"] > 0
+
+
+def test_question_spans_link_by_entity_vectors_when_names_differ(tmp_path: Path) -> None:
+    from kg_rag.config import Settings
+    from kg_rag.demo import corpus_path
+    from kg_rag.testing import HashEmbeddings
+
+    settings = Settings(kb_dir=tmp_path / "kb")
+    settings.extraction.embed_entities = True
+    with KnowledgeEngine.open(settings=settings, embedder=HashEmbeddings(64), progress=False) as kg:
+        kg.ingest([corpus_path()], communities=False)
+        stored = kg.graph_store.get_entities([e.entity_id for e in kg.graph_store.all_entities()])
+        assert stored and all(e.vector for e in stored)
+        linker = kg.pipeline.linker
+        assert linker is not None
+        # "Brightwell Robotics Headquarters" is no entity name or alias; its hashed vector
+        # shares two of three words with the "Brightwell Robotics" entity.
+        linked = linker.link("Tell me about Brightwell Robotics Headquarters")
+        methods = {le.name: le.method for le in linked}
+        assert methods.get("Brightwell Robotics") in {"exact", "vector"}
+        linker.vector_threshold = 0.0
+        vec = linker._vector_match("Brightwell Robotics Headquarters")
+        assert vec and vec[0] in {e.entity_id for e in stored if e.name == "Brightwell Robotics"}
