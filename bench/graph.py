@@ -27,6 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import print_table as table
 from kg_rag.config import Settings
 from kg_rag.models import Entity, Relation
 from kg_rag.stores import queries
@@ -34,23 +37,6 @@ from kg_rag.stores.embedded import EmbeddedGraphStore
 
 REL_TYPES = ["KNOWS", "PART_OF", "LOCATED_IN", "WORKS_FOR", "RELATED_TO"]
 SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "dun", "ar", "is", "os", "ul"]
-
-
-def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
-    """Print a plain-text table."""
-    cells = [header, *[[f"{c:,.1f}" if isinstance(c, float) else str(c) for c in r] for r in rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    print(f"\n{title}")
-    for n, row in enumerate(cells):
-        print(
-            "  "
-            + "  ".join(
-                c.rjust(w) if i else c.ljust(w)
-                for i, (c, w) in enumerate(zip(row, widths, strict=True))
-            )
-        )
-        if n == 0:
-            print("  " + "  ".join("-" * w for w in widths))
 
 
 def name(rng: random.Random, i: int) -> str:

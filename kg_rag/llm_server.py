@@ -18,24 +18,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import importlib.util
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from kg_rag._process import alive, file_lock, terminate
 from kg_rag.config import LLMServerSettings, Settings
 from kg_rag.errors import ServerError
 
@@ -248,14 +247,8 @@ def _ensure_model(settings: LLMServerSettings, log: Callable[[str], None]) -> Pa
     return target
 
 
-@contextlib.contextmanager
-def _start_lock(settings: LLMServerSettings) -> Iterator[None]:
-    with (settings.cache_dir / f"llama-server-{settings.port}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+def _start_lock(settings: LLMServerSettings) -> contextlib.AbstractContextManager[None]:
+    return file_lock(settings.cache_dir / f"llama-server-{settings.port}.lock")
 
 
 def _pid_path(settings: LLMServerSettings) -> Path:
@@ -337,33 +330,14 @@ def _read_pid(settings: LLMServerSettings) -> int | None:
 
 
 def _alive(pid: int) -> bool:
-    _reap(pid)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _reap(pid: int) -> None:
-    """Collect the exit status if the server is our child (start and stop in one process)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
+    return alive(pid)
 
 
 def _terminate(pid: int) -> None:
     """SIGTERM the server's process group, then SIGKILL it if it lingers."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, sig)
-        deadline = time.monotonic() + _STOP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if not _alive(pid):
-                return
-            time.sleep(0.1)
-    raise ServerError(f"The LLM server (pid {pid}) did not stop: kill it by hand (kill -9 {pid})")
+    terminate(
+        pid, "The LLM server", term_wait_s=_STOP_TIMEOUT_S, kill_wait_s=_STOP_TIMEOUT_S, group=True
+    )
 
 
 def _last_line(path: Path) -> str:

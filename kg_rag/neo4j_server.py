@@ -20,22 +20,21 @@ The JVM runs detached (its own session); its console log (``neo4j-console.log``)
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from kg_rag._process import alive, file_lock, terminate
 from kg_rag.config import Neo4jSettings
 from kg_rag.errors import ConfigError, ServerError
 
@@ -480,15 +479,7 @@ def _read_from(path: Path, offset: int) -> str:
 
 def _terminate(pid: int) -> None:
     """SIGTERM (Neo4j shuts down cleanly), then SIGKILL if it lingers."""
-    for sig, wait_s in ((signal.SIGTERM, _STOP_TIMEOUT_S), (signal.SIGKILL, 15.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, sig)
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            if not _alive(pid):
-                return
-            time.sleep(0.2)
-    raise ServerError(f"Neo4j (pid {pid}) did not stop: kill it by hand (kill -9 {pid})")
+    terminate(pid, "Neo4j", term_wait_s=_STOP_TIMEOUT_S, kill_wait_s=15.0)
 
 
 # --- small helpers ----------------------------------------------------------------------------
@@ -539,14 +530,8 @@ def _info(
     )
 
 
-@contextlib.contextmanager
-def _lock(path: Path) -> Iterator[None]:
-    with path.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+def _lock(path: Path) -> contextlib.AbstractContextManager[None]:
+    return file_lock(path)
 
 
 def _discover(settings: Neo4jSettings) -> dict[str, object] | None:
@@ -603,16 +588,4 @@ def _read_pid(home: Path) -> int | None:
 
 
 def _alive(pid: int) -> bool:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)  # reap it if it is our child (start and stop in one process)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # An orphan that init has not reaped yet is dead too.
-    with contextlib.suppress(OSError, IndexError):
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state not in ("Z", "X")
-    return True
+    return alive(pid)
