@@ -6,6 +6,8 @@ Registers, for ``bench/retrieval.py``:
   the offline-extracted graph, rank passages by the entity mass they mention;
 * ``engine`` — the passages ``KnowledgeEngine.retrieve`` returns offline (planner, routed
   steps, whole-question hybrid + PPR, cited step evidence);
+* ``engine_fast`` — ``retrieve(depth="fast")``: the whole-question search only (hybrid fused
+  with graph PPR), no planning;
 * ``engine_fixed_paragraph`` — the same with every step's granularity fixed to paragraph,
   the A/B baseline for routed granularity.
 
@@ -80,11 +82,11 @@ def ppr_system(ctx: BenchContext) -> System:
     return run
 
 
-def _engine_system(ctx: BenchContext, **router: Any) -> System:
+def _engine_system(ctx: BenchContext, depth: Any = "full", **router: Any) -> System:
     engine = _engine(ctx, **router)
 
     def run(question: str) -> list[str]:
-        return unique(e.doc_id for e in engine.retrieve(question, top_k=30))
+        return unique(e.doc_id for e in engine.retrieve(question, top_k=30, depth=depth))
 
     return run
 
@@ -92,6 +94,11 @@ def _engine_system(ctx: BenchContext, **router: Any) -> System:
 @register_system("engine")
 def engine_system(ctx: BenchContext) -> System:
     return _engine_system(ctx)
+
+
+@register_system("engine_fast")
+def engine_fast_system(ctx: BenchContext) -> System:
+    return _engine_system(ctx, depth="fast")
 
 
 @register_system("engine_fixed_paragraph")

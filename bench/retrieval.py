@@ -50,7 +50,15 @@ from kg_rag.embeddings import LocalMiniLMEmbeddings
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
 from kg_rag.stores.chunks import LanceChunkStore
 
-DEFAULT_SYSTEMS = ["dense", "bm25", "hybrid", "ppr", "engine", "engine_fixed_paragraph"]
+DEFAULT_SYSTEMS = [
+    "dense",
+    "bm25",
+    "hybrid",
+    "ppr",
+    "engine",
+    "engine_fast",
+    "engine_fixed_paragraph",
+]
 
 
 def _chunk_system(

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from kg_rag.answer.pipeline import AnswerPipeline
+from kg_rag.answer.pipeline import AnswerPipeline, Depth
 from kg_rag.answer.trace import Answer
 from kg_rag.config import Settings
 from kg_rag.errors import ConfigError
@@ -312,17 +312,29 @@ class KnowledgeEngine:
         """Sync :meth:`aask`."""
         return run_sync(self.aask(question))
 
-    async def aretrieve(self, question: str, top_k: int | None = None) -> list[Evidence]:
-        """Evidence only (the same pipeline as :meth:`aask`), best first."""
+    async def aretrieve(
+        self, question: str, top_k: int | None = None, depth: Depth = "full"
+    ) -> list[Evidence]:
+        """Evidence only, best first.
+
+        Args:
+            question: the question.
+            top_k: how many pieces (default ``retrieval.top_k``).
+            depth: ``"full"`` runs the same pipeline as :meth:`aask` (plan, routed steps, the
+                chunks holding the step answers); ``"fast"`` only searches the whole question
+                (hybrid fused with PPR from its linked entities) — no planning, lower latency.
+        """
         self.open_stores()
         evidence, _ = await self.pipeline.aretrieve(
-            question, top_k or self.settings.retrieval.top_k
+            question, top_k or self.settings.retrieval.top_k, depth
         )
         return evidence
 
-    def retrieve(self, question: str, top_k: int | None = None) -> list[Evidence]:
+    def retrieve(
+        self, question: str, top_k: int | None = None, depth: Depth = "full"
+    ) -> list[Evidence]:
         """Sync :meth:`aretrieve`."""
-        return run_sync(self.aretrieve(question, top_k))
+        return run_sync(self.aretrieve(question, top_k, depth))
 
     def as_retriever(self, top_k: int | None = None) -> Any:
         """A LangChain ``BaseRetriever`` over this engine."""

@@ -13,7 +13,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
@@ -38,7 +38,9 @@ from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 
-__all__ = ["AnswerPipeline", "fuse"]
+__all__ = ["AnswerPipeline", "Depth", "fuse"]
+
+Depth = Literal["fast", "full"]
 
 log = logging.getLogger(__name__)
 _UNBOUND = re.compile(r"#\d+")
@@ -116,9 +118,17 @@ class AnswerPipeline:
 
     # -- public -------------------------------------------------------------------------
     async def aretrieve(
-        self, question: str, top_k: int | None = None
-    ) -> tuple[list[Evidence], Answer]:
-        """Evidence for ``question`` (fused over its steps) and the full answer object."""
+        self, question: str, top_k: int | None = None, depth: Depth = "full"
+    ) -> tuple[list[Evidence], Answer | None]:
+        """Evidence for ``question``, best first, and the answer object (``None`` when fast).
+
+        ``depth="full"`` runs the whole pipeline (plan, routed steps, cited step evidence);
+        ``depth="fast"`` only the whole-question search (hybrid fused with graph PPR), for
+        latency-bound callers.
+        """
+        if depth == "fast":
+            whole = await self._whole_question(question)
+            return whole.hits[: top_k or len(whole.hits)], None
         answer = await self.aask(question)
         return answer.evidence[: top_k or len(answer.evidence)], answer
 

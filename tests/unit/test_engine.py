@@ -224,3 +224,19 @@ def test_question_spans_link_by_entity_vectors_when_names_differ(tmp_path: Path)
         linker.vector_threshold = 0.0
         vec = linker._vector_match("Brightwell Robotics Headquarters")
         assert vec and vec[0] in {e.entity_id for e in stored if e.name == "Brightwell Robotics"}
+
+
+def test_fast_retrieve_is_the_whole_question_search_without_planning(
+    demo_engine: KnowledgeEngine,
+) -> None:
+    question = DEMO_QUESTIONS[0]
+    fast = demo_engine.retrieve(question, top_k=5, depth="fast")
+    answer = demo_engine.ask(question)
+    assert answer.trace.whole_question is not None
+    whole = [e.chunk_id for e in answer.trace.whole_question.hits[:5]]
+    assert [e.chunk_id for e in fast] == whole
+    # The full retrieval also holds the chunk with the last hop's answer (North Brabant),
+    # which the whole-question search alone does not rank first.
+    full = demo_engine.retrieve(question, top_k=5)
+    assert any("North Brabant" in e.text for e in full)
+    assert [e.chunk_id for e in full] != whole
