@@ -395,7 +395,7 @@ class AnswerPipeline:
         if route == "graph":
             assert self.graph is not None
             full, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, linked, size * 3)
+                search, asyncio.to_thread(self.graph.retrieve, linked, size * 3, 1, False)
             )
             st.cypher.extend(calls)
         else:

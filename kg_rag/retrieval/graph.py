@@ -66,6 +66,7 @@ _STOP_KEYS = frozenset(
     ]
 )
 _MAX_NGRAM = 8
+_PPR_TOL = 1e-7  # ranking of the top few hundred entities is settled long before 1e-13
 
 
 class LinkedEntity(BaseModel):
@@ -265,7 +266,11 @@ class GraphRetriever:
         return result
 
     def retrieve(
-        self, linked: Sequence[LinkedEntity], top_k: int = 10, hops: int = 1
+        self,
+        linked: Sequence[LinkedEntity],
+        top_k: int = 10,
+        hops: int = 1,
+        expand: bool = True,
     ) -> tuple[list[Evidence], list[CypherCall], dict[str, float]]:
         """Chunks ranked by PPR mass from the linked entities.
 
@@ -276,25 +281,28 @@ class GraphRetriever:
             return [], calls, {}
         seeds = {le.entity_id: le.weight for le in linked}
         seed_ids = sorted(seeds)
-        self._call(
-            calls,
-            "neighbourhood",
-            {"ids": seed_ids, "hops": hops, "limit": 200},
-            lambda: self.graph.neighbourhood(seed_ids, hops=hops, limit=200),
-        )
-        if len(seed_ids) >= 2:
-            a, b = seed_ids[0], seed_ids[1]
+        if expand:  # the neighbourhood and paths feed the trace (and Browser replay)
             self._call(
                 calls,
-                "paths",
-                {"source": a, "target": b, "max_hops": 3, "limit": 5},
-                lambda: self.graph.paths(a, b, max_hops=3, limit=5),
+                "neighbourhood",
+                {"ids": seed_ids, "hops": hops, "limit": 200},
+                lambda: self.graph.neighbourhood(seed_ids, hops=hops, limit=200),
             )
+            if len(seed_ids) >= 2:
+                a, b = seed_ids[0], seed_ids[1]
+                self._call(
+                    calls,
+                    "paths",
+                    {"source": a, "target": b, "max_hops": 3, "limit": 5},
+                    lambda: self.graph.paths(a, b, max_hops=3, limit=5),
+                )
         ranked = self._call(
             calls,
             "ppr_adjacency",
             {"ids": seed_ids, "seeds": seeds, "damping": 0.85, "max_hops": 3},
-            lambda: self.graph.personalized_pagerank(seeds, damping=0.85, limit=300, max_hops=None),
+            lambda: self.graph.personalized_pagerank(
+                seeds, damping=0.85, limit=300, max_hops=None, tol=_PPR_TOL
+            ),
         )
         ppr = dict(ranked)
         top_entities = [e for e, _ in ranked]

@@ -89,6 +89,7 @@ class GraphStore(Protocol):
         damping: float = 0.85,
         limit: int = 50,
         max_hops: int | None = 3,
+        tol: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds (undirected,
         relation weights), highest first; the walk stays within ``max_hops`` of the seeds

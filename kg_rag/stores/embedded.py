@@ -764,6 +764,7 @@ class EmbeddedGraphStore:
         damping: float = 0.85,
         limit: int = 50,
         max_hops: int | None = 3,
+        tol: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds.
 
@@ -782,10 +783,10 @@ class EmbeddedGraphStore:
                         self._entities,
                         [(k[0], k[2], k[1], r.weight) for k, r in self._relations.items()],
                     )
-                return self._whole_graph.rank(chosen, damping, limit)
+                return self._whole_graph.rank(chosen, damping, limit, tol)
             nodes = ppr.bfs_levels(existing, self._expand, max_hops)
             edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in self._induced(nodes)]
-            return ppr.personalized_pagerank(nodes, edges, chosen, damping, limit)
+            return ppr.personalized_pagerank(nodes, edges, chosen, damping, limit, tol)
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """entity_id → sorted chunk ids that mention it (ids without mentions are left out)."""

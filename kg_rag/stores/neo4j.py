@@ -521,6 +521,7 @@ class Neo4jGraphStore:
         damping: float = 0.85,
         limit: int = 50,
         max_hops: int | None = 3,
+        tol: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds.
 
@@ -538,12 +539,12 @@ class Neo4jGraphStore:
             if self._whole_graph is None:
                 ids = list(self._read(q.GRAPH_NODES)[0]["ids"])
                 self._whole_graph = ppr.TransitionMatrix(ids, self._edges(q.ALL_EDGES))
-            return self._whole_graph.rank({s: seeds[s] for s in existing}, damping, limit)
+            return self._whole_graph.rank({s: seeds[s] for s in existing}, damping, limit, tol)
         else:
             nodes = set(ppr.bfs_levels(existing, self._expand, max_hops))
             edges = self._edges(q.INDUCED_EDGES, ids=sorted(nodes))
         return ppr.personalized_pagerank(
-            nodes, edges, {s: seeds[s] for s in existing}, damping, limit
+            nodes, edges, {s: seeds[s] for s in existing}, damping, limit, tol
         )
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
