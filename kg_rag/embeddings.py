@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
-from kg_rag.config import EmbeddingSettings
+from kg_rag.config import EmbeddingSettings, LLMSettings
 from kg_rag.errors import ConfigError
 
 __all__ = [
@@ -539,11 +539,13 @@ class LocalMiniLMEmbeddings(Embeddings):
         return [float(x) for x in self.embed_array([text])[0]]
 
 
-def build_embedder(settings: EmbeddingSettings) -> Embeddings:
+def build_embedder(settings: EmbeddingSettings, llm: LLMSettings | None = None) -> Embeddings:
     """Build the embedder the settings ask for (engine factory use only).
 
     Args:
         settings: The ``embedding`` section of the settings.
+        llm: The ``llm`` section: for ``provider="openai"`` its base URL and API key are used
+            (an OpenAI-compatible endpoint); otherwise the usual ``OPENAI_*`` variables.
 
     Returns:
         ``LocalMiniLMEmbeddings`` for ``provider="local"``, ``OpenAIEmbeddings`` for
@@ -566,6 +568,10 @@ def build_embedder(settings: EmbeddingSettings) -> Embeddings:
         kwargs: dict[str, Any] = {"model": settings.model, "chunk_size": settings.batch_size}
         if settings.dimensions is not None:
             kwargs["dimensions"] = settings.dimensions
+        if llm is not None and llm.base_url:
+            kwargs["base_url"] = llm.base_url
+        if llm is not None and llm.api_key is not None:
+            kwargs["api_key"] = llm.api_key
         return OpenAIEmbeddings(**kwargs)
     from kg_rag.testing import HashEmbeddings
 

@@ -24,6 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from kg_rag.answer.pipeline import AnswerPipeline, Depth
 from kg_rag.answer.trace import Answer
 from kg_rag.config import Settings
+from kg_rag.embeddings import build_embedder
 from kg_rag.errors import ConfigError
 from kg_rag.graph_build import CommunityBuildReport, GraphBuilder
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
@@ -50,30 +51,6 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
-
-
-def build_embedder(settings: Settings) -> Embeddings:
-    """The embedder named by the settings (default: the local MiniLM shipped on PyPI)."""
-    provider = settings.embedding.provider
-    if provider == "local":
-        from kg_rag.embeddings import LocalMiniLMEmbeddings
-
-        return LocalMiniLMEmbeddings(batch_size=settings.embedding.batch_size)
-    if provider == "hash":
-        from kg_rag.testing import HashEmbeddings
-
-        return HashEmbeddings(settings.embedding.dimensions or 64)
-    if provider == "openai":
-        from langchain_openai import OpenAIEmbeddings
-
-        key = settings.llm.api_key.get_secret_value() if settings.llm.api_key else None
-        return OpenAIEmbeddings(
-            model=settings.embedding.model,
-            base_url=settings.llm.base_url,
-            api_key=key,  # type: ignore[arg-type]
-            dimensions=settings.embedding.dimensions,
-        )
-    raise ConfigError(f"unknown embedding provider {provider!r}: use local, openai or hash")
 
 
 def build_graph_store(settings: Settings) -> GraphStore:
@@ -148,7 +125,7 @@ class KnowledgeEngine:
         settings = (settings or Settings()).model_copy(deep=True)
         if kb_dir is not None:
             settings.kb_dir = Path(kb_dir)
-        embedder = embedder or build_embedder(settings)
+        embedder = embedder or build_embedder(settings.embedding, settings.llm)
         if llm is None and settings.llm.enabled and settings.router.mode != "rules":
             from kg_rag.llm import build_chat_model
 
