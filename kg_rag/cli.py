@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from kg_rag.config import Settings
 from kg_rag.errors import KgRagError
@@ -38,32 +39,29 @@ def _cmd_info(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_rag import neo4j_server
-
-    if args.action == "start":
-        neo4j_server.start(settings.neo4j)
-    elif args.action == "stop":
-        neo4j_server.stop(settings.neo4j)
+def _manage(server: Any, section: Any, action: str) -> int:
+    """start / stop / status of a managed server module (neo4j_server or llm_server)."""
+    if action == "start":
+        server.start(section)
+    elif action == "stop":
+        server.stop(section)
     else:
-        info = neo4j_server.status(settings.neo4j)
+        info = server.status(section)
         print(info.model_dump_json(indent=2))
         return 0 if info.running else 3
     return 0
+
+
+def _cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag import neo4j_server
+
+    return _manage(neo4j_server, settings.neo4j, args.action)
 
 
 def _cmd_llm_server(args: argparse.Namespace, settings: Settings) -> int:
     from kg_rag import llm_server
 
-    if args.action == "start":
-        llm_server.start(settings.llm_server)
-    elif args.action == "stop":
-        llm_server.stop(settings.llm_server)
-    else:
-        info = llm_server.status(settings.llm_server)
-        print(info.model_dump_json(indent=2))
-        return 0 if info.running else 3
-    return 0
+    return _manage(llm_server, settings.llm_server, args.action)
 
 
 def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
