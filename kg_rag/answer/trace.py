@@ -103,6 +103,12 @@ class Answer(BaseModel):
             f"Q: {self.question}",
             f"A: {self.text}" + ("  (truncated)" if self.truncated else ""),
         ]
+        whole = self.trace.whole_question
+        if whole is not None:
+            lines.append(
+                f"  whole question: [{whole.decision.route}/{whole.decision.granularity}] "
+                f"{len(whole.hits)} hits, {len(whole.linked_entities)} entities linked"
+            )
         for step in self.trace.steps:
             lines.append(
                 f"  step {step.index}: [{step.decision.route}/{step.decision.granularity}] "
@@ -157,7 +163,8 @@ class Answer(BaseModel):
     def _repr_html_(self) -> str:
         esc = html.escape
         rows = []
-        for s in self.trace.steps:
+        whole = [self.trace.whole_question] if self.trace.whole_question is not None else []
+        for s in [*whole, *self.trace.steps]:
             grade = s.grades[-1].score if s.grades else float("nan")
             cypher = "<br>".join(
                 f"<code>{esc(c.cypher)}</code> <small>{esc(json.dumps(c.params, default=str)[:200])}</small>"

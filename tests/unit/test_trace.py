@@ -101,7 +101,9 @@ def test_repr_html_shows_each_step_route_and_escapes_text(
     answer = demo_answers[question]
     page = answer._repr_html_()
     assert page.startswith("<div>") and page.endswith("</div>")
-    assert page.count("<tr>") == len(answer.trace.steps) + 1  # header row + one per step
+    # header row, the whole-question search (step 0), then one row per planned step
+    assert page.count("<tr>") == len(answer.trace.steps) + 2
+    assert "whole question" in page
     for step in answer.trace.steps:
         assert f"<b>{step.decision.route}</b>/{step.decision.granularity}" in page
         assert html.escape(step.decision.reason) in page
