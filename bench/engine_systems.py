@@ -63,7 +63,7 @@ def _engine(ctx: BenchContext, **router: Any) -> KnowledgeEngine:
             "relations_per_passage": round(report.relations / max(1, len(ctx.dataset.passages)), 2),
         }
     engine = KnowledgeEngine(settings, ctx.store, graph, ctx.store.embedder, None, progress=False)
-    engine._opened = True  # the stores are open already
+    engine.open_stores()  # both stores are open already: opening again is a no-op
     ctx.extras[key] = engine
     return engine
 

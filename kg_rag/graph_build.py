@@ -136,19 +136,12 @@ class GraphBuilder:
             self.graph.delete_document(doc_id)
         if not changed_doc_ids:
             report.seconds = time.perf_counter() - t0
-            if removed_doc_ids:
-                report.entities = 0
             return report
         level = self.settings.extraction.level
         chunks = self.chunks.chunks_for_documents(list(changed_doc_ids), level=level)
-        upsert_chunks = getattr(self.graph, "upsert_chunks", None)
-        if callable(upsert_chunks):
-            upsert_chunks(chunks)
-        titles = {
-            d.doc_id: d.title
-            for d in self.chunks.list_documents()
-            if d.doc_id in set(changed_doc_ids)
-        }
+        self.graph.upsert_chunks(chunks)
+        changed = set(changed_doc_ids)
+        titles = {d.doc_id: d.title for d in self.chunks.list_documents() if d.doc_id in changed}
         inputs = [
             ChunkInput(
                 chunk_id=c.chunk_id, text=c.text, doc_id=c.doc_id, title=titles.get(c.doc_id, "")

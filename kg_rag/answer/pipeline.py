@@ -158,8 +158,7 @@ class AnswerPipeline:
             trace.notes.append(str(exc))
         trace.steps = [results[i] for i in sorted(results)]
         trace.whole_question = await whole
-        evidence = self._question_evidence(trace.whole_question)
-        context = fuse([(evidence, 1.0)] + [(st.hits, 0.7) for st in trace.steps])
+        context = fuse([(trace.whole_question.hits, 1.0)] + [(st.hits, 0.7) for st in trace.steps])
         try:
             answer = await synthesize(question, plan, trace.steps, context, caller, self.linker)
         except BudgetExceeded as exc:
@@ -403,10 +402,6 @@ class AnswerPipeline:
         st.hits = fuse([(full, 1.0), (graph_ev, _GRAPH_WEIGHT)])
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
-
-    @staticmethod
-    def _question_evidence(whole: StepTrace) -> list[Evidence]:
-        return list(whole.hits)
 
     @staticmethod
     def _final_evidence(

@@ -214,8 +214,10 @@ class EntityLinker:
                 found.append((ent.entity_id, span, "fulltext"))
             if not matches:
                 found.extend((eid, span, "vector") for eid in self._vector_match(span))
-        seen: set[str] = set()
-        unique = [(e, s, m) for e, s, m in found if not (e in seen or seen.add(e))]  # type: ignore[func-returns-value]
+        first: dict[str, tuple[str, str, str]] = {}
+        for eid, span, method in found:  # the first (longest-span) link of an entity wins
+            first.setdefault(eid, (eid, span, method))
+        unique = list(first.values())
         weights = self._weights([e for e, _, _ in unique])
         linked = [
             LinkedEntity(
