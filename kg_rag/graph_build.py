@@ -28,6 +28,7 @@ class GraphReport(BaseModel):
     """What a graph update did."""
 
     chunks_extracted: int = 0
+    documents_removed: int = 0
     entities: int = 0
     relations: int = 0
     mentions: int = 0
@@ -40,7 +41,7 @@ class GraphReport(BaseModel):
     @property
     def changed(self) -> bool:
         """True when anything was written or removed."""
-        return self.chunks_extracted > 0 or self.entities > 0
+        return self.chunks_extracted > 0 or self.entities > 0 or self.documents_removed > 0
 
     def __str__(self) -> str:
         return (
@@ -131,7 +132,7 @@ class GraphBuilder:
         from extraction.schema import ChunkInput
 
         t0 = time.perf_counter()
-        report = GraphReport()
+        report = GraphReport(documents_removed=len(removed_doc_ids))
         for doc_id in [*removed_doc_ids, *changed_doc_ids]:
             self.graph.delete_document(doc_id)
         if not changed_doc_ids:

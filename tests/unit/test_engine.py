@@ -240,3 +240,22 @@ def test_fast_retrieve_is_the_whole_question_search_without_planning(
     full = demo_engine.retrieve(question, top_k=5)
     assert any("North Brabant" in e.text for e in full)
     assert [e.chunk_id for e in full] != whole
+
+
+def test_removing_a_file_recomputes_communities_without_its_entities(tmp_path: Path) -> None:
+    import shutil
+
+    from kg_rag.testing import HashEmbeddings
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_path(), corpus)
+    with KnowledgeEngine.open(tmp_path / "kb", embedder=HashEmbeddings(64), progress=False) as kg:
+        kg.ingest([corpus])
+        (corpus / "orchard-systems.md").unlink()
+        report = kg.ingest([corpus], remove_missing=True)
+        assert report.removed_doc_ids and report.communities is not None
+        alive = {e.entity_id for e in kg.graph_store.all_entities()}
+        members = {m for c in kg.graph_store.communities() for m in c.members}
+        assert members and members <= alive
+        indexed = {m for c in kg.community_index.all() for m in c.members}
+        assert indexed <= alive
