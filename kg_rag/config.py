@@ -143,6 +143,15 @@ class RouterSettings(BaseModel):
         None
     )
     """Override every step's routed granularity (for A/B comparisons)."""
+    on_fallback: Literal["record", "raise"] = "record"
+    """What an LLM stage's fallback to its offline method does: recorded in the trace, or
+    raised as ``StageFallbackError`` (tests use "raise" so an unexpected fallback fails)."""
+    llm_gate: bool = False
+    """Ask the model whether a question needs the knowledge base (one more call); the rule gate
+    always runs."""
+    llm_reflect: bool = False
+    """Ask the model to check the final answer against its citations (one more call); the
+    offline reflector always runs."""
 
 
 class RetrievalSettings(BaseModel):

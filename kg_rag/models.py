@@ -13,10 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "CHUNK_LEVELS",
+    "AnswerType",
     "Chunk",
     "ChunkHit",
     "ChunkLevel",
     "Community",
+    "Comparison",
     "Document",
     "Entity",
     "GraphPath",
@@ -178,23 +180,52 @@ class Evidence(_Model):
     scores: dict[str, float] = Field(default_factory=dict)
 
 
+AnswerType = Literal[
+    "PERSON", "LOCATION", "ORGANIZATION", "DATE", "NUMBER", "YESNO", "NAME", "TEXT"
+]
+"""What a step (or a question) asks for: the reader keeps only candidates that fit."""
+
+
 class PlanStep(_Model):
-    """One reasoning step; ``#n`` in ``query`` is replaced by step n's answer."""
+    """One reasoning step; ``#n`` in ``query`` is replaced by step n's answer.
+
+    ``answer_type`` is what the step asks for (a person for "who", a date for "when", ...);
+    ``subject`` names the option a comparison step looks up (empty for other steps).
+    """
 
     index: int
     query: str
     needs: str = ""
     depends_on: list[int] = Field(default_factory=list)
-    kind: Literal["lookup", "bridge", "compare", "aggregate", "global"] = "lookup"
+    kind: Literal["lookup", "bridge", "compare", "verify", "aggregate", "global"] = "lookup"
+    answer_type: AnswerType = "NAME"
+    subject: str = ""
+
+
+class Comparison(_Model):
+    """How the final step of a comparison or yes/no plan decides.
+
+    ``options`` are the compared names as the question gives them; ``value_steps[i]`` is the
+    step whose answer is option i's value. ``order`` says which value wins: ``min`` (earliest,
+    smallest), ``max`` (latest, largest), ``same`` (yes when the values agree) or ``all`` (yes
+    when every value step found support).
+    """
+
+    options: list[str]
+    value_steps: list[int]
+    order: Literal["min", "max", "same", "all"]
+    attribute: str = ""
 
 
 class Plan(_Model):
-    """A question split into steps, with the final step's index."""
+    """A question split into steps; the last step answers the question."""
 
     question: str
     steps: list[PlanStep]
     strategy: str = "single"
     planner: str = "rules"
+    answer_type: AnswerType = "NAME"
+    comparison: Comparison | None = None
 
 
 class RouteDecision(_Model):

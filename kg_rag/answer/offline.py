@@ -1,19 +1,18 @@
-"""Deterministic, non-LLM answering pieces: lexical grading, query rewriting, step-answer
-span extraction, and comparison of step answers. Used offline and as LLM fallbacks."""
+"""Deterministic, non-LLM answering pieces: content terms and stems, lexical grading, the
+offline query rewriter, sentence offsets. The step reader lives in :mod:`kg_rag.answer.reader`,
+comparisons in :mod:`kg_rag.answer.synthesizer`."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
 
 from kg_rag.answer.trace import Grade
 from kg_rag.models import Evidence
 
 __all__ = [
-    "AnswerSpan",
-    "compare_answers",
-    "extract_answer",
+    "OfflineRewriter",
     "grade_evidence",
     "query_terms",
     "rewrite_query",
@@ -164,28 +163,95 @@ def query_terms(text: str) -> list[str]:
     return terms
 
 
-_IRREGULAR = {
-    "left": "leav",
-    "leave": "leav",
-    "led": "lead",
-    "won": "win",
-    "wrote": "writ",
-    "written": "writ",
-    "write": "writ",
-    "began": "begin",
-    "begun": "begin",
-    "became": "become",
-    "born": "birth",
-    "birthplace": "birth",
-    "died": "death",
-    "dead": "death",
-    "die": "death",
-    "sold": "sell",
-    "bought": "buy",
-    "built": "build",
-    "founder": "found",
-    "headquarter": "headquarter",
+# English irregular verb forms → a shared stem, and the agent/noun forms that name the same
+# event ("birth" for born, "death" for died): a closed class of the language.
+_IRREGULAR_FORMS = {
+    "arose arisen arise": "arise",
+    "awoke awoken awake": "awake",
+    "bore borne bear": "bear",
+    "beat beaten": "beat",
+    "became become becomes": "become",
+    "began begun begin": "begin",
+    "bent bend": "bend",
+    "bit bitten bite": "bite",
+    "blew blown blow": "blow",
+    "broke broken break": "break",
+    "brought bring": "bring",
+    "built build builder": "build",
+    "bought buy buyer": "buy",
+    "caught catch": "catch",
+    "chose chosen choose": "choose",
+    "came come": "come",
+    "dealt deal": "deal",
+    "dug dig": "dig",
+    "drew drawn draw": "draw",
+    "drove driven drive driver": "drive",
+    "ate eaten eat": "eat",
+    "fell fallen fall": "fall",
+    "fed feed": "feed",
+    "felt feel": "feel",
+    "fought fight fighter": "fight",
+    "found founded founder founders found": "found",
+    "flew flown fly": "fly",
+    "forgot forgotten forget": "forget",
+    "froze frozen freeze": "freeze",
+    "got gotten get": "get",
+    "gave given give": "give",
+    "went gone go goes": "go",
+    "grew grown grow": "grow",
+    "hung hang": "hang",
+    "heard hear": "hear",
+    "held hold": "hold",
+    "hid hidden hide": "hide",
+    "kept keep": "keep",
+    "knew known know": "know",
+    "laid lay": "lay",
+    "led lead leader": "lead",
+    "left leave leaves": "leav",
+    "lent lend": "lend",
+    "lost lose": "lose",
+    "made make maker": "make",
+    "meant mean": "mean",
+    "met meet": "meet",
+    "paid pay": "pay",
+    "ran run runner": "run",
+    "rode ridden ride": "ride",
+    "rose risen rise": "rise",
+    "said say": "say",
+    "saw seen see": "see",
+    "sold sell seller": "sell",
+    "sent send": "send",
+    "set": "set",
+    "shot shoot": "shoot",
+    "shut": "shut",
+    "sang sung sing singer": "sing",
+    "sank sunk sink": "sink",
+    "sat sit": "sit",
+    "slept sleep": "sleep",
+    "spoke spoken speak speaker": "speak",
+    "spent spend": "spend",
+    "stood stand": "stand",
+    "stole stolen steal": "steal",
+    "struck strike": "strike",
+    "swore sworn swear": "swear",
+    "swam swum swim swimmer": "swim",
+    "took taken take": "take",
+    "taught teach teacher": "teach",
+    "tore torn tear": "tear",
+    "told tell": "tell",
+    "thought think": "think",
+    "threw thrown throw": "throw",
+    "understood understand": "understand",
+    "woke woken wake": "wake",
+    "wore worn wear": "wear",
+    "won win winner": "win",
+    "wrote written write writer": "writ",
+    "born birth birthplace birthday": "birth",
+    "died dead death die dies": "death",
+    "married marry marriage wife husband spouse": "marri",
+    "headquartered headquarters headquarter": "headquarter",
 }
+_IRREGULAR = {form: stem for forms, stem in _IRREGULAR_FORMS.items() for form in forms.split()}
 
 
 def _stem(term: str) -> str:
@@ -262,199 +328,13 @@ def split_sentences_with_offsets(text: str) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass
-class AnswerSpan:
-    """A candidate answer span inside one piece of evidence."""
+class OfflineRewriter:
+    """Rewrites a weak step's query without a model: content terms plus the linked names."""
 
-    text: str
-    score: float
-    evidence_index: int
-    start: int  # offsets inside the evidence text
-    end: int
-    sentence: tuple[int, int]
-    kind: str
+    name = "offline"
 
-
-_PREP_CUES = {
-    "where": re.compile(r"\b(in|at|near|from|to)\s+(the\s+)?$", re.IGNORECASE),
-    "who": re.compile(r"\b(by|to|with)\s+$", re.IGNORECASE),
-}
-
-
-def _wh_word(query: str) -> str:
-    if _PLACE_Q.search(query):
-        return "where"
-    m = re.search(r"\b(where|who|whom)\b", query, re.IGNORECASE)
-    return m.group(1).lower().replace("whom", "who") if m else ""
-
-
-_PLACE_Q = re.compile(
-    r"\b(which|what|in which|in what)\s+(province|country|city|state|county|region|town|"
-    r"continent|district|area)\b|\b(headquarter|headquarters|located|based)\b",
-    re.IGNORECASE,
-)
-_CJK_NAME_FLAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
-
-
-def _cjk_words(sentence: str) -> list[tuple[str, int, str]]:
-    """(word, offset, POS flag) of the CJK words (≥ 2 characters) in ``sentence``."""
-    import jieba.posseg as pseg
-
-    out: list[tuple[str, int, str]] = []
-    pos = 0
-    pairs = [(p.word, p.flag) for p in pseg.cut(sentence)]
-    merged: list[tuple[str, str]] = []
-    for word, flag in pairs:
-        # jieba often splits an unknown full name into surname (nr, 1 char) + given name.
-        if (
-            merged
-            and merged[-1][1] == "nr"
-            and len(merged[-1][0]) == 1
-            and _CJK.match(word)
-            and len(word) <= 2
-        ):
-            merged[-1] = (merged[-1][0] + word, "nr")
-        else:
-            merged.append((word, flag))
-    for word, flag in merged:
-        start = sentence.find(word, pos)
-        if start < 0:
-            continue
-        pos = start + len(word)
-        if (
-            len(word) >= 2
-            and _CJK.match(word)
-            and (flag.startswith("n") or flag in _CJK_NAME_FLAGS)
-        ):
-            out.append((word, start, flag))
-    return out
-
-
-def _expected_kind(query: str) -> str:
-    q = query.lower()
-    if re.search(r"\b(when|what year|what date|which year|what century)\b|哪一年|什么时候|何时", q):
-        return "DATE"
-    if re.search(r"\b(how many|how much|what percentage|how old|how long|population)\b|多少|几", q):
-        return "NUMBER"
-    return "NAME"
-
-
-def _span_kind(span: str) -> str:
-    if _DATE.fullmatch(span.strip()) or _YEAR.fullmatch(span.strip()):
-        return "DATE"
-    if re.fullmatch(r"[\d,.\s%]+(?:million|billion|thousand|percent)?", span.strip()):
-        return "NUMBER"
-    return "NAME"
-
-
-def extract_answer(
-    query: str,
-    evidence: Sequence[Evidence],
-    entity_names: dict[str, str] | None = None,
-    top: int = 5,
-) -> AnswerSpan | None:
-    """The most likely answer span for ``query`` in the best ``top`` pieces of evidence.
-
-    Candidates are capitalised names, dates, numbers, known entity names and CJK words in the
-    sentences that overlap the query most; spans already in the query are excluded. The
-    score favours higher-ranked evidence, sentences sharing more query terms, spans of the
-    expected kind (a date for "when", a number for "how many") and spans near query terms.
-    """
-    if not evidence:
-        return None
-    terms = _term_set(query)
-    # Terms inside the query's names identify the topic; the others (verbs, relation nouns)
-    # say which sentence holds the answer, so they weigh more.
-    name_terms = {t for m in _NAME.finditer(query) for t in _term_set(m.group(0))}
-    q_low = query.lower()
-    expected = _expected_kind(query)
-    cue = _PREP_CUES.get(_wh_word(query))
-    best: AnswerSpan | None = None
-    ranked = sorted(range(len(evidence)), key=lambda i: -evidence[i].score)[:top]
-    for rank, idx in enumerate(ranked):
-        ev = evidence[idx]
-        known = [entity_names[e] for e in ev.entity_ids if entity_names and e in entity_names]
-        for s_start, s_end in split_sentences_with_offsets(ev.text):
-            sentence = ev.text[s_start:s_end]
-            shared = _term_set(sentence) & terms
-            if not shared and len(terms) > 1:
-                continue
-            overlap = sum(0.5 if t in name_terms else 1.5 for t in shared)
-            candidates: list[tuple[int, int]] = []
-            for rx in (_NAME, _DATE, _NUMBER):
-                candidates += [(m.start(), m.end()) for m in rx.finditer(sentence)]
-            for name in known:
-                pos = sentence.find(name)
-                if pos >= 0:
-                    candidates.append((pos, pos + len(name)))
-            cjk_names: set[str] = set()
-            if _CJK.search(sentence):
-                for word, start, flag in _cjk_words(sentence):
-                    candidates.append((start, start + len(word)))
-                    if flag in _CJK_NAME_FLAGS:
-                        cjk_names.add(word)
-            positions = [sentence.lower().find(t) for t in terms]
-            anchors = [p for p in positions if p >= 0]
-            for c_start, c_end in candidates:
-                span = sentence[c_start:c_end].strip(" ,.;:'\"")
-                if len(span) < 2 or span.lower() in _STOP:
-                    continue
-                span_terms = _term_set(span)
-                if span.lower() in q_low or (span_terms and span_terms <= terms):
-                    continue
-                kind = _span_kind(span)
-                type_bonus = 2.0 if kind == expected else (0.6 if expected == "NAME" else 0.3)
-                dist = min((abs(a - c_start) for a in anchors), default=200)
-                proximity = 1.0 / (1.0 + dist / 40.0)
-                known_bonus = 1.3 if (span in known or span in cjk_names) else 1.0
-                if cue and cue.search(sentence[max(0, c_start - 12) : c_start]):
-                    known_bonus *= 1.5
-                score = (
-                    (1.0 / (1 + 0.3 * rank))
-                    * (overlap + 0.5)
-                    * type_bonus
-                    * (0.5 + proximity)
-                    * known_bonus
-                )
-                if best is None or score > best.score:
-                    off = sentence.find(span, c_start)
-                    best = AnswerSpan(
-                        text=span,
-                        score=score,
-                        evidence_index=idx,
-                        start=s_start + off,
-                        end=s_start + off + len(span),
-                        sentence=(s_start, s_end),
-                        kind=kind,
-                    )
-    return best
-
-
-def compare_answers(question: str, options: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
-    """Pick between ``(option name, its step answer)`` pairs for a comparison question.
-
-    Dates/numbers are compared: "first/earlier/older" pick the smallest year, "later/younger/
-    more recent" the largest; "more/larger/longer/higher" the largest number, "less/smaller/
-    shorter/lower" the smallest. Returns (winner, reason) or None when not decidable.
-    """
-    q = question.lower()
-    values: list[tuple[float, str]] = []
-    for name, answer in options:
-        nums = _YEAR.findall(answer) or re.findall(r"\d[\d,]*\.?\d*", answer)
-        if nums:
-            values.append((float(nums[0].replace(",", "")), name))
-    if len(values) < 2:
-        return None
-    if re.search(r"\b(first|earlier|earliest|older|oldest|before)\b|更早|先", q):
-        v, name = min(values)
-        return name, f"earliest date ({int(v)})"
-    if re.search(r"\b(later|latest|younger|youngest|more recent|after)\b|更晚", q):
-        v, name = max(values)
-        return name, f"latest date ({int(v)})"
-    if re.search(r"\b(less|fewer|smaller|shorter|lower)\b|更少|更小", q):
-        v, name = min(values)
-        return name, f"smallest value ({v:g})"
-    if re.search(r"\b(more|larger|bigger|longer|higher|taller)\b|更多|更大", q):
-        v, name = max(values)
-        return name, f"largest value ({v:g})"
-    return None
+    async def arewrite(
+        self, ctx: Any, query: str, evidence: Sequence[Evidence], attempt: int, run: Any = None
+    ) -> str:
+        """See :func:`rewrite_query`."""
+        return rewrite_query(query, [le.name for le in ctx.linked], attempt)

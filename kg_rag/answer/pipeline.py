@@ -1,9 +1,15 @@
-"""The answer pipeline: plan → route each step → retrieve → grade (rewrite and retry) → step
-answer bound into later steps → cited synthesis, all recorded in a trace.
+"""The answer pipeline: it only orchestrates the stages of :mod:`kg_rag.answer.stages`.
 
-Independent steps of a plan run concurrently; store calls run in worker threads. Without a
-chat model every stage uses its deterministic method; with one, the LLM stages are used under
-a per-question budget and fall back to the deterministic ones on failure.
+gate → plan → for each wave of independent steps: link, route, retrieve, read (answer + grade),
+rewrite and retry when weak → bind answers into later steps → synthesize with citations →
+reflect (one bounded retry) — all recorded in the trace. Every stage is an injected part with an
+LLM and an offline implementation; :func:`~kg_rag.answer.stages.staged` runs LLM → offline and
+records each fallback. Retrieval (chunks, graph, communities) is reached through the retrievers
+given to the constructor.
+
+LLM cost per question is at most ``steps + 2`` calls: the plan, one read per step (weak evidence
+is rewritten and searched again *before* the one read, by the offline grade), the synthesis;
+comparison steps are decided without a call, routing asks the model only where the rules abstain.
 """
 
 from __future__ import annotations
@@ -16,26 +22,31 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
 
-from extraction.structured import model_id
-from kg_rag.answer import offline
+from kg_rag.answer.checks import OfflineReflector, RuleGate
 from kg_rag.answer.llm import LLMCaller
-from kg_rag.answer.planner import RulePlanner, bind_query
-from kg_rag.answer.prompts import (
-    GRADER_PROMPT,
-    PLANNER_PROMPT,
-    REWRITE_PROMPT,
-    STEP_ANSWER_PROMPT,
+from kg_rag.answer.llm_stages import (
+    LLMGate,
+    LLMPlanner,
+    LLMReflector,
+    LLMRewriter,
+    LLMRouter,
+    LLMStepReader,
+    model_key,
 )
-from kg_rag.answer.router import LLMRouter, RouteContext, RuleRouter
-from kg_rag.answer.synthesizer import synthesize
-from kg_rag.answer.trace import Answer, Grade, StepTrace, Trace
+from kg_rag.answer.offline import OfflineRewriter
+from kg_rag.answer.planner import RulePlanner, bind_query
+from kg_rag.answer.reader import OfflineStepReader, read_evidence
+from kg_rag.answer.router import RuleRouter
+from kg_rag.answer.stages import LinkedRef, Run, StepContext, StepReading, staged
+from kg_rag.answer.synthesizer import NOT_FOUND, ExtractiveSynthesizer, LLMSynthesizer
+from kg_rag.answer.trace import Answer, Citation, StepTrace, Trace
 from kg_rag.config import RouterSettings
-from kg_rag.errors import BudgetExceeded, LLMError
+from kg_rag.errors import BudgetExceeded
 from kg_rag.models import Evidence, Plan, PlanStep, Route, RouteDecision
 from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
+from kg_rag.retrieval.fusion import fuse, fuse_final, fuse_whole_question
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 
 __all__ = ["AnswerPipeline", "Depth", "fuse"]
@@ -44,55 +55,19 @@ Depth = Literal["fast", "full"]
 
 log = logging.getLogger(__name__)
 _UNBOUND = re.compile(r"#\d+")
-# Fusion weights, measured on musique-dev (bench/retrieval.py): graph PPR evidence counts half
-# of a hybrid hit; a cited chunk (it holds a step's answer) counts double.
-_GRAPH_WEIGHT = 0.5
-_CITED_WEIGHT = 2.0
-
-
-def fuse(lists: Sequence[tuple[Sequence[Evidence], float]], k: int = 60) -> list[Evidence]:
-    """Weighted reciprocal-rank fusion of evidence lists (by chunk id)."""
-    scores: dict[str, float] = {}
-    best: dict[str, Evidence] = {}
-    for evidence, weight in lists:
-        for rank, ev in enumerate(evidence):
-            scores[ev.chunk_id] = scores.get(ev.chunk_id, 0.0) + weight / (k + rank + 1)
-            prev = best.get(ev.chunk_id)
-            if prev is None:
-                best[ev.chunk_id] = ev
-            else:
-                merged = sorted(set(prev.entity_ids) | set(ev.entity_ids))
-                best[ev.chunk_id] = prev.model_copy(
-                    update={"entity_ids": merged, "scores": {**ev.scores, **prev.scores}}
-                )
-    order = sorted(scores, key=lambda c: (-scores[c], c))
-    return [best[c].model_copy(update={"score": round(scores[c], 8)}) for c in order]
-
-
-class _StepAnswer(BaseModel):
-    answer: str
-    evidence_numbers: list[int] = Field(default_factory=list)
-
-
-class _Grade(BaseModel):
-    score: float
-    reason: str = ""
-
-
-class _Rewrite(BaseModel):
-    query: str
 
 
 class AnswerPipeline:
-    """Runs questions against the retrieval routes.
+    """Runs questions against the retrieval routes through the injected stages.
 
     Args:
         chunks: the chunks route.
         graph: the graph route (None when the knowledge base has no graph).
         linker: entity linker of the graph route.
         community: the community route (None when no communities were built).
-        settings: routing, grading and budget settings.
+        settings: routing, grading, budget and fallback settings.
         model: a chat model, or None for the deterministic (offline) pipeline.
+        top_k: evidence per step.
     """
 
     def __init__(
@@ -112,9 +87,22 @@ class AnswerPipeline:
         self.settings = settings
         self.model = model if settings.mode != "rules" else None
         self.top_k = top_k
-        self.rule_planner = RulePlanner()
-        self.rule_router = RuleRouter(top_k=top_k, has_communities=community is not None)
-        self.llm_router = LLMRouter(self.rule_router, model_id(model) if model is not None else "")
+        # Offline stages: always present (the offline pipeline and every LLM stage's fallback).
+        self.gate = RuleGate()
+        self.planner = RulePlanner()
+        self.router = RuleRouter(top_k=top_k, has_communities=community is not None)
+        self.reader = OfflineStepReader(linker, settings.grade_threshold, chunks.store)
+        self.rewriter = OfflineRewriter()
+        self.synthesizer = ExtractiveSynthesizer(self.reader.graph)
+        self.reflector = OfflineReflector()
+        # LLM stages (used when a model is configured).
+        self.llm_gate = LLMGate() if settings.llm_gate else None
+        self.llm_planner = LLMPlanner()
+        self.llm_router = LLMRouter(self.router, model_key(model))
+        self.llm_reader = LLMStepReader(settings.grade_threshold)
+        self.llm_rewriter = LLMRewriter()
+        self.llm_synthesizer = LLMSynthesizer()
+        self.llm_reflector = LLMReflector() if settings.llm_reflect else None
 
     # -- public -------------------------------------------------------------------------
     async def aretrieve(
@@ -123,61 +111,77 @@ class AnswerPipeline:
         """Evidence for ``question``, best first, and the answer object (``None`` when fast).
 
         ``depth="full"`` runs the whole pipeline (plan, routed steps, cited step evidence);
-        ``depth="fast"`` only the whole-question search (hybrid fused with graph PPR), for
-        latency-bound callers.
+        ``depth="fast"`` only the whole-question search (hybrid fused with graph PPR).
         """
         if depth == "fast":
             whole = await self._whole_question(question)
             return whole.hits[: top_k or len(whole.hits)], None
-        answer = await self.aask(question)
+        answer = await self.aask(question, gate=False)
         return answer.evidence[: top_k or len(answer.evidence)], answer
 
-    async def aask(self, question: str) -> Answer:
+    async def aask(self, question: str, gate: bool = True) -> Answer:
         """Answer ``question`` with citations and a trace."""
         t0 = time.perf_counter()
-        caller = self._caller()
-        trace = Trace(question=question)
-        plan = await self._plan(question, caller, trace)
+        run = Run(
+            trace=Trace(question=question),
+            caller=self._caller(),
+            on_fallback=self.settings.on_fallback,
+        )
+        trace = run.trace
+        trace.stages = self._stage_names()
+        if gate:
+            llm_gate = self.llm_gate
+            decision = await staged(
+                "gate",
+                run,
+                (lambda: llm_gate.agate(question, run)) if llm_gate is not None else None,
+                lambda: self.gate.agate(question, run),
+            )
+            trace.gate = decision.model_dump()
+            if not decision.needs_kb:
+                return self._finish(
+                    run,
+                    Answer(
+                        question=question,
+                        text=decision.reply,
+                        short_answer=decision.reply,
+                        trace=trace,
+                    ),
+                    t0,
+                )
+        plan = await staged(
+            "planner",
+            run,
+            lambda: self.llm_planner.aplan(question, run),
+            lambda: self.planner.aplan(question, run),
+        )
         trace.plan = plan
+        whole = asyncio.create_task(self._whole_question(question))
         answers: dict[int, str] = {}
         results: dict[int, StepTrace] = {}
-        truncated = False
-        # The whole question is searched (hybrid + graph PPR) while the steps run.
-        whole = asyncio.create_task(self._whole_question(question))
         try:
             for wave in _waves(plan.steps):
-                done = await asyncio.gather(
-                    *(self._run_step(step, answers, caller, trace) for step in wave)
-                )
+                done = await asyncio.gather(*(self._run_step(step, answers, run) for step in wave))
                 for st in done:
                     results[st.index] = st
                     if st.answer:
                         answers[st.index] = st.answer
-        except BudgetExceeded as exc:
-            truncated = True
+        except BudgetExceeded as exc:  # a step's offline stages finished it; stop planning more
+            run.truncated = True
             trace.notes.append(str(exc))
         trace.steps = [results[i] for i in sorted(results)]
         trace.whole_question = await whole
         context = fuse([(trace.whole_question.hits, 1.0)] + [(st.hits, 0.7) for st in trace.steps])
-        try:
-            answer = await synthesize(question, plan, trace.steps, context, caller, self.linker)
-        except BudgetExceeded as exc:
-            truncated = True
-            trace.notes.append(str(exc))
-            answer = await synthesize(question, plan, trace.steps, context, None, self.linker)
-        answer.evidence = self._final_evidence(answer, trace.steps, trace.whole_question)
-        if caller is not None:
-            trace.llm_calls = int(caller.usage.calls)
-            trace.prompt_tokens = int(caller.usage.prompt_tokens)
-            trace.completion_tokens = int(caller.usage.completion_tokens)
-        truncated = truncated or (caller is not None and caller.exhausted)
-        if caller is not None and caller.exhausted and not trace.notes:
-            trace.notes.append("LLM budget reached; later stages used deterministic methods")
-        trace.truncated = truncated
-        trace.ms = round((time.perf_counter() - t0) * 1000, 2)
+        answer = await staged(
+            "synthesizer",
+            run,
+            lambda: self.llm_synthesizer.asynthesize(question, plan, trace.steps, context, run),
+            lambda: self.synthesizer.asynthesize(question, plan, trace.steps, context, run),
+        )
+        answer = await self._reflect(question, plan, answer, context, run)
+        answer.evidence = fuse_final(trace.whole_question.hits, _cited(answer, trace))
         answer.trace = trace
-        answer.truncated = truncated
-        return answer
+        return self._finish(run, answer, t0)
 
     # -- stages ---------------------------------------------------------------------------
     def _caller(self) -> LLMCaller | None:
@@ -190,43 +194,100 @@ class AnswerPipeline:
             max_retries=2,
         )
 
-    async def _plan(self, question: str, caller: LLMCaller | None, trace: Trace) -> Plan:
-        if caller is not None:
-            try:
-                plan = await caller.structured(
-                    Plan, PLANNER_PROMPT.format(question=question), purpose="plan"
-                )
-                plan.question = question
-                plan.planner = "llm"
-                if plan.steps and all(s.index == i + 1 for i, s in enumerate(plan.steps)):
-                    return plan
-                trace.notes.append("LLM plan had bad step numbering; used rules")
-            except (LLMError, BudgetExceeded) as exc:
-                trace.notes.append(f"LLM planner failed ({exc}); used rules")
-        return self.rule_planner.plan(question)
+    def _stage_names(self) -> dict[str, str]:
+        llm = self.model is not None
+        return {
+            "gate": "llm" if llm and self.llm_gate else "rules",
+            "planner": "llm" if llm else "rules",
+            "router": "rules+llm" if llm else "rules",
+            "reader": "llm" if llm else "offline",
+            "rewriter": "offline",
+            "synthesizer": "llm" if llm else "extractive",
+            "reflector": "llm" if llm and self.llm_reflector else "offline",
+        }
 
-    async def _route(
-        self, step: PlanStep, query: str, ctx: RouteContext, caller: LLMCaller | None
-    ) -> RouteDecision:
+    def _finish(self, run: Run, answer: Answer, t0: float) -> Answer:
+        trace = run.trace
+        caller = run.caller
         if caller is not None:
-            return await self.llm_router.aroute(step, query, ctx, caller)
-        return self.rule_router.route(step, query, ctx)
+            trace.llm_calls = int(caller.usage.calls)
+            trace.prompt_tokens = int(caller.usage.prompt_tokens)
+            trace.completion_tokens = int(caller.usage.completion_tokens)
+            trace.calls_by_stage = dict(run.stage_calls)
+            if caller.exhausted:
+                run.truncated = True
+        trace.truncated = run.truncated
+        trace.ms = round((time.perf_counter() - t0) * 1000, 2)
+        answer.trace = trace
+        answer.truncated = run.truncated
+        return answer
+
+    async def _reflect(
+        self, question: str, plan: Plan, answer: Answer, context: list[Evidence], run: Run
+    ) -> Answer:
+        """Check the answer; when it fails, one bounded retry over the whole context, then an
+        honest "not found" when nothing supported is left."""
+        check = await self.reflector.areflect(question, plan, answer, run)
+        if self.llm_reflector is not None and check.ok:
+            reflector = self.llm_reflector
+            check = await staged(
+                "reflector",
+                run,
+                lambda: reflector.areflect(question, plan, answer, run),
+                lambda: self.reflector.areflect(question, plan, answer, run),
+            )
+        run.trace.reflection = {**check.model_dump(), "retried": False}
+        steps = run.trace.steps
+        if (
+            check.ok
+            or plan.comparison is not None
+            or (steps and steps[-1].decision.route == "community")
+        ):
+            return answer
+        final = run.trace.steps[-1] if run.trace.steps else None
+        linked = final.linked_refs() if final else []
+        best, _ = read_evidence(question, plan.answer_type, context, linked, self.reader.graph)
+        retry = answer
+        if best is not None and best.text != answer.short_answer:
+            ev = context[best.evidence_index]
+            s, e = best.sentence
+            retry = answer.model_copy(
+                update={
+                    "text": f"{best.text} [1]",
+                    "short_answer": best.text,
+                    "citations": [
+                        Citation(
+                            n=1,
+                            chunk_id=ev.chunk_id,
+                            doc_id=ev.doc_id,
+                            source=ev.source,
+                            char_start=ev.char_start + s,
+                            char_end=ev.char_start + e,
+                            quote=ev.text[s:e],
+                        )
+                    ],
+                }
+            )
+            second = await self.reflector.areflect(question, plan, retry, run)
+            run.trace.reflection = {**second.model_dump(), "retried": True, "first": check.reason}
+            if second.ok:
+                return retry
+        if not check.supported:
+            run.trace.notes.append(f"reflection: {check.reason}; answered not found")
+            return answer.model_copy(
+                update={"text": NOT_FOUND, "short_answer": "", "citations": []}
+            )
+        return answer
 
     async def _retrieve(
-        self,
-        decision: RouteDecision,
-        query: str,
-        linked: list[Any],
-        st: StepTrace,
-        caller: LLMCaller | None,
+        self, decision: RouteDecision, query: str, ctx: StepContext, st: StepTrace
     ) -> list[Evidence]:
-        top_k = max(decision.top_k, self.top_k)
+        top_k = max(1, min(decision.top_k, 4 * self.top_k), self.top_k)
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
         search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
+        linked = [le for le in self._linked_objects(ctx)]
         if decision.route == "graph" and self.graph is not None and linked:
-            linked = list(linked) + await self._text2cypher_seeds(query, st, caller)
-            # The chunk search and the graph walk are independent: run them side by side.
             hybrid, (graph_ev, calls, _) = await asyncio.gather(
                 search, asyncio.to_thread(self.graph.retrieve, linked, top_k * 2)
             )
@@ -234,102 +295,52 @@ class AnswerPipeline:
             return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return await search
 
-    async def _text2cypher_seeds(
-        self, query: str, st: StepTrace, caller: LLMCaller | None
-    ) -> list[Any]:
-        """Entities named in the rows of validated, read-only LLM-written Cypher (Neo4j only);
-        nothing when disabled, refused or failing (the templates still run)."""
-        if not (self.settings.text2cypher and caller is not None and self.linker is not None):
-            return []
-        store = self.linker.graph
-        if getattr(store, "backend", "") != "neo4j":
-            return []
-        from kg_rag.retrieval.text2cypher import Text2Cypher
+    def _linked_objects(self, ctx: StepContext) -> list[Any]:
+        from kg_rag.retrieval.graph import LinkedEntity
 
-        rows, call = await Text2Cypher(store, caller).run(query)
-        st.cypher.append(call)
-        if not rows:
-            return []
-        names = sorted({str(v) for row in rows for v in row.values() if isinstance(v, str)})
-        return await asyncio.to_thread(self.linker.link, " ; ".join(names[:20]))
+        return [LinkedEntity(**le.model_dump()) for le in ctx.linked]
 
-    async def _grade(self, query: str, evidence: list[Evidence], caller: LLMCaller | None) -> Grade:
-        if caller is not None and evidence:
-            text = "\n".join(f"[{i + 1}] {e.text[:600]}" for i, e in enumerate(evidence[:4]))
-            try:
-                g = await caller.structured(
-                    _Grade, GRADER_PROMPT.format(query=query, evidence=text), purpose="grade"
-                )
-                score = max(0.0, min(1.0, g.score))
-                return Grade(
-                    score=score,
-                    passed=score >= self.settings.grade_threshold,
-                    reason=g.reason,
-                    grader="llm",
-                )
-            except (LLMError, BudgetExceeded):
-                pass
-        return offline.grade_evidence(query, evidence, self.settings.grade_threshold)
-
-    async def _rewrite(
-        self,
-        query: str,
-        evidence: list[Evidence],
-        names: list[str],
-        attempt: int,
-        caller: LLMCaller | None,
-    ) -> str:
-        if caller is not None:
-            seen = " | ".join(e.text[:160] for e in evidence[:2]) or "(none)"
-            try:
-                r = await caller.structured(
-                    _Rewrite, REWRITE_PROMPT.format(query=query, evidence=seen), purpose="rewrite"
-                )
-                if r.query.strip():
-                    return r.query.strip()
-            except (LLMError, BudgetExceeded):
-                pass
-        return offline.rewrite_query(query, names, attempt)
-
-    async def _step_answer(
-        self, query: str, evidence: list[Evidence], caller: LLMCaller | None, st: StepTrace
-    ) -> None:
-        names = self.linker.names() if self.linker is not None else {}
-        if caller is not None and evidence:
-            text = "\n".join(f"[{i + 1}] {e.text[:700]}" for i, e in enumerate(evidence[:5]))
-            try:
-                r = await caller.structured(
-                    _StepAnswer,
-                    STEP_ANSWER_PROMPT.format(query=query, evidence=text),
-                    purpose="step-answer",
-                )
-                if r.answer.strip() and r.answer.strip().lower() != "unknown":
-                    st.answer = r.answer.strip()
-                    return
-            except (LLMError, BudgetExceeded):
-                pass
+    async def _read(
+        self, ctx: StepContext, evidence: list[Evidence], st: StepTrace, run: Run
+    ) -> StepReading:
         if st.decision.route == "community" and self.community is not None:
-            # Offline global answer: map-reduce over the retrieved community summaries.
             ids = {e.chunk_id for e in evidence}
             comms = [c for c in self.community.index.all() if c.community_id in ids]
-            findings = map_reduce_offline(query, comms, top_n=3)
-            st.answer = " ".join(findings)
-            return
-        span = offline.extract_answer(query, evidence, names)
-        if span is not None:
-            st.answer = span.text
-            if self.linker is not None:
-                linked_ids = [le.entity_id for le in self.linker.link(span.text, limit=1)]
-                st.answer_entity_id = linked_ids[0] if linked_ids else None
+            findings = map_reduce_offline(ctx.query, comms, top_n=3)
+            reading = await self.reader.aread(ctx, evidence, run)
+            return reading.model_copy(update={"answer": " ".join(findings), "reader": "map-reduce"})
+        return await self.reader.aread(ctx, evidence, run)
 
-    async def _run_step(
-        self, step: PlanStep, answers: dict[int, str], caller: LLMCaller | None, trace: Trace
-    ) -> StepTrace:
+    async def _run_step(self, step: PlanStep, answers: dict[int, str], run: Run) -> StepTrace:
         t0 = time.perf_counter()
         bound = _UNBOUND.sub("", bind_query(step.query, answers)).strip()
         linked = await asyncio.to_thread(self.linker.link, bound) if self.linker is not None else []
-        ctx = RouteContext(linked=[le.model_dump() for le in linked], answers=dict(answers))
-        decision = await self._route(step, bound, ctx, caller)
+        ctx = StepContext(
+            step=step,
+            query=bound,
+            linked=[LinkedRef(**le.model_dump()) for le in linked],
+            answers=dict(answers),
+        )
+        if step.kind == "compare":  # decided from the value steps by the synthesizer
+            return StepTrace(
+                index=step.index,
+                query=step.query,
+                bound_query=bound,
+                decision=RouteDecision(
+                    route="chunks",
+                    granularity="sentence",
+                    top_k=0,
+                    reason="comparison: decided from the value steps, no retrieval",
+                ),
+                answer_type=step.answer_type,
+                ms=round((time.perf_counter() - t0) * 1000, 2),
+            )
+        decision = await staged(
+            "router",
+            run,
+            lambda: self.llm_router.aroute(ctx, run),
+            lambda: self.router.aroute(ctx, run),
+        )
         if self.settings.fixed_granularity is not None:
             decision = decision.model_copy(update={"granularity": self.settings.fixed_granularity})
         st = StepTrace(
@@ -338,35 +349,52 @@ class AnswerPipeline:
             bound_query=bound,
             decision=decision,
             linked_entities=[le.model_dump() for le in linked],
+            answer_type=step.answer_type,
         )
         query = bound
         evidence: list[Evidence] = []
+        reading: StepReading | None = None
         for attempt in range(self.settings.max_retries + 1):
             st.attempts.append(f"{decision.route}/{decision.granularity}: {query}")
-            evidence = await self._retrieve(decision, query, linked, st, caller)
-            grade = await self._grade(query, evidence, caller)
-            st.grades.append(grade)
-            if grade.passed or attempt == self.settings.max_retries:
+            evidence = await self._retrieve(decision, query, ctx, st)
+            reading = await self._read(ctx, evidence, st, run)
+            st.grades.append(reading.grade)
+            if reading.grade.passed or attempt == self.settings.max_retries:
                 break
-            query = await self._rewrite(
-                query, evidence, [le.name for le in linked], attempt + 1, caller
-            )
+            query = await self.rewriter.arewrite(ctx, query, evidence, attempt + 1, run)
             st.rewrites.append(query)
-            if decision.route == "graph":
+            new_route: Route = (
+                "chunks"
+                if decision.route == "graph"
+                else ("graph" if linked and self.graph is not None else decision.route)
+            )
+            if new_route != decision.route:
                 decision = decision.model_copy(
                     update={
-                        "route": "chunks",
-                        "reason": decision.reason + "; weak evidence → chunks",
+                        "route": new_route,
+                        "reason": f"{decision.reason}; weak evidence → {new_route}",
                     }
-                )
-            elif linked and self.graph is not None:
-                decision = decision.model_copy(
-                    update={"route": "graph", "reason": decision.reason + "; weak evidence → graph"}
                 )
             st.decision = decision
         st.hits = evidence
-        if step.kind != "compare":  # a comparison is decided by the synthesizer
-            await self._step_answer(bound, evidence, caller, st)
+        offline_reading = reading
+        if run.caller is not None and evidence and st.decision.route != "community":
+            final_reading = await staged(
+                "reader",
+                run,
+                lambda: self.llm_reader.aread(ctx, evidence, run),
+                lambda: _ready(offline_reading),
+            )
+            if final_reading is not offline_reading:
+                st.grades.append(final_reading.grade)
+            reading = final_reading
+        if reading is not None:
+            st.answer = reading.answer
+            st.reader = reading.reader
+            st.answer_entity_id = reading.entity_id
+            if st.answer and st.answer_entity_id is None and self.linker is not None:
+                ids = [le.entity_id for le in self.linker.link(st.answer, limit=1)]
+                st.answer_entity_id = ids[0] if ids else None
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
 
@@ -399,21 +427,23 @@ class AnswerPipeline:
             st.cypher.extend(calls)
         else:
             full, graph_ev = await search, []
-        st.hits = fuse([(full, 1.0), (graph_ev, _GRAPH_WEIGHT)])
+        st.hits = fuse_whole_question(full, graph_ev)
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
 
-    @staticmethod
-    def _final_evidence(
-        answer: Answer, steps: Sequence[StepTrace], whole: StepTrace
-    ) -> list[Evidence]:
-        """The answer's evidence: the whole-question ranking fused with the chunks the answer
-        cites (they hold the step answers, e.g. a bridge entity the question never names)."""
-        pool = {e.chunk_id: e for st in steps for e in st.hits}
-        pool.update({e.chunk_id: e for e in whole.hits})
-        cited = [pool[c.chunk_id] for c in answer.citations if c.chunk_id in pool]
-        cited = list({e.chunk_id: e for e in cited}.values())
-        return fuse([(whole.hits, 1.0), (cited, _CITED_WEIGHT)])
+
+async def _ready(value: Any) -> Any:
+    return value
+
+
+def _cited(answer: Answer, trace: Trace) -> list[Evidence]:
+    """The evidence the answer cites (it holds the step answers, e.g. a bridge entity the
+    question never names)."""
+    pool = {e.chunk_id: e for st in trace.steps for e in st.hits}
+    if trace.whole_question is not None:
+        pool.update({e.chunk_id: e for e in trace.whole_question.hits})
+    cited = [pool[c.chunk_id] for c in answer.citations if c.chunk_id in pool]
+    return list({e.chunk_id: e for e in cited}.values())
 
 
 def _waves(steps: Sequence[PlanStep]) -> list[list[PlanStep]]:

@@ -1,57 +1,42 @@
-"""Planners turn a question into reasoning steps.
+"""Planners turn a question into typed reasoning steps.
 
-:class:`RulePlanner` works offline: it splits comparisons ("A or B", "both"), conjunctions of
-two questions, and nested bridge questions ("the X that/which/where ...", "X's Y") into steps
-whose later queries carry ``#n`` placeholders for earlier answers. :class:`LLMPlanner` asks a
-chat model for the same typed :class:`~kg_rag.models.Plan` and falls back to the rules.
+:class:`RulePlanner` works offline from general constructions of English and Chinese, never
+from a corpus's words:
+
+* comparisons — "Who was born earlier, A or B?", "Between A and B, which ...?", "A和B谁更早…",
+  "X与Y哪家…更大": one value step per option and a comparison that picks one of the names;
+* yes/no — "Are A and B both …?", "Do A and B have the same …?", "Is A …?", "A和B是否都…",
+  "…是同一个…吗": value or verification steps and a yes/no decision;
+* conjunctions — "Which X did P found, and where is it based?" (the pronoun becomes ``#1``);
+* bridges — relative clauses ("the company that P left"), possessives ("P's supervisor"),
+  "the N of X" chains, and in Chinese X的Y的Z chains, relative clauses (由X创办的公司), agent
+  nouns after a name (X创始人) and two clauses joined by a comma (…，其…).
+
+Every step carries its ``answer_type`` (from the wh-word or the head noun), so the reader
+keeps only candidates of the right kind. :class:`LLMPlanner` (in :mod:`kg_rag.answer.llm_stages`)
+asks a chat model for the same typed :class:`~kg_rag.models.Plan`.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-from typing import Protocol
+from typing import Any
 
-from kg_rag.models import Plan, PlanStep
+from kg_rag.answer.question import (
+    answer_type,
+    comparison_order,
+    head_noun_type,
+    is_yes_no,
+    zh_noun_type,
+)
+from kg_rag.models import AnswerType, Comparison, Plan, PlanStep
 
-__all__ = ["Planner", "RulePlanner", "bind_query"]
+__all__ = ["RulePlanner", "bind_query"]
 
-log = logging.getLogger(__name__)
-
-_REL = r"(?:that|which|who|whose|where|when|whom)"
-_COMPARE = re.compile(
-    r"^(?P<pre>.*?)(?:,\s*|\s+)(?P<a>[^,?]+?)\s+or\s+(?P<b>[^,?]+?)\??$", re.IGNORECASE
-)
-_COMPARE_CUES = re.compile(
-    r"\b(first|earlier|later|older|younger|longer|shorter|bigger|larger|smaller|more|less|"
-    r"higher|lower|closer|farther|which|who)\b",
-    re.IGNORECASE,
-)
-_BOTH = re.compile(
-    r"^(?:are|were|is|was|do|did|does)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+both\b(?P<rest>.*)$",
-    re.IGNORECASE,
-)
-_CONJ = re.compile(
-    r"^(?P<q1>(?:who|what|when|where|which|how)\b.+?)\s*,?\s+and\s+(?P<q2>(?:who|what|when|where|which|how)\b.+)$",
-    re.IGNORECASE,
-)
-_ZH_COMPARE = re.compile(r"^(?P<a>.+?)(?:和|与|还是)(?P<b>.+?)(?:哪个|谁|哪一个)(?P<rest>.*)$")
-_ZH_BRIDGE = re.compile(
-    r"^(?P<owner>[\u4e00-\u9fffA-Za-z0-9·]{2,20}?)的"
-    r"(?P<role>创始人|创办人|首席执行官|总裁|董事长|作者|导演|总部|父亲|母亲|妻子|丈夫|首都|所在地)"
-    r"(?P<rest>.+)$"
-)
 _PLACEHOLDER = re.compile(r"#(\d+)")
-_PRONOUN = re.compile(r"\b(it|he|she|they|him|her|them)\b", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(it|he|she|they|him|her|them|its|his|their)\b", re.IGNORECASE)
 _MAX_BRIDGES = 3
-
-
-class Planner(Protocol):
-    """Anything that turns a question into a :class:`Plan`."""
-
-    async def aplan(self, question: str) -> Plan:
-        """Plan ``question``."""
-        ...
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def bind_query(query: str, answers: dict[int, str]) -> str:
@@ -60,135 +45,395 @@ def bind_query(query: str, answers: dict[int, str]) -> str:
 
 
 def _clean(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip(" ,?？")
-
-
-class RulePlanner:
-    """Deterministic planning from the question's surface form (English and Chinese)."""
-
-    name = "rules"
-
-    async def aplan(self, question: str) -> Plan:
-        """Plan ``question`` (async face of :meth:`plan`)."""
-        return self.plan(question)
-
-    def plan(self, question: str) -> Plan:
-        """Split ``question`` into steps."""
-        q = _clean(question)
-        for strategy in (self._compare, self._both, self._conjunction, self._bridge):
-            plan = strategy(q, question)
-            if plan is not None:
-                return plan
-        return Plan(question=question, steps=[PlanStep(index=1, query=q)], strategy="single")
-
-    # -- strategies -------------------------------------------------------------------
-    def _compare(self, q: str, question: str) -> Plan | None:
-        m = _ZH_COMPARE.match(q)
-        if m:
-            a, b, rest = _clean(m["a"]), _clean(m["b"]), _clean(m["rest"])
-            return self._two_lookups(question, a, b, f"{a} {rest}", f"{b} {rest}")
-        m = _COMPARE.match(q)
-        if not m or not _COMPARE_CUES.search(m["pre"] or ""):
-            return None
-        a, b = _clean(m["a"]), _clean(m["b"])
-        if not a or not b or len(a.split()) > 12 or len(b.split()) > 12:
-            return None
-        pre = _clean(re.sub(r"^(which|who)\s+", "", m["pre"], flags=re.IGNORECASE))
-        wh = _compare_wh(pre)
-        return self._two_lookups(question, a, b, f"{wh} {a} {pre}", f"{wh} {b} {pre}")
-
-    def _both(self, q: str, question: str) -> Plan | None:
-        m = _BOTH.match(q)
-        if not m:
-            return None
-        a, b, rest = _clean(m["a"]), _clean(m["b"]), _clean(m["rest"])
-        return self._two_lookups(question, a, b, f"{a} {rest}", f"{b} {rest}")
-
-    @staticmethod
-    def _two_lookups(question: str, a: str, b: str, qa: str, qb: str) -> Plan:
-        steps = [
-            PlanStep(index=1, query=_clean(qa), needs=f"facts about {a}"),
-            PlanStep(index=2, query=_clean(qb), needs=f"facts about {b}"),
-            PlanStep(
-                index=3,
-                query=_clean(question),
-                needs="compare the two answers",
-                depends_on=[1, 2],
-                kind="compare",
-            ),
-        ]
-        return Plan(question=question, steps=steps, strategy="compare")
-
-    def _conjunction(self, q: str, question: str) -> Plan | None:
-        m = _CONJ.match(q)
-        if not m:
-            return None
-        q2 = _PRONOUN.sub("#1", _clean(m["q2"]), count=1)
-        steps = [
-            PlanStep(index=1, query=_clean(m["q1"])),
-            PlanStep(index=2, query=q2, depends_on=[1] if "#1" in q2 else []),
-        ]
-        return Plan(question=question, steps=steps, strategy="conjunction")
-
-    def _bridge(self, q: str, question: str) -> Plan | None:
-        steps: list[PlanStep] = []
-        m = _ZH_BRIDGE.match(q)
-        if m:
-            steps.append(
-                PlanStep(
-                    index=1, query=f"{m['owner']}的{m['role']}", needs=m["role"], kind="bridge"
-                )
-            )
-            rest = _clean(f"#1{m['rest']}")
-            steps.append(PlanStep(index=2, query=rest, needs="the final answer", depends_on=[1]))
-            return Plan(question=question, steps=steps, strategy="bridge")
-        final = _decompose(q, steps)
-        if not steps:
-            return None
-        last = len(steps)
-        steps.append(
-            PlanStep(
-                index=last + 1,
-                query=_clean(final),
-                needs="the final answer",
-                depends_on=_deps(final),
-                kind="lookup",
-            )
-        )
-        return Plan(question=question, steps=steps, strategy="bridge")
-
-
-_DET_WINDOW = 5
-_REL_WORD = re.compile(rf"\b{_REL}\b", re.IGNORECASE)
-_DET_WORD = re.compile(r"\b(the|a|an)\s", re.IGNORECASE)
-_NAME = r"(?:[A-Z0-9][\w\-.]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|No|a)\s+)*[A-Z0-9][\w\-.]*)*"
-_OF_NAME = re.compile(
-    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<name>{_NAME}|#\d+)"
-)
-_POSS = re.compile(rf"(?P<owner>{_NAME})'s\s+(?P<noun>[a-z][\w\-]*)")
-
-
-def _compare_wh(cue_text: str) -> str:
-    """The question word that asks for the compared value: a date or a quantity."""
-    if re.search(
-        r"\b(first|earlier|later|older|younger|before|after|recent)\b", cue_text, re.IGNORECASE
-    ):
-        return "When"
-    if re.search(
-        r"\b(more|less|larger|bigger|smaller|longer|shorter|higher|lower|taller)\b",
-        cue_text,
-        re.IGNORECASE,
-    ):
-        return "How many"
-    return ""
+    return re.sub(r"\s+", " ", text).strip(" ,，?？:：")
 
 
 def _deps(query: str) -> list[int]:
     return sorted({int(n) for n in _PLACEHOLDER.findall(query)})
 
 
-def _find_bridge(text: str) -> tuple[int, int, str, str] | None:
-    """The innermost bridge in ``text``: (start, end, step query, head noun), or None."""
+class RulePlanner:
+    """Deterministic planning from the question's grammar (English and Chinese)."""
+
+    name = "rules"
+
+    async def aplan(self, question: str, run: Any = None) -> Plan:
+        """Plan ``question`` (async face of :meth:`plan`; ``run`` is unused offline)."""
+        return self.plan(question)
+
+    def plan(self, question: str) -> Plan:
+        """Split ``question`` into typed steps."""
+        q = _clean(question)
+        zh = bool(_CJK.search(q))
+        strategies = (
+            (_zh_compare, _zh_yes_no, _zh_bridge)
+            if zh
+            else (_en_compare, _en_yes_no, _en_conjunction, _en_bridge)
+        )
+        for strategy in strategies:
+            plan = strategy(q, question)
+            if plan is not None:
+                return plan
+        kind = answer_type(q)
+        return Plan(
+            question=question,
+            steps=[PlanStep(index=1, query=q, answer_type=kind)],
+            strategy="single",
+            answer_type=kind,
+        )
+
+
+# -- shared building blocks -----------------------------------------------------------------
+
+
+def _value_plan(
+    question: str,
+    options: list[str],
+    queries: list[str],
+    value_type: AnswerType,
+    order: Any,
+    strategy: str,
+    attribute: str = "",
+    decompose: bool = True,
+) -> Plan:
+    """One value step per option (bridges inside an option become their own steps), then a
+    decision step that compares the values."""
+    steps: list[PlanStep] = []
+    value_steps: list[int] = []
+    for option, query in zip(options, queries, strict=True):
+        final = _decompose(query, steps) if decompose and not _CJK.search(query) else query
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=_clean(final),
+                needs=f"{attribute or 'value'} of {option}",
+                depends_on=_deps(final),
+                kind="verify" if value_type == "YESNO" else "lookup",
+                answer_type=value_type,
+                subject=option,
+            )
+        )
+        value_steps.append(len(steps))
+    final_type: AnswerType = "YESNO" if order in ("same", "all") else "NAME"
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=_clean(question),
+            needs="decide between the options" if final_type == "NAME" else "decide yes or no",
+            depends_on=value_steps,
+            kind="compare",
+            answer_type=final_type,
+        )
+    )
+    return Plan(
+        question=question,
+        steps=steps,
+        strategy=strategy,
+        answer_type=final_type,
+        comparison=Comparison(
+            options=options, value_steps=value_steps, order=order, attribute=attribute
+        ),
+    )
+
+
+def _strip_option(option: str) -> str:
+    """ "the physicist Helena Strand" → "Helena Strand": descriptors before a name go."""
+    option = option.strip()
+    stripped = re.sub(
+        r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)[a-z][\w\-]*\s+){0,3}(?=[A-Z0-9\"'“])", "", option
+    )
+    return _clean(stripped or option)
+
+
+# -- English ----------------------------------------------------------------------------------
+
+_EN_OPTIONS_AFTER = re.compile(
+    r"^(?P<pre>.+?)\s*[,:;]\s*(?:the\s+(?=\w+\s+[A-Z]))?(?P<a>[^,:;]+?)\s*,?\s+or\s+(?P<b>[^,:;]+?)$",
+    re.IGNORECASE,
+)
+_EN_BETWEEN = re.compile(
+    r"^between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s*,\s*(?P<pre>.+)$", re.IGNORECASE
+)
+_EN_OPTIONS_FIRST = re.compile(
+    r"^(?P<a>[^,:;]+?)\s+or\s+(?P<b>[^,:;]+?)\s*[:;,]\s*(?P<pre>(?:which|who|what)\b.+)$",
+    re.IGNORECASE,
+)
+_EN_OPTIONS_INSIDE = re.compile(
+    r"^(?P<aux>(?i:did|was|is|were|does|do|has|had))\s+(?P<a>.+?)\s+or\s+(?P<b>.+?)\s+"
+    r"(?P<rest>(?:[a-z]+\b\s*){1,5})$"
+)
+_HAS_THE_R_WHO = re.compile(
+    r"^(?:which|what)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?:has|had|have)\s+(?:the|a|an)\s+"
+    r"(?P<role>[a-z]+(?:\s+(?!who\b|that\b|which\b|whose\b)[a-z]+)?)\s+(?:who|that|which|whose)?\s*"
+    r"(?P<pred>.+)$",
+    re.IGNORECASE,
+)
+_WHOSE_R = re.compile(
+    r"^(?:which|what)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+whose\s+(?P<role>[a-z]+(?:\s+[a-z]+)?)\s+"
+    r"(?P<pred>(?:was|is|were|did|had|has|died|born)\b.*)$",
+    re.IGNORECASE,
+)
+_COMPARATIVE_WORDS = re.compile(
+    r"\b(?:first|earlier|earliest|later|latest|older|oldest|younger|youngest|more recently|"
+    r"more|most|less|least|fewer|larger|largest|bigger|biggest|smaller|smallest|longer|longest|"
+    r"shorter|shortest|higher|highest|lower|lowest|taller|tallest|greater|sooner|last)\b",
+    re.IGNORECASE,
+)
+_WH_LEAD = re.compile(
+    r"^(?:which|what|who|whom)(?:\s+(?:one|person|of\s+(?:the|these|them|the\s+two)))?\b\s*",
+    re.IGNORECASE,
+)
+
+
+def _en_predicate(pre: str) -> str:
+    """The predicate of a comparison without its wh-lead and comparative: "Who was born
+    earlier" → "was born"; "Which film came out first" → "came out"."""
+    pred = _WH_LEAD.sub("", pre.strip())
+    pred = re.sub(r"^(?:[a-z]+\s+)?(?=(?:is|was|were|are|did|does|has|had|came|come)\b)", "", pred)
+    pred = _COMPARATIVE_WORDS.sub("", pred)
+    pred = re.sub(r"\b(?:than|the|of the two)\b\s*$", "", pred.strip())
+    return _clean(pred)
+
+
+def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
+    wh = {"DATE": "When", "NUMBER": "How many"}.get(kind, "What")
+    m = re.match(r"^(is|was|were|are|did|does|do|has|had)\s+(.*)$", pred, re.IGNORECASE)
+    if m:
+        return _clean(f"{wh} {m.group(1)} {option} {m.group(2)}")
+    return _clean(f"{wh} {option} {pred}")
+
+
+def _en_compare(q: str, question: str) -> Plan | None:
+    m = _EN_BETWEEN.match(q) or _EN_OPTIONS_FIRST.match(q)
+    if m:
+        pre, a, b = m["pre"], m["a"], m["b"]
+    else:
+        m = _EN_OPTIONS_AFTER.match(q)
+        if m is not None:
+            pre, a, b = m["pre"], m["a"], m["b"]
+        else:
+            m = _EN_OPTIONS_INSIDE.match(q)
+            if m is None:
+                return None
+            pre, a, b = f"who {m['aux'].lower()} {m['rest']}", m["a"], m["b"]
+    if is_yes_no(pre) and not _EN_OPTIONS_INSIDE.match(q):
+        return None
+    decided = comparison_order(pre)
+    if decided is None or len(a.split()) > 14 or len(b.split()) > 14:
+        return None
+    order, kind = decided
+    options = [_strip_option(a), _strip_option(b)]
+    rel = _HAS_THE_R_WHO.match(pre) or _WHOSE_R.match(pre)
+    if rel is not None:
+        # "Which film has the director who was born later, X or Y?": the value belongs to the
+        # option's director (a bridge per option), the answer is the option itself.
+        role, pred = rel["role"], _en_predicate(rel["pred"])
+        queries = [_en_value_query(f"the {role} of {o}", pred, kind) for o in options]
+    else:
+        pred = _en_predicate(pre)
+        queries = [_en_value_query(o, pred, kind) for o in options]
+    return _value_plan(question, options, queries, kind, order, "compare", pred)
+
+
+_EN_BOTH = re.compile(
+    r"^(?P<aux>(?i:are|were|is|was|do|did|does|have|had|has))\s+(?:both\s+)?(?P<a>.+?)\s+and\s+"
+    r"(?P<b>.+?)\s+(?:both\s+)?(?P<rest>(?:from|of|in|the|a|an|born|located|based|same|"
+    r"both|[a-z]+ed|[a-z]+s|have|has|had|share|come)\b.*)$"
+)
+_EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+
+
+def _en_yes_no(q: str, question: str) -> Plan | None:
+    if not is_yes_no(q):
+        return None
+    m = _EN_BOTH.match(q)
+    if m is not None:
+        a, b, rest = _strip_option(m["a"]), _strip_option(m["b"]), _clean(m["rest"])
+        same = _EN_SAME.search(rest)
+        if same is not None:
+            attr = same["attr"]
+            kind = head_noun_type(attr)
+            if kind == "NAME" and re.search(r"national|citizen|country|origin|from", attr + rest):
+                kind = "LOCATION"
+            queries = [f"What is the {attr} of {o}" for o in (a, b)]
+            return _value_plan(question, [a, b], queries, kind, "same", "same-yesno", attr)
+        rest = re.sub(r"^both\s+", "", rest)
+        queries = [_clean(f"{m['aux']} {o} {rest}") for o in (a, b)]
+        return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
+    # "Is A P?": one verification step.
+    return Plan(
+        question=question,
+        steps=[PlanStep(index=1, query=q, kind="verify", answer_type="YESNO")],
+        strategy="yesno",
+        answer_type="YESNO",
+        comparison=Comparison(options=[], value_steps=[1], order="all"),
+    )
+
+
+_CONJ = re.compile(
+    r"^(?P<q1>(?:who|what|when|where|which|how)\b.+?)\s*,?\s+and\s+"
+    r"(?P<q2>(?:who|what|when|where|which|how|in\s+which|in\s+what)\b.+)$",
+    re.IGNORECASE,
+)
+
+
+def _en_conjunction(q: str, question: str) -> Plan | None:
+    m = _CONJ.match(q)
+    if not m:
+        return None
+    q2 = _PRONOUN.sub("#1", _clean(m["q2"]), count=1)
+    t1, t2 = answer_type(m["q1"]), answer_type(q2)
+    steps = [
+        PlanStep(index=1, query=_clean(m["q1"]), answer_type=t1, kind="bridge"),
+        PlanStep(index=2, query=q2, depends_on=_deps(q2), answer_type=t2),
+    ]
+    return Plan(question=question, steps=steps, strategy="conjunction", answer_type=t2)
+
+
+def _en_bridge(q: str, question: str) -> Plan | None:
+    steps: list[PlanStep] = []
+    final = _decompose(q, steps)
+    if not steps:
+        return None
+    kind = answer_type(q)
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=_clean(final),
+            needs="the final answer",
+            depends_on=_deps(final),
+            kind="lookup",
+            answer_type=kind,
+        )
+    )
+    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+
+
+_REL_WORD = re.compile(r"\b(?:that|which|who|whom|whose|where|when)\b")
+_DET_WORD = re.compile(r"\b(?:the|a|an)\s", re.IGNORECASE)
+_NAME = (
+    r"(?:[A-Z0-9\"“][\w\-.’'”\"]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|"
+    r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*"
+)
+_OF_NAME = re.compile(
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?:the\s+)?"
+    rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
+)
+_POSS = re.compile(
+    rf"(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
+)
+_FUNCTION = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "in",
+        "on",
+        "at",
+        "of",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "but",
+        "his",
+        "her",
+        "its",
+        "their",
+        "he",
+        "she",
+        "it",
+        "they",
+        "this",
+        "that",
+        "these",
+        "those",
+        "a",
+        "an",
+        "the",
+        "who",
+        "whom",
+        "which",
+        "where",
+        "when",
+        "whose",
+        "as",
+        "into",
+        "than",
+        "not",
+    ]
+)
+_DET_WINDOW = 5
+_MAIN_VERB = re.compile(
+    r"\s(?:is|was|are|were|has|had|lies|lay|stands|stood|became|remains|located|based)\s"
+)
+# "the east of X", "the rest of X": spatial and partitive nouns locate, they name no entity.
+_PARTITIVE = frozenset(
+    [
+        "north",
+        "south",
+        "east",
+        "west",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+        "centre",
+        "center",
+        "middle",
+        "rest",
+        "part",
+        "end",
+        "beginning",
+        "top",
+        "bottom",
+        "side",
+        "edge",
+        "half",
+        "majority",
+    ]
+)
+
+
+def _noun_phrase(words: list[str]) -> list[str]:
+    """The noun phrase a possessive or determiner opens: up to 3 words, stopping at function
+    words and verbs, ending at the last word with a known type when there is one."""
+    phrase: list[str] = []
+    for w in words[:3]:
+        low = w.lower()
+        if low in _FUNCTION or not re.fullmatch(r"[a-z][\w\-]*", w):
+            break
+        if phrase and (low.endswith("ed") or low.endswith("ing")):
+            break
+        phrase.append(w)
+    typed = [i for i in range(len(phrase)) if head_noun_type(phrase[i]) != "NAME"]
+    return phrase[: typed[-1] + 1] if typed else phrase[:1]
+
+
+def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
+    """The innermost bridge in ``text``: (start, end, step query, head noun, text that
+    replaces the span besides ``#n``), or None."""
     for rel in reversed(list(_REL_WORD.finditer(text))):
         before = text[: rel.start()]
         dets = list(_DET_WORD.finditer(before))
@@ -196,27 +441,43 @@ def _find_bridge(text: str) -> tuple[int, int, str, str] | None:
             continue
         det = dets[-1]
         head = before[det.end() :].strip(" ,")
-        if det.start() == 0 or not head[:1].islower() or len(head.split()) > _DET_WINDOW:
+        words = head.split()
+        if not head[:1].islower() or len(words) > _DET_WINDOW:
             continue
         clause_end = len(text)
+        if det.start() == 0:
+            # "The shipyard that built X was located in which city?": the relative clause of
+            # the subject ends at the main verb.
+            main = _MAIN_VERB.search(text, rel.end())
+            if main is None:
+                continue
+            clause_end = main.start()
         clause = _clean(text[rel.end() : clause_end])
         if len(clause.split()) < 2:
             continue
-        return det.start(), clause_end, _clean(f"{head} {rel.group(0)} {clause}"), head
+        head_words = _noun_phrase(words)
+        trailing = " ".join(words[len(head_words) :])
+        step = _clean(f"{' '.join(head_words)} {rel.group(0)} {clause}")
+        return det.start(), clause_end, step, " ".join(head_words), trailing
     m = _POSS.search(text)
-    if m and m.start() > 0:
-        owner, noun = _clean(m["owner"]), _clean(m["noun"])
-        return m.start(), m.end(), f"{noun} of {owner}", noun
-    m = _OF_NAME.search(text)
-    # "the X of Y" closing the question is the question itself ("Who is the father of Y?"),
-    # unless Y is an earlier answer and a real question precedes it ("In which province is
-    # the headquarters of #1" → "headquarters of #1", then "In which province is #2").
-    closes = m is not None and m.end() >= len(text.rstrip(" ?"))
-    if m and closes and m["name"].startswith("#") and len(text[: m.start()].split()) >= 3:
-        closes = False
-    if m and m.start() > 0 and not closes:
-        noun, name = _clean(m["noun"]), _clean(m["name"])
-        return m.start(), m.end(), f"{noun} of {name}", noun
+    if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
+        phrase = " ".join(_noun_phrase(m["noun"].split()))
+        end = m.start("noun") + len(phrase)
+        owner = _clean(m["owner"])
+        return m.start(), end, f"{phrase} of {owner}", phrase, ""
+    for m2 in _OF_NAME.finditer(text):
+        # "the X of Y" closing the question is the question itself ("Who is the father of
+        # Y?"), unless a real question precedes it around an earlier answer.
+        if m2["noun"].split()[-1] in _PARTITIVE:
+            continue
+        closes = m2.end() >= len(text.rstrip(" ?"))
+        if closes and re.search(r"\bof\s*$", text[: m2.start()]):
+            closes = False  # "the hometown of the director of F": the inner "of" is a bridge
+        if closes and m2["name"].startswith("#") and len(text[: m2.start()].split()) >= 3:
+            closes = False
+        if m2.start() > 0 and not closes:
+            noun, name = _clean(m2["noun"]), _clean(m2["name"])
+            return m2.start(), m2.end(), f"{noun} of {name}", noun, ""
     return None
 
 
@@ -227,7 +488,7 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     found = _find_bridge(text)
     if found is None:
         return text
-    start, end, step_query, head = found
+    start, end, step_query, head, trailing = found
     inner = _decompose(step_query, steps, depth + 1)
     if len(steps) >= _MAX_BRIDGES + 1:
         return text
@@ -239,7 +500,199 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
             needs=f"the {head}",
             depends_on=_deps(inner),
             kind="bridge",
+            answer_type=head_noun_type(head),
         )
     )
-    outer = _clean(text[:start] + f" #{index} " + text[end:])
+    outer = _clean(f"{text[:start]} #{index} {trailing} {text[end:]}")
     return _decompose(outer, steps, depth + 1)
+
+
+# -- Chinese ----------------------------------------------------------------------------------
+
+_ZH_COMPARE = re.compile(
+    r"^(?P<pre>[^，,]+?)(?:相比)?[，,]?\s*"
+    r"(?P<wh>哪个|哪一个|谁|哪家|哪部|哪位|哪所|哪座|哪条|哪本|哪支|哪一家|哪一位)(?P<rest>.*)$"
+)
+_ZH_COMPARATIVE = re.compile(r"(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)|先|得")
+
+
+def _zh_pair(text: str) -> tuple[str, str] | None:
+    """Split "A和B" at its conjunction: 与/跟/同/及 first (和 also ends names: 陆清和), a doubled
+    和和 between its two characters, else the first 和."""
+    text = re.sub(r"^(?:请问)", "", text.strip())
+    for conj in ("与", "跟", "同", "及"):
+        if conj in text[1:-1]:
+            i = text.index(conj, 1)
+            return _clean(text[:i]), _clean(text[i + 1 :])
+    if "和和" in text:
+        i = text.index("和和") + 1
+        return _clean(text[:i]), _clean(text[i + 1 :])
+    if "和" in text[1:-1]:
+        i = text.index("和", 1)
+        return _clean(text[:i]), _clean(text[i + 1 :])
+    return None
+
+
+def _zh_compare(q: str, question: str) -> Plan | None:
+    m = _ZH_COMPARE.match(q)
+    if not m:
+        return None
+    decided = comparison_order(m["rest"])
+    if decided is None:
+        return None
+    order, kind = decided
+    pair = _zh_pair(m["pre"])
+    if pair is None:
+        return None
+    a, b = pair
+    pred = _clean(_ZH_COMPARATIVE.sub("", m["rest"]))
+    wh = "哪一年" if kind == "DATE" else "多少"
+    # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate.
+    pred = re.sub(r"^(?:公司|企业|大学|学校|乐队|电影|城市|人|个|位|家|部|所|座)", "", pred)
+    queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
+    return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
+
+
+_ZH_BOTH = re.compile(r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:都|均|同样)(?P<rest>.+)$")
+_ZH_SAME = re.compile(
+    r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:是|来自|出生于|位于|在)?"
+    r"(?:同一个|同一座|同一家|同一所|同一|相同的?)(?P<attr>[\u4e00-\u9fff]{1,4}?)(?:的人|的)?(?:吗|么)?$"
+)
+
+
+def _zh_yes_no(q: str, question: str) -> Plan | None:
+    if not is_yes_no(q):
+        return None
+    m = _ZH_SAME.match(q)
+    pair = _zh_pair(m["pre"]) if m is not None else None
+    if m is not None and pair is not None:
+        (a, b), attr = pair, m["attr"]
+        kind = zh_noun_type(attr)
+        queries = [f"{o}的{attr}是哪里" if kind == "LOCATION" else f"{o}的{attr}" for o in (a, b)]
+        return _value_plan(question, [a, b], queries, kind, "same", "same-yesno", attr, False)
+    m = _ZH_BOTH.match(q)
+    pair = _zh_pair(m["pre"]) if m is not None else None
+    if m is not None and pair is not None:
+        a, b = pair
+        rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
+        queries = [f"{o}{rest}" for o in (a, b)]
+        return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
+    claim = re.sub(r"是否|是不是", "", q)
+    claim = _clean(re.sub(r"[吗么]$", "", claim))
+    return Plan(
+        question=question,
+        steps=[PlanStep(index=1, query=claim, kind="verify", answer_type="YESNO")],
+        strategy="yesno",
+        answer_type="YESNO",
+        comparison=Comparison(options=[], value_steps=[1], order="all"),
+    )
+
+
+_ZH_WH_PRED = re.compile(
+    r"(?:是|为|在|位于|叫|叫做|有)?(?:谁|哪里|哪儿|何处|什么|哪|多少|几|何时|何年|怎样|如何)"
+)
+_ZH_PRONOUN = re.compile(r"^(?:其|它的|他的|她的|它|他|她|该[\u4e00-\u9fff]{0,3}?(?=的|$))")
+
+
+def _zh_words(text: str) -> list[tuple[str, str]]:
+    import jieba.posseg as pseg
+
+    return [(p.word, p.flag) for p in pseg.cut(text)]
+
+
+def _zh_split_agent(np: str) -> tuple[str, str] | None:
+    """ "蓝鲸科技创始人" → ("蓝鲸科技", "创始人"): a name followed by an agent or kinship noun."""
+    words = _zh_words(np)
+    if len(words) < 2:
+        return None
+    last = words[-1][0]
+    owner = "".join(w for w, _ in words[:-1])
+    if len(owner) >= 2 and zh_noun_type(last) == "PERSON" and len(last) >= 2:
+        return owner, last
+    return None
+
+
+def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
+    """Bridge queries of a Chinese subject noun phrase, innermost first, each with the type of
+    what it names (``#`` stands for the previous step's answer). With ``include_last`` the
+    whole phrase names an entity; otherwise its last 的-part is the attribute the question
+    asks about and gets no step of its own."""
+    parts = [p for p in subject.split("的") if p]
+    out: list[tuple[str, AnswerType]] = []
+    if not parts:
+        return out
+    first = parts[0]
+    words = _zh_words(first)
+    relative = len(parts) >= 2 and (
+        first.startswith(("由", "被")) or any(f.startswith("v") for _, f in words[1:])
+    )
+    if relative:
+        # A relative clause: 由X创办的公司总部 → "由X创办的公司", then "#的总部".
+        nxt = _zh_words(parts[1])
+        head = nxt[0][0] if nxt else parts[1]
+        out.append((f"{first}的{head}", zh_noun_type(head)))
+        rest = parts[1][len(head) :]
+        parts = ["#", *([rest] if rest else []), *parts[2:]]
+    else:
+        agent = _zh_split_agent(first)
+        if agent is not None and (len(parts) >= 2 or include_last):
+            out.append((first, "PERSON"))
+            parts = ["#", *parts[1:]]
+    stop = len(parts) if include_last else len(parts) - 1
+    for i in range(1, stop):
+        out.append((f"{parts[0]}的{parts[i]}", zh_noun_type(parts[i])))
+        parts[0] = "#"
+    return out
+
+
+def _zh_steps(chain: list[tuple[str, AnswerType]]) -> list[PlanStep]:
+    steps: list[PlanStep] = []
+    for query, t in chain:
+        bound = query.replace("#", f"#{len(steps)}", 1) if query.startswith("#") else query
+        steps.append(_zh_step(len(steps) + 1, bound, t))
+    return steps
+
+
+def _zh_bridge(q: str, question: str) -> Plan | None:
+    kind = answer_type(q)
+    # Two clauses joined by a comma, the second referring back: "P就读的大学，其校长是谁".
+    clauses = re.split(r"[，,]", q, maxsplit=1)
+    if len(clauses) == 2 and _ZH_PRONOUN.match(clauses[1].strip()):
+        first, second = clauses[0].strip(), clauses[1].strip()
+        nouns = [p for p in first.split("的") if p]
+        chain = _zh_chain(first, include_last=True) if len(nouns) >= 3 else []
+        if not chain:
+            chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
+        steps = _zh_steps(chain)
+        rest = _ZH_PRONOUN.sub(f"#{len(steps)}", second, count=1)
+        steps.append(_zh_step(len(steps) + 1, rest, kind, final=True))
+        return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+    m = _ZH_WH_PRED.search(q)
+    if m is None:
+        return None
+    subject, predicate = q[: m.start()], q[m.start() :]
+    copular = predicate.startswith(("是", "为", "叫"))
+    chain = _zh_chain(subject, include_last=not copular)
+    if not chain:
+        return None
+    steps = _zh_steps(chain)
+    last = f"#{len(steps)}"
+    parts = [p for p in subject.split("的") if p]
+    if copular and len(parts) >= 2:
+        final = f"{last}的{parts[-1]}{predicate}"
+    else:
+        final = f"{last}{predicate}"
+    steps.append(_zh_step(len(steps) + 1, final, kind, final=True))
+    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+
+
+def _zh_step(index: int, query: str, kind: AnswerType, final: bool = False) -> PlanStep:
+    q = _clean(query)
+    return PlanStep(
+        index=index,
+        query=q,
+        needs="the final answer" if final else "a bridge entity",
+        depends_on=_deps(q),
+        kind="lookup" if final else "bridge",
+        answer_type=kind,
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-PROMPT_VERSION = "answer-v1"
+PROMPT_VERSION = "answer-v2"
 
 PLANNER_PROMPT = """You split a question into the reasoning steps needed to answer it from a \
 knowledge base. Each step is a self-contained search query. When a step needs the answer of an \
@@ -22,25 +22,34 @@ Step: {query}
 Information needed: {needs}
 Entities found in the knowledge graph: {linked}"""
 
-GRADER_PROMPT = """Does the evidence contain what is needed to answer the query? Score 0 (nothing \
-relevant) to 1 (answer clearly stated).
-
-Query: {query}
-
-Evidence:
-{evidence}"""
-
 REWRITE_PROMPT = """The search for this query found weak evidence. Write one better search query \
 (use likely names, synonyms, or the kind of sentence that would contain the answer).
 
 Query: {query}
 Weak evidence seen: {evidence}"""
 
-STEP_ANSWER_PROMPT = """Answer the query from the numbered evidence only, with the shortest \
-span (a name, date or number). Give the numbers of the evidence you used. If the evidence does \
-not contain the answer, answer "unknown".
+STEP_READ_PROMPT = """Read the numbered evidence and answer the query from it alone. Reply \
+with the shortest answer: a whole name (never part of a name, never an adjective), a date, a \
+number, or yes/no for a yes/no query. Expected kind of answer: {answer_type}. Grade from 0 \
+(the evidence does not contain the answer) to 1 (it states it plainly), and give the numbers \
+of the evidence you used. If the evidence does not contain the answer, answer "" and grade 0.
 
 Query: {query}
+
+Evidence:
+{evidence}"""
+
+GATE_PROMPT = """Does answering this message need facts from a document collection? Greetings, \
+small talk, arithmetic and questions about this conversation itself do not. If it does not, \
+give a short reply to it.
+
+Message: {question}"""
+
+REFLECT_PROMPT = """Check an answer against its cited evidence. Is every claim supported by the \
+evidence, and does the answer answer what was asked?
+
+Question: {question}
+Answer: {answer}
 
 Evidence:
 {evidence}"""

@@ -3,19 +3,20 @@
 :class:`RuleRouter` is deterministic and also serves offline: linked entities → graph,
 overview/theme questions → community, otherwise chunks; the granularity follows the kind of
 information needed (a date or number → sentence, a description → section, a whole-document
-question → document). :class:`LLMRouter` asks a chat model for a :class:`RouteDecision`,
-caches it by (step text, context), and falls back to the rules on failure.
+question → document). :class:`~kg_rag.answer.llm_stages.LLMRouter` asks a chat model only
+where the rules abstain, and caches its decisions across questions.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Protocol
+from typing import Any
 
-from kg_rag.models import Granularity, PlanStep, RouteDecision
+from kg_rag.answer.stages import StepContext
+from kg_rag.models import Granularity, RouteDecision
 
-__all__ = ["LLMRouter", "RouteContext", "Router", "RuleRouter"]
+__all__ = ["RuleRouter", "rule_granularity"]
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +41,6 @@ _DOCUMENT = re.compile(
 )
 
 
-class RouteContext(dict[str, Any]):
-    """What a router may look at besides the step: linked entities, earlier answers."""
-
-
-class Router(Protocol):
-    """Anything that routes a step."""
-
-    async def aroute(self, step: PlanStep, query: str, context: RouteContext) -> RouteDecision:
-        """Decide the route of ``step`` (``query`` is its text with earlier answers bound)."""
-        ...
-
-
 def rule_granularity(query: str) -> tuple[Granularity, str]:
     """Granularity from the kind of information the query needs, with the reason."""
     if _DOCUMENT.search(query):
@@ -72,23 +61,23 @@ class RuleRouter:
         self.top_k = top_k
         self.has_communities = has_communities
 
-    async def aroute(self, step: PlanStep, query: str, context: RouteContext) -> RouteDecision:
-        """Route ``step`` (async face of :meth:`route`)."""
-        return self.route(step, query, context)
+    async def aroute(self, ctx: StepContext, run: Any = None) -> RouteDecision:
+        """Route ``ctx``'s step (async face of :meth:`route`)."""
+        return self.route(ctx)
 
-    def route(self, step: PlanStep, query: str, context: RouteContext) -> RouteDecision:
-        """Route ``step``: graph when entities are linked, community for overviews, else chunks."""
+    def route(self, ctx: StepContext) -> RouteDecision:
+        """Route a step: graph when entities are linked, community for overviews, else chunks."""
+        query = ctx.query
         granularity, why = rule_granularity(query)
-        if (step.kind == "global" or _GLOBAL.search(query)) and self.has_communities:
+        if (ctx.step.kind == "global" or _GLOBAL.search(query)) and self.has_communities:
             return RouteDecision(
                 route="community",
                 granularity="document",
                 top_k=self.top_k,
                 reason="overview/theme question → community summaries",
             )
-        linked = context.get("linked", [])
-        if linked:
-            names = ", ".join(str(e.get("name")) for e in linked[:3])
+        if ctx.linked:
+            names = ", ".join(le.name for le in ctx.linked[:3])
             return RouteDecision(
                 route="graph",
                 granularity=granularity,
@@ -101,50 +90,3 @@ class RuleRouter:
             top_k=self.top_k,
             reason=f"no entity linked → hybrid chunk search; {why}",
         )
-
-
-class LLMRouter:
-    """Routes with a chat model; decisions cached by (step text, context); rules on failure."""
-
-    name = "llm"
-
-    def __init__(self, fallback: RuleRouter, model_key: str = "") -> None:
-        """Args:
-        fallback: the rule router used when the call fails or the budget is spent.
-        model_key: identifies the model in the cache key (decisions of one model are reused
-            across questions).
-        """
-        self.fallback = fallback
-        self.model_key = model_key
-        self._cache: dict[tuple[str, str, str], RouteDecision] = {}
-
-    async def aroute(
-        self, step: PlanStep, query: str, context: RouteContext, caller: Any = None
-    ) -> RouteDecision:
-        """Ask the model (through ``caller``, an :class:`~kg_rag.answer.llm.LLMCaller` that
-        holds the question's budget) for a decision; cached by (step text, context)."""
-        linked = ", ".join(str(e.get("name")) for e in context.get("linked", [])[:8])
-        key = (self.model_key, query, linked)
-        if key in self._cache:
-            return self._cache[key].model_copy()
-        if caller is None:
-            return self.fallback.route(step, query, context)
-        from kg_rag.answer.prompts import ROUTER_PROMPT
-
-        try:
-            decision: RouteDecision = await caller.structured(
-                RouteDecision,
-                ROUTER_PROMPT.format(
-                    query=query, linked=linked or "(none)", needs=step.needs or "-"
-                ),
-                purpose="route",
-            )
-        except Exception as exc:  # the rules always have an answer
-            log.info("LLM routing failed (%s); using rules", exc)
-            decision = self.fallback.route(step, query, context)
-            decision.reason = f"LLM router failed ({type(exc).__name__}); rules: {decision.reason}"
-            return decision
-        decision.router = "llm"
-        decision.reason = decision.reason.strip() or "LLM router (no reason given)"
-        self._cache[key] = decision
-        return decision.model_copy()

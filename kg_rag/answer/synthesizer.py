@@ -1,10 +1,11 @@
 """Synthesis: the final answer with ``[n]`` citations mapped to chunk spans.
 
-Offline, the answer is extractive: the final step's answer span (or, for comparisons, the
-option that wins on the compared value), cited at the sentences that contain each step's
-answer. With a chat model, evidence is ordered against "lost in the middle" (best pieces at
-the start and the end), the model answers with ``[n]`` markers, and every citation is checked
-against its chunk: unsupported ones are dropped and flagged.
+:class:`ExtractiveSynthesizer` (offline) answers with the final step's answer, or decides a
+comparison from the typed plan (the earliest/latest date, the smallest/largest number, yes when
+the values agree or every claim was verified), and cites the sentences that hold each step's
+answer. :class:`LLMSynthesizer` orders the evidence against "lost in the middle" (best pieces at
+both ends), lets the model answer with ``[n]`` markers, checks every citation against its chunk
+(unsupported ones are dropped and flagged) and renumbers the rest in order of appearance.
 """
 
 from __future__ import annotations
@@ -13,16 +14,30 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from extraction.normalize import normalize_name
 from kg_rag.answer import offline
 from kg_rag.answer.prompts import SYNTH_PROMPT
+from kg_rag.answer.question import date_key, number_value
+from kg_rag.answer.reader import read_evidence
+from kg_rag.answer.stages import Run
 from kg_rag.answer.trace import Answer, Citation, StepTrace, Trace
 from kg_rag.errors import LLMError
 from kg_rag.models import Evidence, Plan
 
-__all__ = ["order_for_context", "synthesize"]
+__all__ = [
+    "ExtractiveSynthesizer",
+    "LLMSynthesizer",
+    "decide_comparison",
+    "order_for_context",
+    "renumber_citations",
+]
 
 _MARK = re.compile(r"\[(\d+)\]")
 _SUPPORT_MIN = 0.3
+NOT_FOUND = "No answer found in the knowledge base."
+# Nationality and origin words ("American", "French", "Norwegian"): how encyclopedic text
+# states what "the same nationality/country" compares.
+_DEMONYM = re.compile(r"\b[A-Z][a-z]+(?:an|ian|ese|ish|ic|i|ch)\b")
 
 
 def order_for_context(evidence: Sequence[Evidence]) -> list[Evidence]:
@@ -56,102 +71,174 @@ def _sentence_with(ev: Evidence, needle: str) -> tuple[int, int] | None:
     return None
 
 
-def _option_names(plan: Plan) -> list[str]:
-    return [
-        s.needs.removeprefix("facts about ").strip()
-        for s in plan.steps
-        if s.needs.startswith("facts about ")
-    ]
+def _same(a: str, b: str) -> bool:
+    na, nb = normalize_name(a), normalize_name(b)
+    return bool(na) and bool(nb) and (na == nb or na in nb or nb in na)
 
 
-async def synthesize(
-    question: str,
-    plan: Plan,
-    steps: Sequence[StepTrace],
-    evidence: Sequence[Evidence],
-    caller: Any | None,
-    linker: Any | None,
-) -> Answer:
-    """Build the cited :class:`Answer` (the caller fills in the trace's totals)."""
-    top = list(evidence[:10])
-    if caller is not None and top:
-        try:
-            return await _llm_answer(question, steps, top, caller)
-        except LLMError:
-            pass
-    return _extractive_answer(question, plan, steps, top, linker)
-
-
-def _extractive_answer(
-    question: str,
-    plan: Plan,
-    steps: Sequence[StepTrace],
-    evidence: list[Evidence],
-    linker: Any | None,
-) -> Answer:
-    citations: list[Citation] = []
-    markers: dict[int, list[int]] = {}  # step index → citation numbers
-    for st in steps:
-        if not st.answer:
+def _first_sentence_demonyms(st: StepTrace, option: str) -> set[str]:
+    """Origin words in the first sentence of the best evidence about ``option``."""
+    for ev in st.hits[:3]:
+        if option and option.split()[0] not in ev.text:
             continue
-        if st.decision.route == "community":  # cite the communities the findings came from
-            for ev in st.hits[:3]:
-                citations.append(_cite(ev, len(citations) + 1, 0, len(ev.text)))
-                markers.setdefault(st.index, []).append(len(citations))
+        spans = offline.split_sentences_with_offsets(ev.text)
+        if spans:
+            s, e = spans[0]
+            words = set(_DEMONYM.findall(ev.text[s:e]))
+            return {w for w in words if w not in option}
+    return set()
+
+
+def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str] | None:
+    """(answer, reason) for a comparison or yes/no plan; None when the values do not decide."""
+    comp = plan.comparison
+    if comp is None:
+        return None
+    by_index = {st.index: st for st in steps}
+    values = [by_index[i].answer if i in by_index else "" for i in comp.value_steps]
+    if comp.order == "all":
+        ok = bool(values) and all(v.lower() == "yes" for v in values)
+        return ("yes" if ok else "no"), (
+            "every claim is supported" if ok else "a claim is not supported"
+        )
+    if comp.order == "same":
+        if len(values) == 2 and all(values):
+            if _same(values[0], values[1]):
+                return "yes", f"both: {values[0]}"
+            a = _first_sentence_demonyms(by_index[comp.value_steps[0]], comp.options[0])
+            b = _first_sentence_demonyms(by_index[comp.value_steps[1]], comp.options[1])
+            if a & b:
+                return "yes", f"both: {', '.join(sorted(a & b))}"
+            return "no", f"{values[0]} vs {values[1]}"
+        return None
+    keyed: list[tuple[Any, int]] = []
+    for i, value in enumerate(values):
+        if not value:
             continue
-        for ev in st.hits:
-            span = _sentence_with(ev, st.answer)
-            if span is not None:
-                citations.append(_cite(ev, len(citations) + 1, *span))
-                markers.setdefault(st.index, []).append(len(citations))
-                break
-    final = steps[-1] if steps else None
-    text = final.answer if final and final.answer else ""
-    note = ""
-    if plan.strategy == "compare":
-        names = _option_names(plan)
-        options = [(n, st.answer) for n, st in zip(names, steps, strict=False) if st.answer]
-        decided = offline.compare_answers(question, options)
-        if decided is not None:
-            text, why = decided
-            note = f" ({why})"
-    if not text:
-        names_map = linker.names() if linker is not None else {}
-        found = offline.extract_answer(question, evidence, names_map)
-        if found is not None:
-            text = found.text
-            ev = evidence[found.evidence_index]
-            citations.append(_cite(ev, len(citations) + 1, *found.sentence))
-            markers.setdefault(0, []).append(len(citations))
-    if not text:
-        text = "No answer found in the knowledge base."
-    refs = "".join(f"[{n}]" for n in sorted({n for ns in markers.values() for n in ns}))
-    chain = [st.answer for st in steps[:-1] if st.answer]
-    via = f" (via {' → '.join(chain)})" if chain and plan.strategy == "bridge" else ""
-    community = final is not None and final.decision.route == "community"
-    conflicts = _offline_conflicts(final, linker) if final and not community else []
-    return Answer(
-        question=question,
-        text=f"{text}{note} {refs}{via}".strip(),
-        citations=citations,
-        evidence=evidence,
-        trace=Trace(question=question),
-        conflicts=conflicts,
-    )
+        key: Any = date_key(value)
+        if key is None or key[0] == 0:
+            number = number_value(value)
+            key = None if number is None else (number, 0, 0)
+        if key is not None:
+            keyed.append((key, i))
+    if len(keyed) < 2:
+        return None
+    keyed.sort()
+    winner = keyed[0][1] if comp.order == "min" else keyed[-1][1]
+    option = comp.options[winner]
+    if re.match(r"^\s*(?:who|whom)\b", plan.question, re.IGNORECASE):
+        # "Who died first, the director of X or the director of Y?": the person, not the phrase.
+        planned = {s.index: s for s in plan.steps}.get(comp.value_steps[winner])
+        deps = planned.depends_on if planned is not None else []
+        bridge = [by_index[d].answer for d in deps if d in by_index]
+        if bridge and bridge[0]:
+            option = bridge[0]
+    pretty = ", ".join(f"{comp.options[i]}: {values[i]}" for _, i in keyed)
+    return option, f"{'smallest' if comp.order == 'min' else 'largest'} value ({pretty})"
 
 
-def _offline_conflicts(final: StepTrace, linker: Any | None) -> list[str]:
+class ExtractiveSynthesizer:
+    """The offline synthesizer (see the module docstring)."""
+
+    name = "extractive"
+
+    def __init__(self, graph_view: Any = None) -> None:
+        self.graph_view = graph_view
+
+    async def asynthesize(
+        self,
+        question: str,
+        plan: Plan,
+        steps: Sequence[StepTrace],
+        evidence: Sequence[Evidence],
+        run: Run | None = None,
+    ) -> Answer:
+        """The extractive answer."""
+        return self.synthesize(question, plan, steps, list(evidence[:10]))
+
+    def synthesize(
+        self, question: str, plan: Plan, steps: Sequence[StepTrace], evidence: list[Evidence]
+    ) -> Answer:
+        citations: list[Citation] = []
+        refs: list[int] = []
+        for st in steps:
+            if not st.answer or st.answer.lower() in ("yes", "no"):
+                continue
+            if st.decision.route == "community":  # cite the communities the findings came from
+                for ev in st.hits[:3]:
+                    citations.append(_cite(ev, len(citations) + 1, 0, len(ev.text)))
+                    refs.append(len(citations))
+                continue
+            for ev in st.hits:
+                span = _sentence_with(ev, st.answer)
+                if span is not None:
+                    citations.append(_cite(ev, len(citations) + 1, *span))
+                    refs.append(len(citations))
+                    break
+        final = steps[-1] if steps else None
+        text, note = "", ""
+        if plan.comparison is not None:
+            decided = decide_comparison(plan, steps)
+            if decided is not None:
+                text, why = decided
+                note = f" ({why})"
+        elif final is not None and final.answer:
+            text = final.answer
+        if not text and plan.comparison is None:
+            best, _ = read_evidence(
+                question,
+                plan.answer_type,
+                evidence,
+                final.linked_refs() if final else [],
+                self.graph_view,
+            )
+            if best is not None:
+                text = best.text
+                ev = evidence[best.evidence_index]
+                citations.append(_cite(ev, len(citations) + 1, *best.sentence))
+                refs.append(len(citations))
+        short = text
+        if not text:
+            text = NOT_FOUND
+        marks = "".join(f"[{n}]" for n in sorted(set(refs)))
+        chain = [
+            st.answer for st in steps[:-1] if st.answer and st.answer.lower() not in ("yes", "no")
+        ]
+        via = f" (via {' → '.join(chain)})" if chain and plan.strategy == "bridge" else ""
+        community = final is not None and final.decision.route == "community"
+        conflicts = (
+            _offline_conflicts(final, plan, self.graph_view) if final and not community else []
+        )
+        return Answer(
+            question=question,
+            text=f"{text}{note} {marks}{via}".strip(),
+            short_answer=short,
+            citations=citations,
+            evidence=evidence,
+            trace=Trace(question=question),
+            conflicts=conflicts,
+        )
+
+
+def _offline_conflicts(final: StepTrace, plan: Plan, graph_view: Any) -> list[str]:
     """Different answers from different documents with nearly equal support."""
-    names = linker.names() if linker is not None else {}
+    if final.answer_type == "YESNO" or plan.comparison is not None:
+        return []
     found: list[tuple[float, str, str]] = []
     for ev in final.hits[:3]:
-        span = offline.extract_answer(final.bound_query, [ev], names)
-        if span is not None:
-            found.append((span.score, span.text, ev.doc_id))
+        best, _ = read_evidence(
+            final.bound_query,
+            final.answer_type,  # type: ignore[arg-type]
+            [ev],
+            final.linked_refs(),
+            None,
+        )
+        if best is not None:
+            found.append((best.score, best.text, ev.doc_id))
     found.sort(reverse=True)
     if len(found) >= 2:
         (s1, a1, d1), (s2, a2, d2) = found[0], found[1]
-        if d1 != d2 and a1.lower() != a2.lower() and s2 >= 0.9 * s1:
+        if d1 != d2 and not _same(a1, a2) and s2 >= 0.9 * s1:
             return [f"'{a1}' ({d1}) vs '{a2}' ({d2}) for: {final.bound_query}"]
     return []
 
@@ -164,46 +251,77 @@ def _supported(sentence: str, ev: Evidence) -> bool:
     return len(found) / len(terms) >= _SUPPORT_MIN
 
 
-async def _llm_answer(
-    question: str, steps: Sequence[StepTrace], evidence: list[Evidence], caller: Any
-) -> Answer:
-    ordered = order_for_context(evidence)
-    listing = "\n".join(
-        f"[{i + 1}] ({e.source or e.doc_id}) {e.text[:900]}" for i, e in enumerate(ordered)
-    )
-    findings = "; ".join(f"{st.bound_query} → {st.answer}" for st in steps if st.answer) or "-"
-    raw = await caller.text(
-        SYNTH_PROMPT.format(question=question, findings=findings, evidence=listing),
-        purpose="synthesize",
-    )
+def renumber_citations(
+    raw: str, evidence: Sequence[Evidence]
+) -> tuple[str, list[Citation], list[int]]:
+    """Keep the ``[n]`` markers of ``raw`` whose evidence supports their sentence, renumbered
+    1, 2, ... in order of first appearance (one pass per sentence, so markers out of order —
+    "A [2] and B [1]" — map correctly); returns (text, citations, dropped numbers)."""
     citations: list[Citation] = []
     unsupported: list[int] = []
     renumber: dict[int, int] = {}
-    out_sentences: list[str] = []
+    out: list[str] = []
     for sentence in re.split(r"(?<=[.!?。！？])\s+", raw.strip()):
-        kept = sentence
-        for m in _MARK.finditer(sentence):
+
+        def sub(m: re.Match[str], sentence: str = sentence) -> str:
             n = int(m.group(1))
-            if not 1 <= n <= len(ordered) or not _supported(sentence, ordered[n - 1]):
+            if not 1 <= n <= len(evidence) or not _supported(sentence, evidence[n - 1]):
                 unsupported.append(n)
-                kept = kept.replace(m.group(0), "")
-                continue
+                return ""
             if n not in renumber:
                 renumber[n] = len(renumber) + 1
-                ev = ordered[n - 1]
+                ev = evidence[n - 1]
                 citations.append(_cite(ev, renumber[n], 0, len(ev.text)))
-            kept = kept.replace(m.group(0), f"[[{renumber[n]}]]")
-        out_sentences.append(kept)
-    text = " ".join(out_sentences).replace("[[", "[").replace("]]", "]")
-    conflicts = [
-        s for s in out_sentences if re.search(r"\b(conflict|contradict|disagree)", s, re.I)
-    ]
-    return Answer(
-        question=question,
-        text=re.sub(r"\s+", " ", text).strip(),
-        citations=citations,
-        evidence=evidence,
-        trace=Trace(question=question),
-        conflicts=conflicts,
-        unsupported_citations=sorted(set(unsupported)),
-    )
+            return f"[{renumber[n]}]"
+
+        out.append(_MARK.sub(sub, sentence))
+    text = re.sub(r"\s+", " ", " ".join(out)).strip()
+    text = re.sub(r"\s+([.,;:!?。，])", r"\1", text)
+    return text, citations, sorted(set(unsupported))
+
+
+class LLMSynthesizer:
+    """Writes the answer with the model; every citation is checked against its chunk."""
+
+    name = "llm"
+
+    async def asynthesize(
+        self,
+        question: str,
+        plan: Plan,
+        steps: Sequence[StepTrace],
+        evidence: Sequence[Evidence],
+        run: Run,
+    ) -> Answer:
+        """One text call; a reply with no supported citation is an error (so the extractive
+        synthesizer answers and the fallback is recorded)."""
+        ordered = order_for_context(list(evidence[:10]))
+        if not ordered:
+            raise LLMError("synthesize: no evidence")
+        listing = "\n".join(
+            f"[{i + 1}] ({e.source or e.doc_id}) {e.text[:900]}" for i, e in enumerate(ordered)
+        )
+        findings = "; ".join(f"{st.bound_query} → {st.answer}" for st in steps if st.answer) or "-"
+        raw = await run.caller.text(
+            SYNTH_PROMPT.format(question=question, findings=findings, evidence=listing),
+            purpose="synthesize",
+        )
+        text, citations, unsupported = renumber_citations(raw, ordered)
+        if not citations:
+            raise LLMError("synthesize: the reply cites no supporting evidence")
+        conflicts = [
+            s
+            for s in re.split(r"(?<=[.!?。！？])\s+", text)
+            if re.search(r"\b(conflict|contradict|disagree)", s, re.I)
+        ]
+        final = steps[-1].answer if steps else ""
+        return Answer(
+            question=question,
+            text=text,
+            short_answer=final or _MARK.sub("", text.split(". ")[0]).strip(),
+            citations=citations,
+            evidence=list(evidence[:10]),
+            trace=Trace(question=question),
+            conflicts=conflicts,
+            unsupported_citations=unsupported,
+        )

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from kg_rag.models import Evidence, Plan, RouteDecision
 
-__all__ = ["Answer", "Citation", "CypherCall", "Grade", "StepTrace", "Trace"]
+__all__ = ["Answer", "Citation", "CypherCall", "Grade", "StageFallback", "StepTrace", "Trace"]
 
 
 class CypherCall(BaseModel):
@@ -34,6 +34,14 @@ class Grade(BaseModel):
     grader: str = "lexical"
 
 
+class StageFallback(BaseModel):
+    """An LLM stage that failed (or was skipped) and was answered by its offline method."""
+
+    stage: str
+    error: str
+    message: str = ""
+
+
 class StepTrace(BaseModel):
     """Everything one step did."""
 
@@ -49,7 +57,13 @@ class StepTrace(BaseModel):
     grades: list[Grade] = Field(default_factory=list)
     answer: str = ""
     answer_entity_id: str | None = None
+    answer_type: str = "NAME"
+    reader: str = ""
     ms: float = 0.0
+
+    def linked_refs(self) -> list[dict[str, Any]]:
+        """The entities linked in this step's text (id, name, type, span, weight)."""
+        return list(self.linked_entities)
 
 
 class Trace(BaseModel):
@@ -65,6 +79,11 @@ class Trace(BaseModel):
     ms: float = 0.0
     truncated: bool = False
     notes: list[str] = Field(default_factory=list)
+    fallbacks: list[StageFallback] = Field(default_factory=list)
+    gate: dict[str, Any] = Field(default_factory=dict)
+    reflection: dict[str, Any] = Field(default_factory=dict)
+    stages: dict[str, str] = Field(default_factory=dict)
+    calls_by_stage: dict[str, int] = Field(default_factory=dict)
 
 
 class Citation(BaseModel):
@@ -85,6 +104,7 @@ class Answer(BaseModel):
 
     question: str
     text: str
+    short_answer: str = ""
     citations: list[Citation] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
     trace: Trace
@@ -122,6 +142,8 @@ class Answer(BaseModel):
             )
         for conflict in self.conflicts:
             lines.append(f"  conflict: {conflict}")
+        for fb in self.trace.fallbacks:
+            lines.append(f"  fallback: {fb.stage} ({fb.error}: {fb.message[:100]})")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -192,6 +214,10 @@ class Answer(BaseModel):
             "<table><thead><tr><th>#</th><th>query</th><th>route</th><th>rewrites</th>"
             "<th>grade</th><th>answer</th><th>hits</th><th>cypher</th><th>ms</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table><ol style='list-style:none'>{cites}</ol>"
-            f"<p><small>{t.llm_calls} LLM calls, {t.prompt_tokens}+{t.completion_tokens} tokens, "
+            + "".join(
+                f"<p><b>fallback</b> {esc(f.stage)}: {esc(f.error)} {esc(f.message[:200])}</p>"
+                for f in t.fallbacks
+            )
+            + f"<p><small>{t.llm_calls} LLM calls, {t.prompt_tokens}+{t.completion_tokens} tokens, "
             f"{t.ms:.0f} ms</small></p></div>"
         )

@@ -1,0 +1,623 @@
+"""What a question (or a step) asks for, read from the grammar of English and Chinese.
+
+Everything here is a construction of the language, not of any corpus: the wh-word and the head
+noun of "which/what N" decide the answer type (a person for "who" and for agent and kinship
+nouns, a place for "where" and place nouns, ...); auxiliary-first questions and 是否/吗 are
+yes/no; comparatives (earlier, larger, 更早, 更大) decide which value wins a comparison. Dates
+are parsed into sortable (year, month, day) tuples, in both languages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from kg_rag.models import AnswerType
+
+__all__ = [
+    "answer_type",
+    "comparison_order",
+    "date_key",
+    "find_dates",
+    "head_noun_type",
+    "is_yes_no",
+    "number_value",
+    "zh_noun_type",
+]
+
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTH_RX = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+# "7 March 1934", "March 7, 1934", "March 1934", "1934", "1934年3月7日", "公元前221年".
+DATE_RX = re.compile(
+    rf"\b(?:\d{{1,2}}\s+{_MONTH_RX}\s+\d{{3,4}}|{_MONTH_RX}\s+\d{{1,2}},?\s+\d{{3,4}}|"
+    rf"{_MONTH_RX}\s+\d{{3,4}}|(?:1[0-9]|20)\d{{2}}s?)\b|"
+    r"(?:公元前)?\d{3,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?"
+)
+_NUMBER_RX = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+# Agent, kinship and role nouns: "which/what/the N" asks for a person. Closed classes of
+# English plus the productive agent suffixes (-er, -or, -ist, -ian, -ant, -ent, -ess).
+_PERSON_NOUNS = frozenset(
+    [
+        "person",
+        "people",
+        "man",
+        "woman",
+        "men",
+        "women",
+        "boy",
+        "girl",
+        "child",
+        "children",
+        "son",
+        "daughter",
+        "father",
+        "mother",
+        "parent",
+        "parents",
+        "wife",
+        "husband",
+        "spouse",
+        "partner",
+        "brother",
+        "sister",
+        "sibling",
+        "grandfather",
+        "grandmother",
+        "grandson",
+        "granddaughter",
+        "uncle",
+        "aunt",
+        "nephew",
+        "niece",
+        "cousin",
+        "king",
+        "queen",
+        "prince",
+        "princess",
+        "emperor",
+        "empress",
+        "monarch",
+        "ruler",
+        "lord",
+        "lady",
+        "duke",
+        "duchess",
+        "count",
+        "countess",
+        "baron",
+        "chief",
+        "head",
+        "leader",
+        "member",
+        "owner",
+        "founder",
+        "co-founder",
+        "cofounder",
+        "president",
+        "chairman",
+        "chairwoman",
+        "chair",
+        "ceo",
+        "premier",
+        "minister",
+        "mayor",
+        "governor",
+        "senator",
+        "general",
+        "captain",
+        "coach",
+        "star",
+        "artist",
+        "actor",
+        "actress",
+        "author",
+        "writer",
+        "poet",
+        "composer",
+        "singer",
+        "player",
+        "director",
+        "producer",
+        "creator",
+        "inventor",
+        "designer",
+        "architect",
+        "editor",
+        "publisher",
+        "host",
+        "presenter",
+        "anchor",
+        "student",
+        "pupil",
+        "teacher",
+        "tutor",
+        "mentor",
+        "supervisor",
+        "advisor",
+        "adviser",
+        "professor",
+        "scholar",
+        "scientist",
+        "winner",
+        "heir",
+        "successor",
+        "predecessor",
+        "namesake",
+        "pope",
+        "bishop",
+        "saint",
+        "god",
+        "goddess",
+        "hero",
+        "heroine",
+        "character",
+        "protagonist",
+        "villain",
+    ]
+)
+_PERSON_SUFFIX = re.compile(r"(?:er|or|ist|ian|ess|ant|ent)s?$")
+_NOT_PERSON_SUFFIXED = frozenset(
+    [
+        "river",
+        "center",
+        "centre",
+        "number",
+        "paper",
+        "tower",
+        "border",
+        "water",
+        "letter",
+        "order",
+        "quarter",
+        "chapter",
+        "corner",
+        "theater",
+        "theatre",
+        "meter",
+        "metre",
+        "member-state",
+        "weather",
+        "cancer",
+        "winter",
+        "summer",
+        "october",
+        "november",
+        "december",
+        "september",
+        "computer",
+        "film-maker",
+        "manner",
+        "matter",
+        "power",
+        "cluster",
+        "register",
+        "sector",
+        "factor",
+        "motor",
+        "mirror",
+        "error",
+        "colour",
+        "color",
+        "floor",
+        "door",
+        "interior",
+        "exterior",
+        "territory",
+        "monitor",
+        "tenor",
+        "junior",
+        "senior",
+        "elevator",
+        "indicator",
+        "calendar",
+        "event",
+        "agent",
+        "talent",
+        "element",
+        "continent",
+        "department",
+        "government",
+        "parliament",
+        "tournament",
+        "instrument",
+        "movement",
+        "settlement",
+        "treatment",
+        "apartment",
+        "establishment",
+        "segment",
+        "moment",
+        "document",
+        "monument",
+        "component",
+        "percent",
+        "cent",
+        "plant",
+        "giant",
+        "restaurant",
+        "variant",
+        "tenant",
+    ]
+)
+_PLACE_NOUNS = frozenset(
+    [
+        "place",
+        "location",
+        "city",
+        "town",
+        "village",
+        "country",
+        "nation",
+        "state",
+        "province",
+        "county",
+        "region",
+        "district",
+        "area",
+        "territory",
+        "continent",
+        "island",
+        "capital",
+        "municipality",
+        "borough",
+        "suburb",
+        "neighbourhood",
+        "neighborhood",
+        "prefecture",
+        "canton",
+        "parish",
+        "republic",
+        "kingdom",
+        "empire",
+        "birthplace",
+        "hometown",
+        "headquarters",
+        "seat",
+        "site",
+        "venue",
+        "port",
+        "harbour",
+        "harbor",
+        "valley",
+        "mountain",
+        "river",
+        "lake",
+        "sea",
+        "ocean",
+        "street",
+        "address",
+    ]
+)
+_ORG_NOUNS = frozenset(
+    [
+        "company",
+        "firm",
+        "corporation",
+        "business",
+        "enterprise",
+        "organization",
+        "organisation",
+        "institution",
+        "university",
+        "college",
+        "school",
+        "academy",
+        "institute",
+        "museum",
+        "library",
+        "hospital",
+        "church",
+        "team",
+        "club",
+        "band",
+        "group",
+        "orchestra",
+        "choir",
+        "label",
+        "studio",
+        "network",
+        "channel",
+        "newspaper",
+        "magazine",
+        "publisher",
+        "party",
+        "agency",
+        "ministry",
+        "department",
+        "government",
+        "army",
+        "navy",
+        "airline",
+        "bank",
+        "brand",
+        "manufacturer",
+        "employer",
+        "startup",
+        "association",
+        "society",
+        "union",
+        "league",
+        "federation",
+        "council",
+        "committee",
+        "foundation",
+        "charity",
+        "court",
+        "parliament",
+    ]
+)
+_DATE_NOUNS = frozenset(
+    ["year", "date", "day", "month", "decade", "century", "era", "time", "period"]
+)
+_NUMBER_NOUNS = frozenset(["number", "amount", "population", "count", "total", "percentage"])
+_AUX = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+    ]
+)
+
+# Chinese: the last characters of a noun carry its class (创始人, 作者, 校长, 画家, 演员 are
+# people; 城市, 省, 国家, 出生地 are places; 公司, 大学, 乐队 are organisations).
+_ZH_PERSON_END = re.compile(
+    r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|子|女|兄|弟|姐|妹|王|帝|后|主|官|将|星|友|徒|士|"
+    r"总裁|董事|经理|导演|主席|书记|老板|继任|前任)$"
+)
+_ZH_PLACE_END = re.compile(
+    r"(?:城市|城|市|省|州|县|区|镇|村|国|国家|地区|地|处|乡|岛|河|江|湖|山|海|街|路|总部|首都|"
+    r"故乡|家乡|老家|籍贯|地点|位置|地方|所在地)$"
+)
+_ZH_ORG_END = re.compile(
+    r"(?:公司|企业|集团|大学|学院|学校|中学|小学|研究所|研究院|实验室|医院|银行|乐队|乐团|团队|"
+    r"球队|俱乐部|协会|学会|基金会|委员会|出版社|报社|电视台|机构|组织|单位|政府|工厂|厂|馆|社|"
+    r"党|部|局|院|所|队|团|会|店|台)$"
+)
+_ZH_DATE_END = re.compile(r"(?:年份|年代|年|日期|时间|时候|时期|月份|世纪)$")
+
+Order = Literal["min", "max"]
+
+
+def _content_words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][A-Za-z\-]*", text.lower())
+
+
+def head_noun_type(noun: str) -> AnswerType:
+    """The answer type of an English noun phrase's head ("the film's director" → PERSON)."""
+    words = _content_words(noun)
+    if not words:
+        return "NAME"
+    head = words[-1]
+    singular = head[:-1] if head.endswith("s") and head[:-1] in _PERSON_NOUNS else head
+    if head in _DATE_NOUNS:
+        return "DATE"
+    if head in _NUMBER_NOUNS:
+        return "NUMBER"
+    if head in _PLACE_NOUNS or head.rstrip("s") in _PLACE_NOUNS:
+        return "LOCATION"
+    if head in _ORG_NOUNS or head.rstrip("s") in _ORG_NOUNS:
+        return "ORGANIZATION"
+    if singular in _PERSON_NOUNS:
+        return "PERSON"
+    if (
+        len(head) > 4
+        and _PERSON_SUFFIX.search(head)
+        and head not in _NOT_PERSON_SUFFIXED
+        and head.rstrip("s") not in _NOT_PERSON_SUFFIXED
+    ):
+        return "PERSON"
+    return "NAME"
+
+
+def zh_noun_type(noun: str) -> AnswerType:
+    """The answer type of a Chinese noun from its last characters (创始人 → PERSON)."""
+    noun = noun.strip()
+    if not noun:
+        return "NAME"
+    if _ZH_DATE_END.search(noun):
+        return "DATE"
+    if _ZH_ORG_END.search(noun):
+        return "ORGANIZATION"
+    if _ZH_PLACE_END.search(noun):
+        return "LOCATION"
+    if _ZH_PERSON_END.search(noun):
+        return "PERSON"
+    if re.search(r"(?:数量|人数|数目|数|多少)$", noun):
+        return "NUMBER"
+    return "NAME"
+
+
+def is_yes_no(question: str) -> bool:
+    """Auxiliary-first English questions and 是否/是不是/…吗 Chinese ones."""
+    q = question.strip()
+    if re.search(r"[\u4e00-\u9fff]", q):
+        return bool(re.search(r"是否|是不是|有没有|对不对|吗[？?]?\s*$", q))
+    first = q.split()[0].lower() if q.split() else ""
+    if first not in _AUX:
+        return False
+    # "Is it X or Y?" offers options: not yes/no.
+    return not re.search(r",\s*\w[^,]*\bor\b[^,]*\?*$", q)
+
+
+_ZH_WH = [
+    (re.compile(r"哪一年|哪年|何年|何时|什么时候|几时|哪一天|哪天|什么时间|几月|何日"), "DATE"),
+    (re.compile(r"多少|几个|几位|几家|几座|几次|几岁|多大|多高|多长|多重|多远|多久"), "NUMBER"),
+    (
+        re.compile(r"哪家|哪所|哪个公司|什么公司|哪支|哪个组织|什么机构|哪个机构|哪个团队"),
+        "ORGANIZATION",
+    ),
+    (re.compile(r"谁|哪位|哪个人|何人"), "PERSON"),
+    (
+        re.compile(r"哪里|哪儿|何处|何地|什么地方|哪个地方|在哪(?![所家个座部本位支条种一])"),
+        "LOCATION",
+    ),
+]
+
+
+def answer_type(question: str) -> AnswerType:
+    """What ``question`` asks for, from its wh-word and head noun (English or Chinese)."""
+    q = question.strip()
+    if is_yes_no(q):
+        return "YESNO"
+    if re.search(r"[\u4e00-\u9fff]", q):
+        for rx, kind in _ZH_WH:
+            if rx.search(q):
+                return kind  # type: ignore[return-value]
+        m = re.search(
+            r"(?:哪个|哪一个|哪座|哪条|哪部|哪本|什么|哪种|何种|哪)([\u4e00-\u9fff]{1,4})", q
+        )
+        if m:
+            return zh_noun_type(m.group(1))
+        return "NAME"
+    low = q.lower()
+    if re.search(r"\bhow\s+(many|much|old|long|far|tall|high|large|big)\b", low):
+        return "NUMBER"
+    if re.search(r"^\s*(?:in|on|at|during|since|by|from|until)?\s*when\b", low):
+        return "DATE"
+    first = re.search(r"\b(?:which|what)\s+([a-z][a-z\-]*)\b", low)
+    if first and head_noun_type(first.group(1)) != "NAME":
+        return head_noun_type(first.group(1))
+    m = re.search(
+        r"\b(?:which|what)\s+((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)\b(?=\s+(?:is|was|are|were|"
+        r"did|does|do|has|had|have|can|could|will|would|of|in|on|at|for|from|to|by|that|who|"
+        r"which|where|when|hosted|held|\w+ed)\b|\s*\??$)",
+        low,
+    )
+    if m:
+        kind = head_noun_type(m.group(1))
+        if kind != "NAME":
+            return kind
+    if re.search(r"\bwhen\b", low):
+        return "DATE"
+    if re.search(r"^\s*(?:\w+\s+){0,3}?(?:who|whom)\b", low):
+        return "PERSON"
+    if re.search(r"\bwhere\b", low):
+        return "LOCATION"
+    if re.search(r"\bwhose\b", low):
+        return "PERSON"
+    if re.search(r"\bwho\b", low):
+        return "PERSON"
+    m = re.search(r"\bwhat\s+is\s+the\s+((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)\s+of\b", low)
+    if m:
+        return head_noun_type(m.group(1))
+    return "NAME"
+
+
+_EARLY = re.compile(
+    r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
+    r"更早|最早|早些|较早|先|更年长|年长|年纪更大|更老|岁数更大"
+)
+_LATE = re.compile(
+    r"\b(later|latest|last|younger|youngest|more recent|most recent|newer|newest)\b|"
+    r"更晚|最晚|较晚|更年轻|年轻|更新"
+)
+_SMALL = re.compile(
+    r"\b(less|least|fewer|fewest|smaller|smallest|shorter|shortest|lower|lowest|"
+    r"cheaper|lighter|narrower|shallower)\b|更少|更小|更短|更低|较少|较小"
+)
+_LARGE = re.compile(
+    r"\b(more|most|larger|largest|bigger|biggest|longer|longest|higher|highest|taller|"
+    r"tallest|greater|greatest|heavier|wider|deeper)\b|更多|更大|更长|更高|较多|较大|最多|最大"
+)
+
+
+def comparison_order(question: str) -> tuple[Order, Literal["DATE", "NUMBER"]] | None:
+    """Which value wins a comparison and whether it compares dates or quantities."""
+    q = question.lower()
+    # "born later" / "died first": the verb says dates even with a quantity word nearby.
+    if _EARLY.search(q):
+        return "min", "DATE"
+    if _LATE.search(q):
+        return "max", "DATE"
+    if _SMALL.search(q):
+        return "min", "NUMBER"
+    if _LARGE.search(q):
+        return "max", "NUMBER"
+    return None
+
+
+def find_dates(text: str) -> list[tuple[int, int, tuple[int, int, int]]]:
+    """(start, end, sortable key) of each date in ``text``."""
+    out = []
+    for m in DATE_RX.finditer(text):
+        key = date_key(m.group(0))
+        if key is not None:
+            out.append((m.start(), m.end(), key))
+    return out
+
+
+def date_key(text: str) -> tuple[int, int, int] | None:
+    """A sortable (year, month, day) for a date string; None when it holds no year."""
+    t = text.strip()
+    zh = re.search(r"(公元前)?(\d{3,4})年(?:(\d{1,2})月)?(?:(\d{1,2})日)?", t)
+    if zh:
+        year = int(zh.group(2)) * (-1 if zh.group(1) else 1)
+        return year, int(zh.group(3) or 0), int(zh.group(4) or 0)
+    year_m = re.search(r"\b(\d{3,4})s?\b", t)
+    if year_m is None:
+        return None
+    year = int(year_m.group(1))
+    month = 0
+    mm = re.search(r"[A-Za-z]+", t)
+    if mm and mm.group(0).lower()[:3] in _MONTHS:
+        month = _MONTHS[mm.group(0).lower()[:3]]
+    day = 0
+    dm = re.search(r"\b(\d{1,2})\b", t.replace(year_m.group(1), " "))
+    if dm and month:
+        day = int(dm.group(1))
+    return year, month, day
+
+
+def number_value(text: str) -> float | None:
+    """The first number in ``text`` (commas allowed; million/billion scale words applied)."""
+    m = _NUMBER_RX.search(text)
+    if m is None:
+        return None
+    value = float(m.group(0).replace(",", ""))
+    tail = text[m.end() : m.end() + 12].lower()
+    if tail.lstrip().startswith("billion") or "亿" in tail[:2]:
+        value *= 1e9 if "billion" in tail else 1e8
+    elif tail.lstrip().startswith("million"):
+        value *= 1e6
+    elif tail.lstrip().startswith("thousand") or "万" in tail[:2]:
+        value *= 1e3 if "thousand" in tail else 1e4
+    return value

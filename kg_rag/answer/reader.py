@@ -1,0 +1,535 @@
+"""The offline step reader: reads a step's evidence and returns its answer and a grade.
+
+No word of any corpus is needed. Candidates are whole entity mentions — the graph entities a
+chunk mentions, dates, numbers, full capitalised names, Chinese person/place/organisation
+words — in the sentences that share the step's terms. A candidate scores by:
+
+* the rank of its evidence and how many of the step's terms its sentence shares (relation
+  words weigh more than the words of the names the step already knows);
+* **answer-type fit**: who → a person, where → a place, when → a date, which company → an
+  organisation, how many → a number (谁/哪里/哪一年/哪家/多少 alike), from the graph entity's
+  type, the shape of the span, or the preposition before it;
+* **the graph**: a candidate related in the graph to an entity the step links gets a bonus
+  (that is how a bridge is found from the evidence rather than from the question's words);
+* votes: the same candidate in several pieces of evidence adds up.
+
+Verification steps ("Is A based in B?") answer yes when one sentence about the subject holds
+every other name of the claim (or, without names, most of its terms).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from extraction.normalize import normalize_name
+from kg_rag.answer.offline import _term_set, split_sentences_with_offsets
+from kg_rag.answer.question import DATE_RX, find_dates
+from kg_rag.answer.stages import StepContext, StepReading
+from kg_rag.answer.trace import Grade
+from kg_rag.models import AnswerType, Evidence
+
+__all__ = ["OfflineStepReader", "read_evidence"]
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CAP_NAME = re.compile(
+    r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
+    r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*)*"
+)
+_NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b|\d+(?:万|亿)?")
+# "Norwegian-born", "London-based", "Italian": modifiers, not names of entities.
+_MODIFIER = re.compile(
+    r"-(?:born|based|language|speaking|American|era|style)$|(?:ian|ese|ish|ic|an)$"
+)
+_LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
+_AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
+_CAP_STOP = frozenset(
+    [
+        "The",
+        "A",
+        "An",
+        "In",
+        "On",
+        "At",
+        "Of",
+        "For",
+        "From",
+        "By",
+        "With",
+        "And",
+        "Or",
+        "But",
+        "He",
+        "She",
+        "It",
+        "They",
+        "His",
+        "Her",
+        "Its",
+        "Their",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "There",
+        "Here",
+        "When",
+        "Where",
+        "Who",
+        "What",
+        "Which",
+        "While",
+        "After",
+        "Before",
+        "During",
+        "Since",
+        "Although",
+        "Though",
+        "However",
+        "Also",
+        "As",
+        "Is",
+        "Was",
+        "Are",
+        "Were",
+        "Be",
+        "If",
+        "Then",
+        "Thus",
+        "So",
+        "Not",
+        "No",
+        "Yes",
+        "One",
+        "Two",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ]
+)
+_CJK_FLAGS = {
+    "nr": "PERSON",
+    "nrfg": "PERSON",
+    "nrt": "PERSON",
+    "ns": "LOCATION",
+    "nt": "ORGANIZATION",
+}
+_TYPE_ALIASES = {
+    "PERSON": "PERSON",
+    "LOCATION": "LOCATION",
+    "GPE": "LOCATION",
+    "PLACE": "LOCATION",
+    "ORGANIZATION": "ORGANIZATION",
+    "ORG": "ORGANIZATION",
+    "DATE": "DATE",
+    "NUMBER": "NUMBER",
+}
+
+
+# A sentence's cosine similarity to the step above the floor counts like shared relation words
+# (MiniLM: unrelated sentences sit near 0.1–0.3, paraphrases at 0.5 and above).
+_DENSE_FLOOR = 0.3
+_DENSE_WEIGHT = 5.0
+
+
+@dataclass
+class _Candidate:
+    text: str
+    kind: str  # PERSON, LOCATION, ORGANIZATION, DATE, NUMBER, or NAME (unknown)
+    score: float = 0.0
+    votes: int = 0
+    evidence_index: int = 0
+    sentence: tuple[int, int] = (0, 0)
+    entity_id: str | None = None
+    scores: list[float] = field(default_factory=list)
+
+
+def _fit(expected: AnswerType, kind: str) -> float:
+    """How well a candidate of ``kind`` fits an answer of type ``expected``."""
+    if expected in ("NAME", "TEXT"):
+        return {"DATE": 0.35, "NUMBER": 0.3}.get(kind, 1.0)
+    if expected == kind:
+        return 1.0
+    if expected in ("DATE", "NUMBER"):
+        return 0.25 if {expected, kind} == {"DATE", "NUMBER"} else 0.02
+    if kind == "NAME":  # a name of unknown type
+        return 0.45
+    if kind in ("DATE", "NUMBER"):
+        return 0.02
+    if {expected, kind} == {"LOCATION", "ORGANIZATION"}:
+        return 0.3
+    return 0.08
+
+
+@dataclass
+class GraphView:
+    """What the reader may ask the graph: entities named in chunks, their types, relations."""
+
+    linker: Any = None  # kg_rag.retrieval.graph.EntityLinker
+    store: Any = None  # kg_rag.stores.chunks.LanceChunkStore (sentence vectors)
+
+    def sentence_similarity(
+        self, query: str, evidence: Sequence[Evidence]
+    ) -> dict[str, list[tuple[int, int, float]]]:
+        """doc id → [(start, end, cosine)] of the sentences of ``evidence``'s documents most
+        similar to ``query`` (one dense search at sentence level)."""
+        if self.store is None or not evidence:
+            return {}
+        docs = sorted({e.doc_id for e in evidence})
+        hits = self.store.search(
+            query, mode="dense", level="sentence", top_k=12 * len(docs), doc_ids=docs
+        )
+        out: dict[str, list[tuple[int, int, float]]] = {}
+        for h in hits:
+            sim = float(h.scores.get("dense", h.score))
+            out.setdefault(h.chunk.doc_id, []).append((h.chunk.char_start, h.chunk.char_end, sim))
+        return out
+
+    def chunk_entities(self, chunk_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """chunk id → [(entity id, name, type)] for the entities each chunk mentions."""
+        if self.linker is None or not chunk_ids:
+            return {}
+        mentions = self.linker.graph.entities_for_chunks(list(chunk_ids))
+        out: dict[str, list[tuple[str, str, str]]] = {}
+        for cid, ids in mentions.items():
+            for eid in ids:
+                ent = self.linker.entity(eid)
+                if ent is not None:
+                    out.setdefault(cid, []).append((eid, ent.name, ent.type))
+        return out
+
+    def related(self, entity_ids: Sequence[str]) -> set[str]:
+        """Entities one relation away from ``entity_ids``."""
+        if self.linker is None or not entity_ids:
+            return set()
+        sub = self.linker.graph.neighbourhood(list(entity_ids), hops=1, limit=300)
+        ids = set(entity_ids)
+        out: set[str] = set()
+        for r in sub.relations:
+            if r.source_id in ids:
+                out.add(r.target_id)
+            if r.target_id in ids:
+                out.add(r.source_id)
+        return out - ids
+
+
+def _get(le: Any, key: str) -> str:
+    """A field of a linked entity, given as a model or as a dict."""
+    value = le.get(key, "") if isinstance(le, dict) else getattr(le, key, "")
+    return str(value or "")
+
+
+def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
+    if DATE_RX.fullmatch(span):
+        return "DATE"
+    if re.fullmatch(r"[\d,.\s]+(?:million|billion|thousand|万|亿)?", span):
+        return "NUMBER"
+    if _LOCATIVE.search(before):
+        return "LOCATION"
+    return "NAME"
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans = split_sentences_with_offsets(text)
+    return spans or [(0, len(text))]
+
+
+def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of Chinese names in ``sentence``: jieba's person/place/organisation
+    words, a surname joined to its given name, and nouns followed by a place or org suffix."""
+    import jieba.posseg as pseg
+
+    words = [(p.word, p.flag) for p in pseg.cut(sentence)]
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    i = 0
+    while i < len(words):
+        word, flag = words[i]
+        start = sentence.find(word, pos)
+        if start < 0:
+            i += 1
+            continue
+        end = start + len(word)
+        kind = _CJK_FLAGS.get(flag)
+        if flag == "nr" and i + 1 < len(words):
+            nxt, nflag = words[i + 1]
+            # jieba splits unknown names: surname + given name (1–2 characters).
+            if (
+                len(word) <= 2
+                and _CJK.match(nxt)
+                and len(nxt) <= 2
+                and nflag not in ("v", "p", "u", "uj", "c")
+            ) and len(word) + len(nxt) <= 4:
+                end = start + len(word) + len(nxt)
+                i += 1
+        if kind is None and flag.startswith("n") and len(word) >= 2:
+            kind = "NAME"
+        if kind is not None and _CJK.match(word):
+            out.append((start, end, kind))
+        pos = end
+        i += 1
+    return out
+
+
+def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
+    """Encyclopedic "(7 March 1934 – 12 July 1995)": the first date is the birth, the second
+    the death; "(born 1950)" a birth."""
+    open_at = sentence.rfind("(", 0, pos)
+    if open_at < 0 or ")" in sentence[open_at:pos]:
+        return 1.0
+    inside = sentence[open_at:pos]
+    dash = bool(re.search(r"[–—-]|\bto\b|\bd\.", inside))
+    if event == "birth":
+        return 0.5 if dash else 1.8
+    return 1.8 if dash else 0.6
+
+
+def read_evidence(
+    query: str,
+    expected: AnswerType,
+    evidence: Sequence[Evidence],
+    linked: Sequence[Any],
+    graph: GraphView | None = None,
+    top: int = 6,
+) -> tuple[_Candidate | None, float]:
+    """The best answer candidate for ``query`` in ``evidence`` and the best sentence overlap."""
+    if not evidence:
+        return None, 0.0
+    terms = _term_set(query)
+    linked_names = [_get(le, "name") for le in linked] + [_get(le, "span") for le in linked]
+    linked_ids = {_get(le, "entity_id") for le in linked} - {""}
+    name_terms = {t for n in linked_names for t in _term_set(n)}
+    for m in _CAP_NAME.finditer(query):
+        name_terms |= _term_set(m.group(0))
+    relation_terms = terms - name_terms
+    linked_terms = {t for n in linked_names for t in _term_set(n)}
+    life_event = "birth" if "birth" in terms else ("death" if "death" in terms else None)
+    q_norm = normalize_name(query)
+    linked_norms = {normalize_name(n) for n in linked_names if n}
+    ranked = list(evidence[:top])
+    view = graph or GraphView()
+    mentions = view.chunk_entities([e.chunk_id for e in ranked])
+    related = view.related(sorted(linked_ids)) if linked_ids else set()
+    similar = view.sentence_similarity(query, ranked)
+    pool: dict[str, _Candidate] = {}
+    best_overlap = 0.0
+
+    for rank, ev in enumerate(ranked):
+        text = ev.text
+        ents = mentions.get(ev.chunk_id, [])
+        subject_here = any(n and n in text for n in linked_names)
+        for s_start, s_end in _sentences(text):
+            sentence = text[s_start:s_end]
+            sent_terms = _term_set(sentence)
+            subject_in_sentence = any(n and n in sentence for n in linked_names)
+            shared_rel = sent_terms & relation_terms
+            shared_name = sent_terms & name_terms
+            overlap = 1.5 * len(shared_rel) + 0.6 * len(shared_name)
+            # Meaning, not only words: "head office" answers "headquartered".
+            lo, hi = ev.char_start + s_start, ev.char_start + s_end
+            dense = max(
+                (sim for a0, b0, sim in similar.get(ev.doc_id, []) if a0 < hi and b0 > lo),
+                default=0.0,
+            )
+            overlap += _DENSE_WEIGHT * max(0.0, dense - _DENSE_FLOOR)
+            if terms:
+                best_overlap = max(best_overlap, (len(shared_rel) + len(shared_name)) / len(terms))
+            if overlap == 0 and len(terms) > 1:
+                continue
+            spans: list[tuple[int, int, str, str | None]] = []
+            for ent_id, name, etype in ents:
+                for m in re.finditer(re.escape(name), sentence):
+                    kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
+                    spans.append((m.start(), m.end(), kind, ent_id))
+            for d_start, d_end, _ in find_dates(sentence):
+                spans.append((d_start, d_end, "DATE", None))
+            for m in _NUMBER.finditer(sentence):
+                if not DATE_RX.fullmatch(m.group(0)):
+                    spans.append((m.start(), m.end(), "NUMBER", None))
+            if _CJK.search(sentence):
+                spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
+            else:
+                for m in _CAP_NAME.finditer(sentence):
+                    spans.append(
+                        (
+                            m.start(),
+                            m.end(),
+                            _kind_of_span(m.group(0), sentence[: m.start()], expected),
+                            None,
+                        )
+                    )
+            anchors = [sentence.lower().find(t) for t in (shared_rel or shared_name) if len(t) > 1]
+            anchors = [a for a in anchors if a >= 0]
+            for a, b, kind, eid in spans:
+                span = sentence[a:b].strip(" ,.;:'\"“”()（）")
+                if (
+                    len(span) < 2
+                    or span in _CAP_STOP
+                    or (span.split()[0] in ("The",) and len(span.split()) == 1)
+                ):
+                    continue
+                norm = normalize_name(span)
+                if (
+                    not norm
+                    or norm in q_norm
+                    or any(norm in ln or ln == norm for ln in linked_norms if ln)
+                ):
+                    continue
+                if eid is not None and eid in linked_ids:
+                    continue
+                if (
+                    kind == "NAME"
+                    and expected not in ("NAME", "TEXT")
+                    and _MODIFIER.search(span)
+                    and " " not in span
+                ):
+                    continue
+                span_terms = _term_set(span)
+                if span_terms and span_terms <= terms:
+                    continue
+                fit = _fit(expected, kind)
+                dist = min((abs(x - a) for x in anchors), default=120)
+                proximity = 1.0 / (1.0 + dist / 60.0)
+                bonus = 1.0
+                if eid is not None:
+                    bonus *= 1.15
+                    if eid in related:
+                        bonus *= 1.6
+                if subject_in_sentence:
+                    bonus *= 1.6
+                elif subject_here:
+                    bonus *= 1.2
+                if span_terms & linked_terms:
+                    bonus *= 0.3  # "Harlow Street" for a question about Harlow Dynamics
+                if kind == "DATE" and life_event is not None:
+                    bonus *= _life_date_bonus(sentence, a, life_event)
+                if (
+                    expected == "PERSON"
+                    and kind in ("NAME", "PERSON")
+                    and _AGENTIVE.search(sentence[max(0, a - 6) : a])
+                ):
+                    bonus *= 1.2
+                score = (
+                    (1.0 / (1.0 + 0.35 * rank)) * (overlap + 0.3) * fit * (0.6 + proximity) * bonus
+                )
+                key = norm
+                cand = pool.get(key)
+                if cand is None:
+                    cand = pool[key] = _Candidate(text=span, kind=kind, entity_id=eid)
+                cand.scores.append(score)
+                if score >= max(cand.scores):
+                    cand.evidence_index = evidence.index(ev)
+                    cand.sentence = (s_start, s_end)
+                    if len(span) > len(cand.text) and normalize_name(span) == key:
+                        cand.text = span
+                if eid is not None and cand.entity_id is None:
+                    cand.entity_id = eid
+    for cand in pool.values():
+        ordered = sorted(cand.scores, reverse=True)
+        cand.score = ordered[0] + 0.35 * sum(ordered[1:4])
+        cand.votes = len(ordered)
+    if not pool:
+        return None, best_overlap
+    best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    return best, best_overlap
+
+
+def verify_claim(
+    claim: str, evidence: Sequence[Evidence], linked: Sequence[Any]
+) -> tuple[bool, str]:
+    """Yes when one sentence about the claim's subject holds the claim's other names (or,
+    without other names, two thirds of its content terms)."""
+    linked_names = [_get(le, "span") or _get(le, "name") for le in linked]
+    subject = linked_names[0] if linked_names else ""
+    others = [n for n in linked_names[1:] if n and n.lower() not in subject.lower()]
+    if not _CJK.search(claim):
+        for m in _CAP_NAME.finditer(claim):
+            name = m.group(0)
+            if name.split()[0] in _CAP_STOP and len(name.split()) == 1:
+                continue
+            if subject and (name in subject or subject in name):
+                continue
+            if name not in others:
+                others.append(name)
+    terms = _term_set(claim) - _term_set(subject)
+    for other in others:
+        terms -= _term_set(other)
+    for ev in evidence[:4]:
+        text = ev.text
+        if subject and subject not in text:
+            continue
+        for s, e in _sentences(text):
+            sentence = text[s:e]
+            if others:
+                if all(o in sentence or o in text for o in others) and (
+                    not terms or len(_term_set(sentence) & terms) / len(terms) >= 0.34
+                ):
+                    return True, f"'{sentence[:120]}' names {', '.join(others)}"
+            elif terms and len(_term_set(sentence) & terms) / len(terms) >= 0.67:
+                return True, f"'{sentence[:120]}' states the claim"
+    return False, "no sentence about the subject states the claim"
+
+
+class OfflineStepReader:
+    """Reads a step's evidence without a model (see the module docstring)."""
+
+    name = "offline"
+
+    def __init__(self, linker: Any = None, threshold: float = 0.35, store: Any = None) -> None:
+        self.graph = GraphView(linker, store)
+        self.threshold = threshold
+
+    async def aread(
+        self, ctx: StepContext, evidence: Sequence[Evidence], run: Any = None
+    ) -> StepReading:
+        """Answer and grade ``ctx``'s step from ``evidence``."""
+        step = ctx.step
+        if not evidence:
+            return StepReading(
+                grade=Grade(score=0.0, passed=False, reason="no evidence", grader="offline")
+            )
+        if step.answer_type == "YESNO":
+            ok, why = verify_claim(ctx.query, evidence, ctx.linked)
+            return StepReading(
+                answer="yes" if ok else "no",
+                grade=Grade(score=1.0 if ok else 0.5, passed=True, reason=why, grader="offline"),
+                reader=self.name,
+            )
+        best, overlap = read_evidence(ctx.query, step.answer_type, evidence, ctx.linked, self.graph)
+        if best is None:
+            return StepReading(
+                grade=Grade(
+                    score=round(0.5 * overlap, 4),
+                    passed=False,
+                    reason="no candidate",
+                    grader="offline",
+                ),
+                reader=self.name,
+            )
+        fit = _fit(step.answer_type, best.kind)
+        score = round(min(1.0, 0.6 * overlap + 0.4 * fit), 4)
+        reason = (
+            f"{best.text!r} ({best.kind}, {best.votes} mention(s)); "
+            f"{overlap:.0%} of the step's terms in its best sentence"
+        )
+        return StepReading(
+            answer=best.text,
+            entity_id=best.entity_id,
+            evidence_index=best.evidence_index,
+            sentence=best.sentence,
+            grade=Grade(
+                score=score, passed=score >= self.threshold, reason=reason, grader="offline"
+            ),
+            reader=self.name,
+        )
