@@ -111,16 +111,6 @@ _STOP = frozenset(
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-.]*|[\u4e00-\u9fff]+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _SENT_END = re.compile(r"(?<=[.!?。！？；])[\"'”’)\]]*\s+|(?<=[。！？；])")
-_NAME = re.compile(
-    r"(?:[A-Z][\w\-.'’]*|[0-9]{1,4}(?:st|nd|rd|th)?)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|on)\s+)*"
-    r"[A-Z][\w\-.'’]*)*"
-)
-_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
-_DATE = re.compile(
-    r"\b(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October|"
-    r"November|December)(?:\s+\d{1,2})?(?:,?\s+\d{3,4})?\b|\b(?:1[0-9]{3}|20[0-9]{2})\b"
-)
-_NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand|percent|%))?")
 _ABBREV = frozenset(
     [
         "Dr",

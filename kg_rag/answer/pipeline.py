@@ -38,9 +38,9 @@ from kg_rag.answer.offline import OfflineRewriter
 from kg_rag.answer.planner import RulePlanner, bind_query
 from kg_rag.answer.reader import OfflineStepReader, read_evidence
 from kg_rag.answer.router import RuleRouter
-from kg_rag.answer.stages import LinkedRef, Run, StepContext, StepReading, staged
-from kg_rag.answer.synthesizer import NOT_FOUND, ExtractiveSynthesizer, LLMSynthesizer
-from kg_rag.answer.trace import Answer, Citation, StepTrace, Trace
+from kg_rag.answer.stages import Run, StepContext, StepReading, staged
+from kg_rag.answer.synthesizer import NOT_FOUND, ExtractiveSynthesizer, LLMSynthesizer, cite
+from kg_rag.answer.trace import Answer, StepTrace, Trace
 from kg_rag.config import RouterSettings
 from kg_rag.errors import BudgetExceeded
 from kg_rag.models import Evidence, Plan, PlanStep, Route, RouteDecision
@@ -250,22 +250,11 @@ class AnswerPipeline:
         retry = answer
         if best is not None and best.text != answer.short_answer:
             ev = context[best.evidence_index]
-            s, e = best.sentence
             retry = answer.model_copy(
                 update={
                     "text": f"{best.text} [1]",
                     "short_answer": best.text,
-                    "citations": [
-                        Citation(
-                            n=1,
-                            chunk_id=ev.chunk_id,
-                            doc_id=ev.doc_id,
-                            source=ev.source,
-                            char_start=ev.char_start + s,
-                            char_end=ev.char_start + e,
-                            quote=ev.text[s:e],
-                        )
-                    ],
+                    "citations": [cite(ev, 1, *best.sentence)],
                 }
             )
             second = await self.reflector.areflect(question, plan, retry, run)
@@ -286,19 +275,13 @@ class AnswerPipeline:
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
         search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
-        linked = [le for le in self._linked_objects(ctx)]
-        if decision.route == "graph" and self.graph is not None and linked:
+        if decision.route == "graph" and self.graph is not None and ctx.linked:
             hybrid, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, linked, top_k * 2)
+                search, asyncio.to_thread(self.graph.retrieve, ctx.linked, top_k * 2)
             )
             st.cypher.extend(calls)
             return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return await search
-
-    def _linked_objects(self, ctx: StepContext) -> list[Any]:
-        from kg_rag.retrieval.graph import LinkedEntity
-
-        return [LinkedEntity(**le.model_dump()) for le in ctx.linked]
 
     async def _read(
         self, ctx: StepContext, evidence: list[Evidence], st: StepTrace, run: Run
@@ -318,7 +301,7 @@ class AnswerPipeline:
         ctx = StepContext(
             step=step,
             query=bound,
-            linked=[LinkedRef(**le.model_dump()) for le in linked],
+            linked=list(linked),
             answers=dict(answers),
         )
         if step.kind == "compare":  # decided from the value steps by the synthesizer

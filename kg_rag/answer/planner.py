@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from kg_rag.answer.question import (
+    AUXILIARIES,
     answer_type,
     comparison_order,
     head_noun_type,
@@ -136,8 +137,19 @@ def _value_plan(
     )
 
 
+def _verify_plan(question: str, claim: str) -> Plan:
+    """A yes/no question about one claim: one verification step, yes when it is supported."""
+    return Plan(
+        question=question,
+        steps=[PlanStep(index=1, query=claim, kind="verify", answer_type="YESNO")],
+        strategy="yesno",
+        answer_type="YESNO",
+        comparison=Comparison(options=[], value_steps=[1], order="all"),
+    )
+
+
 def _strip_option(option: str) -> str:
-    """ "the physicist Helena Strand" → "Helena Strand": descriptors before a name go."""
+    """ "the physicist Ada Berg" → "Ada Berg": descriptors before a name go."""
     option = option.strip()
     stripped = re.sub(
         r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)[a-z][\w\-]*\s+){0,3}(?=[A-Z0-9\"'“])", "", option
@@ -260,14 +272,7 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"^both\s+", "", rest)
         queries = [_clean(f"{m['aux']} {o} {rest}") for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
-    # "Is A P?": one verification step.
-    return Plan(
-        question=question,
-        steps=[PlanStep(index=1, query=q, kind="verify", answer_type="YESNO")],
-        strategy="yesno",
-        answer_type="YESNO",
-        comparison=Comparison(options=[], value_steps=[1], order="all"),
-    )
+    return _verify_plan(question, q)  # "Is A P?": one verification step
 
 
 _CONJ = re.compile(
@@ -322,29 +327,11 @@ _OF_NAME = re.compile(
 _POSS = re.compile(
     rf"(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
 )
-_FUNCTION = frozenset(
+# Words that end a noun phrase: auxiliaries, prepositions, pronouns, determiners, wh-words.
+_FUNCTION = AUXILIARIES | frozenset(
     [
-        "is",
-        "are",
-        "was",
-        "were",
         "be",
         "been",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
         "in",
         "on",
         "at",
@@ -517,7 +504,7 @@ _ZH_COMPARATIVE = re.compile(r"(?:更|较|最)(?:早|晚|大|小|多|少|长|短
 
 
 def _zh_pair(text: str) -> tuple[str, str] | None:
-    """Split "A和B" at its conjunction: 与/跟/同/及 first (和 also ends names: 陆清和), a doubled
+    """Split "A和B" at its conjunction: 与/跟/同/及 first (和 also ends names: 周清和), a doubled
     和和 between its two characters, else the first 和."""
     text = re.sub(r"^(?:请问)", "", text.strip())
     for conj in ("与", "跟", "同", "及"):
@@ -578,14 +565,7 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
     claim = re.sub(r"是否|是不是", "", q)
-    claim = _clean(re.sub(r"[吗么]$", "", claim))
-    return Plan(
-        question=question,
-        steps=[PlanStep(index=1, query=claim, kind="verify", answer_type="YESNO")],
-        strategy="yesno",
-        answer_type="YESNO",
-        comparison=Comparison(options=[], value_steps=[1], order="all"),
-    )
+    return _verify_plan(question, _clean(re.sub(r"[吗么]$", "", claim)))
 
 
 _ZH_WH_PRED = re.compile(
@@ -601,7 +581,7 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
 
 
 def _zh_split_agent(np: str) -> tuple[str, str] | None:
-    """ "蓝鲸科技创始人" → ("蓝鲸科技", "创始人"): a name followed by an agent or kinship noun."""
+    """ "蓝海科技创始人" → ("蓝海科技", "创始人"): a name followed by an agent or kinship noun."""
     words = _zh_words(np)
     if len(words) < 2:
         return None

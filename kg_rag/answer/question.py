@@ -15,6 +15,7 @@ from typing import Literal
 from kg_rag.models import AnswerType
 
 __all__ = [
+    "AUXILIARIES",
     "answer_type",
     "comparison_order",
     "date_key",
@@ -373,7 +374,8 @@ _DATE_NOUNS = frozenset(
     ["year", "date", "day", "month", "decade", "century", "era", "time", "period"]
 )
 _NUMBER_NOUNS = frozenset(["number", "amount", "population", "count", "total", "percentage"])
-_AUX = frozenset(
+# English auxiliary and modal verbs: a question that starts with one is a yes/no question.
+AUXILIARIES = frozenset(
     [
         "is",
         "are",
@@ -472,7 +474,7 @@ def is_yes_no(question: str) -> bool:
     if re.search(r"[\u4e00-\u9fff]", q):
         return bool(re.search(r"是否|是不是|有没有|对不对|吗[？?]?\s*$", q))
     first = q.split()[0].lower() if q.split() else ""
-    if first not in _AUX:
+    if first not in AUXILIARIES:
         return False
     # "Is it X or Y?" offers options: not yes/no.
     return not re.search(r",\s*\w[^,]*\bor\b[^,]*\?*$", q)
@@ -560,18 +562,21 @@ _LARGE = re.compile(
 )
 
 
+_ORDERS: tuple[tuple[re.Pattern[str], tuple[Order, Literal["DATE", "NUMBER"]]], ...] = (
+    (_EARLY, ("min", "DATE")),
+    (_LATE, ("max", "DATE")),
+    (_SMALL, ("min", "NUMBER")),
+    (_LARGE, ("max", "NUMBER")),
+)
+
+
 def comparison_order(question: str) -> tuple[Order, Literal["DATE", "NUMBER"]] | None:
     """Which value wins a comparison and whether it compares dates or quantities."""
     q = question.lower()
-    # "born later" / "died first": the verb says dates even with a quantity word nearby.
-    if _EARLY.search(q):
-        return "min", "DATE"
-    if _LATE.search(q):
-        return "max", "DATE"
-    if _SMALL.search(q):
-        return "min", "NUMBER"
-    if _LARGE.search(q):
-        return "max", "NUMBER"
+    # Date cues first: "born later" / "died first" compare dates even with a quantity word near.
+    for rx, decided in _ORDERS:
+        if rx.search(q):
+            return decided
     return None
 
 

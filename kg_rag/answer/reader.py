@@ -40,9 +40,7 @@ _CAP_NAME = re.compile(
 )
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b|\d+(?:万|亿)?")
 # "Norwegian-born", "London-based", "Italian": modifiers, not names of entities.
-_MODIFIER = re.compile(
-    r"-(?:born|based|language|speaking|American|era|style)$|(?:ian|ese|ish|ic|an)$"
-)
+_MODIFIER = re.compile(r"-(?:born|based|language|speaking|era|style)$|(?:ian|ese|ish|ic|an)$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
 _AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
 _CAP_STOP = frozenset(
@@ -411,7 +409,7 @@ def read_evidence(
                 elif subject_here:
                     bonus *= 1.2
                 if span_terms & linked_terms:
-                    bonus *= 0.3  # "Harlow Street" for a question about Harlow Dynamics
+                    bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                 if (
@@ -429,7 +427,7 @@ def read_evidence(
                     cand = pool[key] = _Candidate(text=span, kind=kind, entity_id=eid)
                 cand.scores.append(score)
                 if score >= max(cand.scores):
-                    cand.evidence_index = evidence.index(ev)
+                    cand.evidence_index = rank  # ranked is evidence[:top]
                     cand.sentence = (s_start, s_end)
                     if len(span) > len(cand.text) and normalize_name(span) == key:
                         cand.text = span

@@ -10,7 +10,7 @@ implementation and, when it fails or the budget is spent, its offline one, writi
 so tests fail on a fallback they did not expect.
 
 Typed models cross every seam: :class:`StepContext` (what a router, reader or rewriter may look
-at), :class:`StepReading` (a reader's answer and grade), :class:`GateDecision`,
+at; its linked entities are the linker's own :class:`~kg_rag.retrieval.graph.LinkedEntity`), :class:`StepReading` (a reader's answer and grade), :class:`GateDecision`,
 :class:`Reflection`.
 """
 
@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from kg_rag.answer.trace import Answer, Grade, StageFallback, StepTrace, Trace
 from kg_rag.errors import BudgetExceeded, KgRagError
 from kg_rag.models import Evidence, Plan, PlanStep, RouteDecision
+from kg_rag.retrieval.graph import LinkedEntity
 
 __all__ = [
     "GateDecision",
@@ -53,23 +54,12 @@ class StageFallbackError(KgRagError):
     (``RouterSettings.on_fallback="raise"``, used by tests)."""
 
 
-class LinkedRef(BaseModel):
-    """An entity linked in a step's text (the seam form of the linker's result)."""
-
-    entity_id: str
-    name: str
-    type: str = ""
-    method: str = ""
-    span: str = ""
-    weight: float = 1.0
-
-
 class StepContext(BaseModel):
     """What a router, reader or rewriter may look at for one step."""
 
     step: PlanStep
     query: str  # the step's text with earlier answers bound
-    linked: list[LinkedRef] = Field(default_factory=list)
+    linked: list[LinkedEntity] = Field(default_factory=list)
     answers: dict[int, str] = Field(default_factory=dict)
 
 

@@ -27,6 +27,7 @@ from kg_rag.models import Evidence, Plan
 __all__ = [
     "ExtractiveSynthesizer",
     "LLMSynthesizer",
+    "cite",
     "decide_comparison",
     "order_for_context",
     "renumber_citations",
@@ -48,7 +49,8 @@ def order_for_context(evidence: Sequence[Evidence]) -> list[Evidence]:
     return front + back[::-1]
 
 
-def _cite(ev: Evidence, n: int, start: int, end: int, supported: bool = True) -> Citation:
+def cite(ev: Evidence, n: int, start: int, end: int, supported: bool = True) -> Citation:
+    """Citation ``[n]`` of the span ``start:end`` of ``ev``'s text (offsets in its document)."""
     return Citation(
         n=n,
         chunk_id=ev.chunk_id,
@@ -166,13 +168,13 @@ class ExtractiveSynthesizer:
                 continue
             if st.decision.route == "community":  # cite the communities the findings came from
                 for ev in st.hits[:3]:
-                    citations.append(_cite(ev, len(citations) + 1, 0, len(ev.text)))
+                    citations.append(cite(ev, len(citations) + 1, 0, len(ev.text)))
                     refs.append(len(citations))
                 continue
             for ev in st.hits:
                 span = _sentence_with(ev, st.answer)
                 if span is not None:
-                    citations.append(_cite(ev, len(citations) + 1, *span))
+                    citations.append(cite(ev, len(citations) + 1, *span))
                     refs.append(len(citations))
                     break
         final = steps[-1] if steps else None
@@ -195,7 +197,7 @@ class ExtractiveSynthesizer:
             if best is not None:
                 text = best.text
                 ev = evidence[best.evidence_index]
-                citations.append(_cite(ev, len(citations) + 1, *best.sentence))
+                citations.append(cite(ev, len(citations) + 1, *best.sentence))
                 refs.append(len(citations))
         short = text
         if not text:
@@ -271,7 +273,7 @@ def renumber_citations(
             if n not in renumber:
                 renumber[n] = len(renumber) + 1
                 ev = evidence[n - 1]
-                citations.append(_cite(ev, renumber[n], 0, len(ev.text)))
+                citations.append(cite(ev, renumber[n], 0, len(ev.text)))
             return f"[{renumber[n]}]"
 
         out.append(_MARK.sub(sub, sentence))
