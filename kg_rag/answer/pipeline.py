@@ -269,19 +269,37 @@ class AnswerPipeline:
         return answer
 
     async def _retrieve(
-        self, decision: RouteDecision, query: str, ctx: StepContext, st: StepTrace
+        self, decision: RouteDecision, query: str, ctx: StepContext, st: StepTrace, run: Run
     ) -> list[Evidence]:
         top_k = max(1, min(decision.top_k, 4 * self.top_k), self.top_k)
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
         search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
         if decision.route == "graph" and self.graph is not None and ctx.linked:
+            seeds = list(ctx.linked) + await self._text2cypher_seeds(query, st, run)
             hybrid, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, ctx.linked, top_k * 2)
+                search, asyncio.to_thread(self.graph.retrieve, seeds, top_k * 2)
             )
             st.cypher.extend(calls)
             return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return await search
+
+    async def _text2cypher_seeds(self, query: str, st: StepTrace, run: Run) -> list[Any]:
+        """Entities named in the rows of validated, read-only LLM-written Cypher (Neo4j only);
+        nothing when disabled, refused or failing (the templates still run)."""
+        if not (self.settings.text2cypher and run.caller is not None and self.linker is not None):
+            return []
+        store = self.linker.graph
+        if getattr(store, "backend", "") != "neo4j":
+            return []
+        from kg_rag.retrieval.text2cypher import Text2Cypher
+
+        rows, call = await Text2Cypher(store, run.caller).run(query)
+        st.cypher.append(call)
+        if not rows:
+            return []
+        names = sorted({str(v) for row in rows for v in row.values() if isinstance(v, str)})
+        return await asyncio.to_thread(self.linker.link, " ; ".join(names[:20]))
 
     async def _read(
         self, ctx: StepContext, evidence: list[Evidence], st: StepTrace, run: Run
@@ -339,7 +357,7 @@ class AnswerPipeline:
         reading: StepReading | None = None
         for attempt in range(self.settings.max_retries + 1):
             st.attempts.append(f"{decision.route}/{decision.granularity}: {query}")
-            evidence = await self._retrieve(decision, query, ctx, st)
+            evidence = await self._retrieve(decision, query, ctx, st, run)
             reading = await self._read(ctx, evidence, st, run)
             st.grades.append(reading.grade)
             if reading.grade.passed or attempt == self.settings.max_retries:

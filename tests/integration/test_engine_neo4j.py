@@ -211,8 +211,10 @@ def fake_model(cypher: str) -> FakeChatModel:
                 json.dumps({"route": "graph", "granularity": "paragraph", "reason": "s"}),
             ),
             (marker(TEXT2CYPHER_PROMPT), json.dumps({"cypher": cypher})),
-            (marker(prompts.GRADER_PROMPT), json.dumps({"score": 1.0, "reason": "ok"})),
-            (marker(prompts.STEP_ANSWER_PROMPT), json.dumps({"answer": "Malmö"})),
+            (
+                marker(prompts.STEP_READ_PROMPT),
+                json.dumps({"answer": "Malmö", "grade": 1.0, "evidence_numbers": [1]}),
+            ),
             (marker(prompts.SYNTH_PROMPT), synth),
         ]
     )

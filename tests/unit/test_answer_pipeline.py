@@ -23,6 +23,7 @@ from kg_rag.answer.synthesizer import renumber_citations
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.errors import LLMError
 from kg_rag.models import Evidence
+from kg_rag.retrieval.text2cypher import PROMPT as TEXT2CYPHER_PROMPT
 from kg_rag.testing import FakeChatModel
 
 pytestmark = pytest.mark.unit
@@ -103,6 +104,16 @@ def test_strict_mode_raises_on_an_unexpected_fallback(
     kg = engine_with(demo_kb, model, on_fallback="raise")
     with pytest.raises(StageFallbackError, match="reader"):
         kg.ask(QUESTION)
+
+
+def test_text2cypher_is_not_attempted_on_the_embedded_store(
+    demo_kb: Path, engine_with: EngineFactory
+) -> None:
+    fake = FakeChatModel(script=script())
+    answer = engine_with(demo_kb, fake, text2cypher=True, on_fallback="raise").ask(QUESTION)
+    assert not fake.calls_matching(re.escape(TEXT2CYPHER_PROMPT[:40]))
+    assert all(c.name != "text2cypher" for s in answer.trace.steps for c in s.cypher)
+    assert answer.trace.steps[0].decision.route == "graph"
 
 
 def test_rules_mode_never_calls_the_model(demo_kb: Path, engine_with: EngineFactory) -> None:
