@@ -36,6 +36,7 @@ from kg_rag.errors import BudgetExceeded, LLMError
 from kg_rag.models import Evidence, Plan, PlanStep, Route, RouteDecision
 from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
+from kg_rag.retrieval.fusion import WHOLE_LIST, fuse_final, fuse_whole_question, rrf
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 
 __all__ = ["AnswerPipeline", "Depth", "fuse"]
@@ -44,29 +45,11 @@ Depth = Literal["fast", "full"]
 
 log = logging.getLogger(__name__)
 _UNBOUND = re.compile(r"#\d+")
-# Fusion weights, measured on musique-dev (bench/retrieval.py): graph PPR evidence counts half
-# of a hybrid hit; a cited chunk (it holds a step's answer) counts double.
-_GRAPH_WEIGHT = 0.5
-_CITED_WEIGHT = 2.0
 
 
 def fuse(lists: Sequence[tuple[Sequence[Evidence], float]], k: int = 60) -> list[Evidence]:
     """Weighted reciprocal-rank fusion of evidence lists (by chunk id)."""
-    scores: dict[str, float] = {}
-    best: dict[str, Evidence] = {}
-    for evidence, weight in lists:
-        for rank, ev in enumerate(evidence):
-            scores[ev.chunk_id] = scores.get(ev.chunk_id, 0.0) + weight / (k + rank + 1)
-            prev = best.get(ev.chunk_id)
-            if prev is None:
-                best[ev.chunk_id] = ev
-            else:
-                merged = sorted(set(prev.entity_ids) | set(ev.entity_ids))
-                best[ev.chunk_id] = prev.model_copy(
-                    update={"entity_ids": merged, "scores": {**ev.scores, **prev.scores}}
-                )
-    order = sorted(scores, key=lambda c: (-scores[c], c))
-    return [best[c].model_copy(update={"score": round(scores[c], 8)}) for c in order]
+    return rrf(lists, k)
 
 
 class _StepAnswer(BaseModel):
@@ -165,7 +148,9 @@ class AnswerPipeline:
             truncated = True
             trace.notes.append(str(exc))
             answer = await synthesize(question, plan, trace.steps, context, None, self.linker)
-        answer.evidence = self._final_evidence(answer, trace.steps, trace.whole_question)
+        answer.evidence = self._final_evidence(
+            answer, trace.steps, trace.whole_question, self.top_k
+        )
         if caller is not None:
             trace.llm_calls = int(caller.usage.calls)
             trace.prompt_tokens = int(caller.usage.prompt_tokens)
@@ -389,23 +374,23 @@ class AnswerPipeline:
             ),
             linked_entities=[le.model_dump() for le in linked],
         )
-        size = max(self.top_k, 10)
-        search = asyncio.to_thread(self.chunks.search, question, "paragraph", size * 3)
+        size = max(self.top_k, WHOLE_LIST)
+        search = asyncio.to_thread(self.chunks.search, question, "paragraph", size)
         if route == "graph":
             assert self.graph is not None
             full, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, linked, size * 3, 1, False)
+                search, asyncio.to_thread(self.graph.retrieve, linked, size, 1, False)
             )
             st.cypher.extend(calls)
         else:
             full, graph_ev = await search, []
-        st.hits = fuse([(full, 1.0), (graph_ev, _GRAPH_WEIGHT)])
+        st.hits = fuse_whole_question(full, graph_ev)
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
 
     @staticmethod
     def _final_evidence(
-        answer: Answer, steps: Sequence[StepTrace], whole: StepTrace
+        answer: Answer, steps: Sequence[StepTrace], whole: StepTrace, top_k: int
     ) -> list[Evidence]:
         """The answer's evidence: the whole-question ranking fused with the chunks the answer
         cites (they hold the step answers, e.g. a bridge entity the question never names)."""
@@ -413,7 +398,7 @@ class AnswerPipeline:
         pool.update({e.chunk_id: e for e in whole.hits})
         cited = [pool[c.chunk_id] for c in answer.citations if c.chunk_id in pool]
         cited = list({e.chunk_id: e for e in cited}.values())
-        return fuse([(whole.hits, 1.0), (cited, _CITED_WEIGHT)])
+        return fuse_final(whole.hits, cited, top_k)
 
 
 def _waves(steps: Sequence[PlanStep]) -> list[list[PlanStep]]:
