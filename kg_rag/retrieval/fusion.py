@@ -22,6 +22,10 @@ __all__ = [
     "rrf",
 ]
 
+# bench/retrieval.py with these constants (R@5 musique-dev / 2wiki-dev): engine_fast .740 /
+# .812, engine .731 / .802; hybrid .630 / .632, ppr .657 / .805. The grid figures below come
+# from bench/fusion_tune.py's pickled lists (hybrid fetched 100 deep, so its min-max scores
+# differ slightly from the engine's 50: 2wiki .815 there vs .812 in the bench).
 # R@5 below is musique-dev / 2wiki-dev, `engine_fast` unless said; the best single component
 # in the same runs (bench `ppr` after the seed weighting of kg_rag/retrieval/graph.py) is
 # .657 / .805. Grid: bench/fusion_tune.py; RRF k ∈ {1,2,5,10,20,30,60}, PPR weight ∈ {0.7 … 2.5},
