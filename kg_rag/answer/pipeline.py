@@ -46,10 +46,10 @@ from kg_rag.errors import BudgetExceeded
 from kg_rag.models import Evidence, Plan, PlanStep, Route, RouteDecision
 from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
-from kg_rag.retrieval.fusion import fuse, fuse_final, fuse_whole_question
+from kg_rag.retrieval.fusion import WHOLE_LIST, fuse_final, fuse_whole_question, rrf
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 
-__all__ = ["AnswerPipeline", "Depth", "fuse"]
+__all__ = ["AnswerPipeline", "Depth"]
 
 Depth = Literal["fast", "full"]
 
@@ -171,7 +171,7 @@ class AnswerPipeline:
             trace.notes.append(str(exc))
         trace.steps = [results[i] for i in sorted(results)]
         trace.whole_question = await whole
-        context = fuse([(trace.whole_question.hits, 1.0)] + [(st.hits, 0.7) for st in trace.steps])
+        context = rrf([(trace.whole_question.hits, 1.0)] + [(st.hits, 0.7) for st in trace.steps])
         answer = await staged(
             "synthesizer",
             run,
@@ -179,7 +179,7 @@ class AnswerPipeline:
             lambda: self.synthesizer.asynthesize(question, plan, trace.steps, context, run),
         )
         answer = await self._reflect(question, plan, answer, context, run)
-        answer.evidence = fuse_final(trace.whole_question.hits, _cited(answer, trace))
+        answer.evidence = fuse_final(trace.whole_question.hits, _cited(answer, trace), self.top_k)
         answer.trace = trace
         return self._finish(run, answer, t0)
 
@@ -281,7 +281,7 @@ class AnswerPipeline:
                 search, asyncio.to_thread(self.graph.retrieve, seeds, top_k * 2)
             )
             st.cypher.extend(calls)
-            return fuse([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
+            return rrf([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return await search
 
     async def _text2cypher_seeds(self, query: str, st: StepTrace, run: Run) -> list[Any]:
@@ -418,12 +418,12 @@ class AnswerPipeline:
             ),
             linked_entities=[le.model_dump() for le in linked],
         )
-        size = max(self.top_k, 10)
-        search = asyncio.to_thread(self.chunks.search, question, "paragraph", size * 3)
+        size = max(self.top_k, WHOLE_LIST)
+        search = asyncio.to_thread(self.chunks.search, question, "paragraph", size)
         if route == "graph":
             assert self.graph is not None
             full, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, linked, size * 3, 1, False)
+                search, asyncio.to_thread(self.graph.retrieve, linked, size, 1, False)
             )
             st.cypher.extend(calls)
         else:
