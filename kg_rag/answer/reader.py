@@ -26,7 +26,7 @@ from typing import Any
 
 from extraction.normalize import normalize_name
 from kg_rag.answer.offline import _term_set, split_sentences_with_offsets
-from kg_rag.answer.question import DATE_RX, find_dates
+from kg_rag.answer.question import DATE_RX, find_dates, zh_noun_type
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
 from kg_rag.models import AnswerType, Evidence
@@ -155,6 +155,8 @@ class _Candidate:
 
 def _fit(expected: AnswerType, kind: str) -> float:
     """How well a candidate of ``kind`` fits an answer of type ``expected``."""
+    if kind == "NOUN":  # a common noun answers only an open question, and weakly
+        return 0.4 if expected in ("NAME", "TEXT") else 0.05
     if expected in ("NAME", "TEXT"):
         return {"DATE": 0.35, "NUMBER": 0.3}.get(kind, 1.0)
     if expected == kind:
@@ -267,16 +269,61 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
                 len(word) <= 2
                 and _CJK.match(nxt)
                 and len(nxt) <= 2
-                and nflag not in ("v", "p", "u", "uj", "c")
+                and not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a"))
             ) and len(word) + len(nxt) <= 4:
                 end = start + len(word) + len(nxt)
                 i += 1
+        if (
+            i + 1 < len(words)
+            and flag.startswith("n")
+            and len(words[i + 1][0]) == 1
+            and zh_noun_type(word + words[i + 1][0]) in ("LOCATION", "ORGANIZATION")
+            and zh_noun_type(word) == "NAME"
+        ):
+            # A name and its one-character place or organisation suffix: 青榆 + 市.
+            kind = zh_noun_type(word + words[i + 1][0])
+            end += len(words[i + 1][0])
+            i += 1
         if kind is None and flag.startswith("n") and len(word) >= 2:
-            kind = "NAME"
+            # jieba's plain nouns (商业, 技术) are common nouns; nz/nrt/… and unknown
+            # words may be names.
+            kind = "NOUN" if flag in ("n", "vn", "an", "ng") else "NAME"
+        if _ZH_COUNTED.match(sentence[start:end]):
+            kind = None  # "二人", "三位": a count of people, not a name
         if kind is not None and _CJK.match(word):
             out.append((start, end, kind))
         pos = end
         i += 1
+    for m in re.finditer(r"《([^《》]{1,30})》", sentence):
+        out.append((m.start(1), m.end(1), "NAME"))  # a title: a book, film, album …
+    return out
+
+
+_ZH_COUNTED = re.compile(
+    r"^[一二两三四五六七八九十几数多]+[人位名个]?$|^[一二两三四五六七八九十几数]+[人位名个]"
+)
+# Between a role noun and the name it introduces: "吉他手唐晓北", "校长为司马怀瑾",
+# "the guitarist, Tom Reed", "its founder Ada Moe".
+_APPOSITION_GAP = re.compile(r"^(?:\s*[,，:：]?\s*|为|是|即|由|:\s*|\s+(?:was|is)\s+)$")
+
+
+def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
+    """Chinese names that end in the question's head noun ("什么文学奖" → "漱玉文学奖"): the
+    run of characters before each occurrence of ``head`` back to punctuation or 的."""
+    out: list[tuple[int, int, str]] = []
+    if len(head) < 2:
+        return out
+    for m in re.finditer(re.escape(head), sentence):
+        a = m.start()
+        while (
+            a > 0
+            and m.start() - a < 6
+            and _CJK.match(sentence[a - 1])
+            and sentence[a - 1] not in "的了和与及在于是为由从把被将获得"
+        ):
+            a -= 1
+        if a < m.start():
+            out.append((a, m.end(), "NAME"))
     return out
 
 
@@ -291,6 +338,25 @@ def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
     if event == "birth":
         return 0.5 if dash else 1.8
     return 1.8 if dash else 0.6
+
+
+def _zh_common_word(name: str) -> bool:
+    """Is ``name`` one jieba word tagged a common noun or verb (商业, 回国), not a name?"""
+    import jieba.posseg as pseg
+
+    words = list(pseg.cut(name))
+    return len(words) == 1 and words[0].flag in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
+
+
+def _zh_head_noun(query: str) -> str:
+    """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
+    m = re.search(r"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([\u4e00-\u9fff]{2,6})", query)
+    if m is None:
+        return ""
+    import jieba
+
+    words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
+    return words[0] if words and len(words[0]) >= 2 else ""
 
 
 def read_evidence(
@@ -314,6 +380,7 @@ def read_evidence(
     linked_terms = {t for n in linked_names for t in _term_set(n)}
     life_event = "birth" if "birth" in terms else ("death" if "death" in terms else None)
     q_norm = normalize_name(query)
+    zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
     linked_norms = {normalize_name(n) for n in linked_names if n}
     ranked = list(evidence[:top])
     view = graph or GraphView()
@@ -349,6 +416,8 @@ def read_evidence(
             for ent_id, name, etype in ents:
                 for m in re.finditer(re.escape(name), sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
+                    if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
+                        kind = "NOUN"
                     spans.append((m.start(), m.end(), kind, ent_id))
             for d_start, d_end, _ in find_dates(sentence):
                 spans.append((d_start, d_end, "DATE", None))
@@ -357,6 +426,8 @@ def read_evidence(
                     spans.append((m.start(), m.end(), "NUMBER", None))
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
+                if zh_head:
+                    spans += [(a, b, k, None) for a, b, k in _head_compounds(sentence, zh_head)]
             else:
                 for m in _CAP_NAME.finditer(sentence):
                     spans.append(
@@ -367,8 +438,12 @@ def read_evidence(
                             None,
                         )
                     )
-            anchors = [sentence.lower().find(t) for t in (shared_rel or shared_name) if len(t) > 1]
+            low = sentence.lower()
+            anchors = [low.find(t) for t in (shared_rel or shared_name) if len(t) > 1]
             anchors = [a for a in anchors if a >= 0]
+            rel_ends = [
+                m.end() for t in shared_rel if len(t) > 1 for m in re.finditer(re.escape(t), low)
+            ]
             for a, b, kind, eid in spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if (
@@ -410,6 +485,10 @@ def read_evidence(
                     bonus *= 1.2
                 if span_terms & linked_terms:
                     bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs
+                if kind not in ("DATE", "NUMBER") and any(
+                    0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends
+                ):
+                    bonus *= 2.0  # the role noun introduces this name
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                 if (
