@@ -251,6 +251,21 @@ def _markdown_title(text: str) -> str:
     return ""
 
 
+def _text_title(text: str) -> str:
+    """A plain-text file's title: its first line when that line is short, ends without
+    sentence punctuation and is followed by more text (the common "title, blank line, body"
+    layout); otherwise ""."""
+    lines = [ln.strip() for ln in text.strip().splitlines()]
+    if len(lines) < 2 or not lines[0]:
+        return ""
+    first = lines[0]
+    cjk = sum(1 for ch in first if "\u4e00" <= ch <= "\u9fff")
+    short = len(first) <= 40 if cjk else (len(first) <= 100 and len(first.split()) <= 12)
+    if not short or first[-1] in ".。!！?？;；:：,，、" or not any(lines[1:]):
+        return ""
+    return first.lstrip("#").strip()
+
+
 def load_file(path: Path, *, doc_id: str | None = None) -> SourceDocument:
     """Load one file.
 
@@ -286,4 +301,6 @@ def load_file(path: Path, *, doc_id: str | None = None) -> SourceDocument:
         title = _markdown_title(text) or title
     elif fmt == "html":
         title = html_to_text(text)[1] or title
+    elif fmt == "txt":
+        title = _text_title(text) or title
     return SourceDocument(doc_id=doc_id, text=text, title=title, source=source, format=fmt)

@@ -121,3 +121,28 @@ def test_discovery_is_recursive_sorted_and_filtered(tmp_path: Path) -> None:
     assert [f.relative for f in single] == ["c.txt"]
     with pytest.raises(IngestError, match="does not exist"):
         list(discover_files([tmp_path / "missing"]))
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Harbour Lights\n\nHarbour Lights is a novel.", "Harbour Lights"),
+        ("青石乐队\n\n青石乐队是一支独立摇滚乐队。", "青石乐队"),
+        ("The River Lenn\nThe Lenn rises in the hills.", "The River Lenn"),
+        # A first sentence is not a title.
+        ("Harbour Lights is a novel.\n\nIt was published in 1990.", "story"),
+        ("青石乐队是一支独立摇滚乐队。\n\n成立于2003年。", "story"),
+        # A single line, or a long first line, is body text.
+        ("Harbour Lights", "story"),
+        (
+            "A very long opening line that runs on and on with many words and never ends in a "
+            "full stop because it is a paragraph\n\nmore",
+            "story",
+        ),
+    ],
+)
+def test_plain_text_titles(tmp_path: Path, text: str, title: str) -> None:
+    """A .txt file's short first line before the body is its title; else the file name."""
+    path = tmp_path / "story.txt"
+    path.write_text(text, encoding="utf-8")
+    assert load_file(path).title == title
