@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,17 +168,23 @@ def decode_text(data: bytes) -> str:
     return text
 
 
+# "Page | Site", "Page - Site", "Page — Site", "Page_Site": what browsers show as a tab title.
+_SITE_SEPARATOR = re.compile(r"\s+[|\-–—·]\s+|\s*[|｜_]\s*")
+
+
 def html_to_text(html: str) -> tuple[str, str]:
     """Convert HTML to Markdown-like text: headings as ``#`` lines, blocks as paragraphs.
 
     Returns:
-        ``(text, title)``; the title is ``<title>`` or the first ``<h1>``.
+        ``(text, title)``; the title is the page's first ``<h1>``, else its ``<title>`` without
+        a site name after a separator ("River Tallow | Rivers of …" → "River Tallow").
     """
     from bs4 import BeautifulSoup
     from bs4.element import NavigableString
 
     soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    title = ""
     for tag in soup(["script", "style", "noscript", "template", "head", "svg", "iframe"]):
         tag.decompose()
     for level in range(1, 7):
@@ -187,6 +194,8 @@ def html_to_text(html: str) -> tuple[str, str]:
                 title = words
             marker = f"\n\n{'#' * level} {words}\n\n" if words else "\n\n"
             heading.replace_with(NavigableString(marker))
+    if not title:
+        title = _SITE_SEPARATOR.split(head_title, maxsplit=1)[0].strip() or head_title
     for br in soup.find_all("br"):
         br.replace_with(NavigableString("\n"))
     blocks = [

@@ -146,3 +146,31 @@ def test_plain_text_titles(tmp_path: Path, text: str, title: str) -> None:
     path = tmp_path / "story.txt"
     path.write_text(text, encoding="utf-8")
     assert load_file(path).title == title
+
+
+@pytest.mark.parametrize(
+    ("html", "title"),
+    [
+        (
+            "<title>River Lenn | Rivers of the North</title><h1>River Lenn</h1><p>x</p>",
+            "River Lenn",
+        ),
+        (
+            "<title>About us - Blue Media Group</title><h1>Blue Media Group</h1><p>x</p>",
+            "Blue Media Group",
+        ),
+        ("<title>白河 | 河流志</title><p>白河是一条河。</p>", "白河"),
+        ("<title>Ada Berg – Physicists of the North</title><p>x</p>", "Ada Berg"),
+        ("<title>Page T</title><p>x</p>", "Page T"),
+        ("<title>Jean-Luc Picard</title><p>x</p>", "Jean-Luc Picard"),
+    ],
+)
+def test_html_titles_drop_the_site_name(tmp_path: Path, html: str, title: str) -> None:
+    """The page's own heading is its title; a tab title loses the site after a separator."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        f"<html><head>{html.split('</title>')[0]}</title></head><body>"
+        f"{html.split('</title>')[1]}</body></html>",
+        encoding="utf-8",
+    )
+    assert load_file(page).title == title
