@@ -650,13 +650,29 @@ def _zh_compare(q: str, question: str) -> Plan | None:
     pair = _zh_pair(m["pre"])
     if pair is None:
         return None
-    a, b = pair
+    a, b = (_zh_strip_option(o) for o in pair)
     pred = _clean(_ZH_COMPARATIVE.sub("", m["rest"]))
     wh = "哪一年" if kind == "DATE" else "多少"
     # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate.
     pred = re.sub(r"^(?:公司|企业|大学|学校|乐队|电影|城市|人|个|位|家|部|所|座)", "", pred)
-    queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
+    if not pred and re.search(r"年长|年轻|年纪|岁数|年龄", m["rest"]):
+        queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates
+    else:
+        queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
+
+
+def _zh_strip_option(option: str) -> str:
+    """ "光学家欧阳静澜" → "欧阳静澜": a role noun before a name goes (the name stays whole)."""
+    from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
+
+    words = _zh_words(option)
+    if len(words) >= 2 and zh_noun_type(words[0][0]) == "PERSON" and len(words[0][0]) >= 2:
+        rest = option[len(words[0][0]) :]
+        surname = rest[:2] in CHINESE_COMPOUND_SURNAMES or rest[0] in CHINESE_SURNAMES
+        if 2 <= len(rest) <= 4 and surname:
+            return rest
+    return option
 
 
 _ZH_BOTH = re.compile(r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:都|均|同样)(?P<rest>.+)$")

@@ -278,7 +278,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
             and flag.startswith("n")
             and len(words[i + 1][0]) == 1
             and zh_noun_type(word + words[i + 1][0]) in ("LOCATION", "ORGANIZATION")
-            and zh_noun_type(word) == "NAME"
+            and words[i + 1][1].startswith("n")
         ):
             # A name and its one-character place or organisation suffix: 青榆 + 市.
             kind = zh_noun_type(word + words[i + 1][0])
@@ -304,7 +304,9 @@ _ZH_COUNTED = re.compile(
 )
 # Between a role noun and the name it introduces: "吉他手唐晓北", "校长为司马怀瑾",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
-_APPOSITION_GAP = re.compile(r"^(?:\s*[,，:：]?\s*|为|是|即|由|:\s*|\s+(?:was|is)\s+)$")
+_APPOSITION_GAP = re.compile(
+    r"^(?:\s*[,，:：]?\s*|为|是|即|由|于|自|在|至|:\s*|\s+(?:was|is|in|at|by)\s+)$"
+)
 
 
 def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
@@ -327,14 +329,24 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
+    """Chinese "1928年2月生", "生于1928年", "2011年逝世": the verb beside the date says which."""
+    after, before = sentence[end : end + 3], sentence[max(0, start - 3) : start]
+    if event == "birth":
+        near = re.match(r"(?:出)?生|诞生", after) or re.search(r"(?:出)?生于$", before)
+    else:
+        near = re.match(r"去世|逝世|病逝|卒", after) or re.search(r"(?:卒|死|逝世)于$", before)
+    return 2.0 if near else 1.0
+
+
 def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
     """Encyclopedic "(7 March 1934 – 12 July 1995)": the first date is the birth, the second
     the death; "(born 1950)" a birth."""
-    open_at = sentence.rfind("(", 0, pos)
-    if open_at < 0 or ")" in sentence[open_at:pos]:
+    open_at = max(sentence.rfind("(", 0, pos), sentence.rfind("（", 0, pos))
+    if open_at < 0 or ")" in sentence[open_at:pos] or "）" in sentence[open_at:pos]:
         return 1.0
     inside = sentence[open_at:pos]
-    dash = bool(re.search(r"[–—-]|\bto\b|\bd\.", inside))
+    dash = bool(re.search(r"[–—\-－~～至]|\bto\b|\bd\.", inside))
     if event == "birth":
         return 0.5 if dash else 1.8
     return 1.8 if dash else 0.6
@@ -378,7 +390,11 @@ def read_evidence(
         name_terms |= _term_set(m.group(0))
     relation_terms = terms - name_terms
     linked_terms = {t for n in linked_names for t in _term_set(n)}
-    life_event = "birth" if "birth" in terms else ("death" if "death" in terms else None)
+    life_event = (
+        "birth"
+        if "birth" in terms or re.search(r"出生|生于|诞生", query)
+        else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
+    )
     q_norm = normalize_name(query)
     zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
     linked_norms = {normalize_name(n) for n in linked_names if n}
@@ -491,6 +507,7 @@ def read_evidence(
                     bonus *= 2.0  # the role noun introduces this name
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
+                    bonus *= _zh_life_bonus(sentence, a, b, life_event)
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")
