@@ -378,8 +378,12 @@ def read_evidence(
     linked: Sequence[Any],
     graph: GraphView | None = None,
     top: int = 6,
+    question: str = "",
 ) -> tuple[_Candidate | None, float]:
-    """The best answer candidate for ``query`` in ``evidence`` and the best sentence overlap."""
+    """The best answer candidate for ``query`` in ``evidence`` and the best sentence overlap.
+
+    ``question`` is the whole question when ``query`` is one of its steps: a name it gives is
+    never the answer (it asks about that name)."""
     if not evidence:
         return None, 0.0
     terms = _term_set(query)
@@ -395,7 +399,7 @@ def read_evidence(
         if "birth" in terms or re.search(r"出生|生于|诞生", query)
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
-    q_norm = normalize_name(query)
+    q_norm = normalize_name(query) + " " + normalize_name(question)
     zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
     linked_norms = {normalize_name(n) for n in linked_names if n}
     ranked = list(evidence[:top])
@@ -536,7 +540,21 @@ def read_evidence(
     if not pool:
         return None, best_overlap
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    full = _full_name(best.text, ranked[best.evidence_index].text)
+    if full != best.text and normalize_name(full) not in q_norm:
+        best.text = full
     return best, best_overlap
+
+
+def _full_name(short: str, text: str) -> str:
+    """A one-word name's full form in the same text: "Hall" → "G. Stanley Hall" when the text
+    names him so (the longest capitalised run ending in the word, possessive dropped)."""
+    if " " in short or _CJK.search(short) or not short[:1].isupper():
+        return short
+    run = r"(?:[A-Z][\w\-’']*\.?\s+){1,3}"
+    found = [m.group(0) for m in re.finditer(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])", text)]
+    found = [f for f in found if f.split()[0] not in _CAP_STOP]
+    return max(found, key=len) if found else short
 
 
 def verify_claim(
@@ -600,7 +618,9 @@ class OfflineStepReader:
                 grade=Grade(score=1.0 if ok else 0.5, passed=True, reason=why, grader="offline"),
                 reader=self.name,
             )
-        best, overlap = read_evidence(ctx.query, step.answer_type, evidence, ctx.linked, self.graph)
+        best, overlap = read_evidence(
+            ctx.query, step.answer_type, evidence, ctx.linked, self.graph, question=ctx.question
+        )
         if best is None:
             return StepReading(
                 grade=Grade(
