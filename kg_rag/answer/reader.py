@@ -371,6 +371,35 @@ def _zh_head_noun(query: str) -> str:
     return words[0] if words and len(words[0]) >= 2 else ""
 
 
+_EN_HEAD = re.compile(
+    r"^(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?(?P<a>[a-z]{3,})\s+(?:that|which|who|whom|whose|where|"
+    r"when|of)\b|\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
+)
+
+
+def _head_noun(query: str) -> str:
+    """The noun the step asks for: "river that runs through X" → "river", "which prize …" →
+    "prize", "获得过什么文学奖" → "文学奖"; "" when there is none."""
+    if _CJK.search(query):
+        return _zh_head_noun(query)
+    m = _EN_HEAD.search(query.lower())
+    if m is None:
+        return ""
+    head = (m["a"] or m["b"] or "").lower()
+    return "" if head in ("one", "year", "kind", "type", "name", "part") else head
+
+
+def _names_head(span: str, head: str) -> bool:
+    """Does the name ``span`` carry the noun ``head`` ("River Tallow" for river, "漱玉文学奖"
+    for 文学奖)?"""
+    if not head:
+        return False
+    if _CJK.search(head):
+        return span.endswith(head) and len(span) > len(head)
+    words = [w.lower().rstrip("s") for w in span.split()]
+    return head.rstrip("s") in words and len(words) > 1
+
+
 def read_evidence(
     query: str,
     expected: AnswerType,
@@ -401,6 +430,7 @@ def read_evidence(
     )
     q_norm = normalize_name(query) + " " + normalize_name(question)
     zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
+    head = _head_noun(query)
     linked_norms = {normalize_name(n) for n in linked_names if n}
     ranked = list(evidence[:top])
     view = graph or GraphView()
@@ -509,6 +539,8 @@ def read_evidence(
                     0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends
                 ):
                     bonus *= 2.0  # the role noun introduces this name
+                if _names_head(span, head):
+                    bonus *= 1.5  # the name carries the noun asked for: "River Tallow"
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
