@@ -26,7 +26,7 @@ from typing import Any
 
 from extraction.normalize import normalize_name
 from kg_rag.answer.offline import _term_set, split_sentences_with_offsets
-from kg_rag.answer.question import DATE_RX, find_dates, zh_noun_type
+from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_type
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
 from kg_rag.models import AnswerType, Evidence
@@ -237,6 +237,11 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
         return "NUMBER"
     if _LOCATIVE.search(before):
         return "LOCATION"
+    # A name holding a typed noun: "River Osk", "Saltreach County", "Orrinvale University".
+    for word in span.split()[1:] + span.split()[:1]:
+        kind = head_noun_type(word.lower().strip(".,'’"))
+        if kind in ("LOCATION", "ORGANIZATION") and len(span.split()) > 1:
+            return kind
     return "NAME"
 
 
@@ -246,12 +251,15 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of Chinese names in ``sentence``: jieba's person/place/organisation
-    words, a surname joined to its given name, and nouns followed by a place or org suffix."""
+    """(start, end, kind) of Chinese names in ``sentence``: titles in 《》, jieba's
+    person/place/organisation words, a surname joined to its given name, nouns followed by a
+    place or org suffix, the offline extractor's spans, and a person named after a role noun."""
     import jieba.posseg as pseg
 
     words = [(p.word, p.flag) for p in pseg.cut(sentence)]
     out: list[tuple[int, int, str]] = []
+    for m in re.finditer(r"《([^《》]{1,30})》", sentence):
+        out.append((m.start(1), m.end(1), "NAME"))  # a title: a book, film, album …
     pos = 0
     i = 0
     while i < len(words):
@@ -294,18 +302,62 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
             out.append((start, end, kind))
         pos = end
         i += 1
-    for m in re.finditer(r"《([^《》]{1,30})》", sentence):
-        out.append((m.start(1), m.end(1), "NAME"))  # a title: a book, film, album …
+    from extraction.chinese import find_chinese_spans
+
+    for span in find_chinese_spans(sentence)[0]:
+        kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
+        if (
+            kind not in ("DATE", "NUMBER")
+            and sentence[span.start : span.start + 1] not in "于在从向和与及"
+        ):
+            out.append((span.start, span.end, kind))
+    # A person named right after a role noun: "吉他手何北川", "校长为欧阳明哲".
+    from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
+
+    for w, _a, b in _tokens_with_offsets(words, sentence):
+        if len(w) < 2 or zh_noun_type(w) != "PERSON":
+            continue
+        at = b + (1 if sentence[b : b + 1] in ("为", "是") else 0)
+        rest = sentence[at : at + 5]
+        surname = (
+            2
+            if rest[:2] in CHINESE_COMPOUND_SURNAMES
+            else (1 if rest[:1] in CHINESE_SURNAMES else 0)
+        )
+        if not surname:
+            continue
+        size = f"{{{surname + 1},{surname + 2}}}"
+        name = re.match(rf"[\u4e00-\u9fff]{size}?(?=[和与及、，,。；;的（(]|$)", rest)
+        if name is not None:
+            out.append((at, at + len(name.group(0)), "PERSON"))
     return out
 
 
+def _tokens_with_offsets(
+    words: Sequence[tuple[str, str]], sentence: str
+) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
+    pos = 0
+    for w, _ in words:
+        start = sentence.find(w, pos)
+        if start < 0:
+            continue
+        out.append((w, start, start + len(w)))
+        pos = start + len(w)
+    return out
+
+
+_PRONOUN_START = re.compile(
+    r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
+    r"river|film|book|school|university))\b|[它他她其该])"
+)
 _ZH_COUNTED = re.compile(
     r"^[一二两三四五六七八九十几数多]+[人位名个]?$|^[一二两三四五六七八九十几数]+[人位名个]"
 )
 # Between a role noun and the name it introduces: "吉他手唐晓北", "校长为司马怀瑾",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
 _APPOSITION_GAP = re.compile(
-    r"^(?:\s*[,，:：]?\s*|为|是|即|由|于|自|在|至|:\s*|\s+(?:was|is|in|at|by)\s+)$"
+    r"^(?:\s*[,，:：]?\s*[\"“《]?|为|是|即|由|于|自|在|至|:\s*|\s+(?:was|is|in|at|by)\s+)$"
 )
 
 
@@ -331,12 +383,16 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
 
 def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
     """Chinese "1928年2月生", "生于1928年", "2011年逝世": the verb beside the date says which."""
-    after, before = sentence[end : end + 3], sentence[max(0, start - 3) : start]
+    # The rest of the date's clause: "2009年在松城逝世" holds the verb a few words on.
+    after = re.split(r"[，,。；;、）)]", sentence[end : end + 12], maxsplit=1)[0]
+    before = sentence[max(0, start - 3) : start]
     if event == "birth":
         near = re.match(r"(?:出)?生|诞生", after) or re.search(r"(?:出)?生于$", before)
+        other = re.search(r"去世|逝世|病逝|卒", after)
     else:
-        near = re.match(r"去世|逝世|病逝|卒", after) or re.search(r"(?:卒|死|逝世)于$", before)
-    return 2.0 if near else 1.0
+        near = re.search(r"去世|逝世|病逝|卒", after) or re.search(r"(?:卒|死|逝世)于$", before)
+        other = re.match(r"(?:出)?生|诞生", after)
+    return 2.0 if near else (0.5 if other else 1.0)
 
 
 def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
@@ -362,11 +418,16 @@ def _zh_common_word(name: str) -> bool:
 
 def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
-    m = re.search(r"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([\u4e00-\u9fff]{2,6})", query)
-    if m is None:
-        return ""
     import jieba
 
+    m = re.search(r"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([\u4e00-\u9fff]{2,6})", query)
+    if m is None:
+        # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
+        tail = re.search(r"的([\u4e00-\u9fff]{2,6})$", query)
+        if tail is None:
+            return ""
+        words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
+        return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
     return words[0] if words and len(words[0]) >= 2 else ""
 
@@ -431,6 +492,13 @@ def read_evidence(
     q_norm = normalize_name(query) + " " + normalize_name(question)
     zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
     head = _head_noun(query)
+    cjk_query = bool(_CJK.search(query))
+    # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
+    work_head = (
+        expected in ("NAME", "TEXT")
+        and bool(head)
+        and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
+    )
     linked_norms = {normalize_name(n) for n in linked_names if n}
     ranked = list(evidence[:top])
     view = graph or GraphView()
@@ -444,12 +512,27 @@ def read_evidence(
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
         subject_here = any(n and n in text for n in linked_names)
+        previous_about_subject = False
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             sent_terms = _term_set(sentence)
             subject_in_sentence = any(n and n in sentence for n in linked_names)
-            shared_rel = sent_terms & relation_terms
             shared_name = sent_terms & name_terms
+            if (
+                not subject_in_sentence
+                and previous_about_subject
+                and _PRONOUN_START.match(sentence)
+            ):
+                # "It has a population of …": a sentence opening with a pronoun goes on
+                # about the subject of the one before.
+                subject_in_sentence = True
+                shared_name = shared_name | linked_terms
+            previous_about_subject = subject_in_sentence
+            shared_rel = sent_terms & relation_terms
+            if cjk_query:
+                # Chinese words are matched as characters: 就读 is in "就读于".
+                shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}
+                shared_name |= {t for t in name_terms if len(t) > 1 and t in sentence}
             overlap = 1.5 * len(shared_rel) + 0.6 * len(shared_name)
             # Meaning, not only words: "head office" answers "headquartered".
             lo, hi = ev.char_start + s_start, ev.char_start + s_end
@@ -494,7 +577,28 @@ def read_evidence(
             rel_ends = [
                 m.end() for t in shared_rel if len(t) > 1 for m in re.finditer(re.escape(t), low)
             ]
+            if head:
+                # The asked-for noun standing on its own ("小说《北渡》", "guitarist Lee Marr"),
+                # not the end of another name (松城大学中文系).
+                rel_ends += [
+                    m.end()
+                    for m in re.finditer(re.escape(head), sentence)
+                    if m.start() == 0
+                    or (
+                        sentence[m.start() - 1] in "的，,。、 《（(是为"
+                        and (cjk_query or sentence[m.start() : m.start() + 1].islower())
+                    )
+                ]
+            # One candidate per stretch of text: the first generator's (graph entities first).
+            seen_spans: set[tuple[int, int]] = set()
+            unique_spans = []
             for a, b, kind, eid in spans:
+                if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
+                    a += 1  # a preposition the segmenter glued to the name: 于雁岭山
+                if (a, b) not in seen_spans:
+                    seen_spans.add((a, b))
+                    unique_spans.append((a, b, kind, eid))
+            for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if (
                     len(span) < 2
@@ -522,6 +626,9 @@ def read_evidence(
                 if span_terms and span_terms <= terms:
                     continue
                 fit = _fit(expected, kind)
+                if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
+                    fit *= 0.4  # "which novel": a title, not its author
+
                 dist = min((abs(x - a) for x in anchors), default=120)
                 proximity = 1.0 / (1.0 + dist / 60.0)
                 bonus = 1.0
