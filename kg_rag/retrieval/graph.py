@@ -194,9 +194,9 @@ class EntityLinker:
 
             # Chinese names are matched by characters, longest first: the segmenter cuts
             # names it does not know across their boundary (欧阳/静澜出生).
-            covered = [False] * len(text)
+            taken = [False] * len(text)
             for start, end in _cjk_name_spans(text, index):
-                if any(covered[start:end]):
+                if any(taken[start:end]):
                     continue
                 span = text[start:end]
                 for eid in index[normalize_name(span)]:
@@ -205,11 +205,11 @@ class EntityLinker:
                         "exact" if normalize_name(ent.name) == normalize_name(span) else "alias"
                     )
                     found.append((eid, span, method))
-                covered[start:end] = [True] * (end - start)
+                taken[start:end] = [True] * (end - start)
             tokens = [
                 w
                 for w, a, b in jieba.tokenize(text)
-                if w.strip() and not any(covered[a:b]) and not _CJK.search(w)
+                if w.strip() and not any(taken[a:b]) and not _CJK.search(w)
             ]
         used = [False] * len(tokens)
         for n in range(min(_MAX_NGRAM, len(tokens)), 0, -1):
