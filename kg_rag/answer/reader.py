@@ -155,6 +155,8 @@ class _Candidate:
 
 def _fit(expected: AnswerType, kind: str) -> float:
     """How well a candidate of ``kind`` fits an answer of type ``expected``."""
+    if kind == "TITLE":  # a work's title answers "which film/novel", not who/where/which firm
+        return 1.0 if expected in ("NAME", "TEXT") else 0.1
     if kind == "NOUN":  # a common noun answers only an open question, and weakly
         return 0.4 if expected in ("NAME", "TEXT") else 0.05
     if expected in ("NAME", "TEXT"):
@@ -259,7 +261,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
     words = [(p.word, p.flag) for p in pseg.cut(sentence)]
     out: list[tuple[int, int, str]] = []
     for m in re.finditer(r"《([^《》]{1,30})》", sentence):
-        out.append((m.start(1), m.end(1), "NAME"))  # a title: a book, film, album …
+        out.append((m.start(1), m.end(1), "TITLE"))  # a work: a book, film, album …
     pos = 0
     i = 0
     while i < len(words):
@@ -347,6 +349,10 @@ def _tokens_with_offsets(
     return out
 
 
+# "多部电影", "这家公司": a count or a pointer, not a name.
+_ZH_QUANTIFIER = re.compile(
+    r"^[一二三四五六七八九十两几多数每各该这那此某本其全]+[个部家所座位条本首支名间只幅件种篇张项届]?$"
+)
 _PRONOUN_START = re.compile(
     r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
     r"river|film|book|school|university))\b|[它他她其该])"
@@ -376,7 +382,7 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
             and sentence[a - 1] not in "的了和与及在于是为由从把被将获得"
         ):
             a -= 1
-        if a < m.start():
+        if a < m.start() and not _ZH_QUANTIFIER.match(sentence[a : m.start()]):
             out.append((a, m.end(), "NAME"))
     return out
 
