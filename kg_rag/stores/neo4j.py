@@ -9,16 +9,18 @@ LLM-written Cypher goes through :meth:`Neo4jGraphStore.run_read_only` only.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
 import neo4j
 from neo4j import GraphDatabase, Query, RoutingControl
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kg_rag.config import Neo4jSettings
-from kg_rag.errors import SchemaMismatch, StoreUnavailable, UnsafeCypherError
+from kg_rag.errors import CypherLimitError, SchemaMismatch, StoreUnavailable, UnsafeCypherError
 from kg_rag.models import Chunk, Community, Document, Entity, GraphPath, Mention, Relation, Subgraph
 from kg_rag.stores import cypher_safety, ppr
 from kg_rag.stores import queries as q
@@ -186,7 +188,13 @@ class Neo4jGraphStore:
                     f"a Neo4j query ran past neo4j.query_timeout_s={timeout}s; raise it or "
                     "narrow the request."
                 ) from exc
-            raise
+            raise StoreUnavailable(
+                f"Neo4j at {self.settings.uri} failed a query ({_one_line(exc.message or str(exc))})"
+            ) from exc
+        except DriverError as exc:
+            raise StoreUnavailable(
+                f"the Neo4j driver failed ({_one_line(str(exc))}); check neo4j.uri and the server."
+            ) from exc
         records: list[neo4j.Record] = result.records
         return records
 
@@ -596,56 +604,121 @@ class Neo4jGraphStore:
         timeout_s: float | None = None,
         row_limit: int = 100,
     ) -> list[dict[str, Any]]:
-        """Run LLM-written Cypher only if it is one read-only statement.
+        """Run LLM-written Cypher only if it is one bounded, read-only statement.
 
-        Checks (see :mod:`kg_rag.stores.cypher_safety`): lexical screening, then ``EXPLAIN``
-        must report a read-only plan; then the statement runs in a READ transaction with a
-        timeout, and at most ``row_limit`` rows are fetched.
+        Checks (see :mod:`kg_rag.stores.cypher_safety`): lexical and expression screening,
+        then ``EXPLAIN`` must report a read-only plan; then the statement runs once (never
+        retried) in an explicit READ transaction, and at most ``row_limit`` rows are fetched.
+        ``timeout_s`` is one deadline for ``EXPLAIN`` and the run together: the server stops
+        the transaction at it, and this call returns at most :data:`CLIENT_GRACE_S` later
+        even if the server does not answer. Every driver error comes out as a
+        :class:`~kg_rag.errors.KgRagError`.
 
         Args:
             cypher: The statement.
             params: Its parameters.
-            timeout_s: Transaction timeout (default: ``neo4j.query_timeout_s``).
+            timeout_s: The deadline in seconds (default: ``neo4j.query_timeout_s``).
             row_limit: Maximum rows returned; the rest are discarded unread.
 
         Raises:
-            UnsafeCypherError: Refused, failed to compile, failed, or ran past the timeout.
+            UnsafeCypherError: Refused, failed to compile, or failed.
+            CypherLimitError: Ran past the deadline or the server's transaction memory limit.
+            StoreUnavailable: The server cannot be reached or dropped the connection.
         """
         params = dict(params or {})
         timeout = self.settings.query_timeout_s if timeout_s is None else timeout_s
         if row_limit <= 0:
             raise ValueError("row_limit must be positive")
+        if timeout <= 0:
+            raise ValueError("timeout_s must be positive")
+        statement = cypher_safety.check_statement(cypher)
         driver = self.driver
-        with driver.session(
-            database=self.settings.database,
-            default_access_mode=neo4j.READ_ACCESS,
-            fetch_size=min(row_limit, 1000),
-        ) as session:
+        deadline = time.monotonic() + timeout
+        outcome: dict[str, Any] = {}
+        finished = threading.Event()
 
-            def explain(statement: str, values: Mapping[str, Any]) -> str | None:
-                try:
-                    result = session.run(
-                        Query("EXPLAIN " + statement, timeout=timeout), dict(values)
-                    )
-                    return result.consume().query_type
-                except Neo4jError as exc:
-                    raise UnsafeCypherError(
-                        f"refused: does not compile ({_one_line(exc.message or str(exc))})"
-                    ) from exc
-
-            statement = cypher_safety.validate_read_only(cypher, params, explain)
-
-            @neo4j.unit_of_work(timeout=timeout)
-            def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-                result = tx.run(statement, params)
-                return [record.data() for record in result.fetch(row_limit)]
-
+        def work() -> None:
             try:
-                rows: list[dict[str, Any]] = session.execute_read(work)
-            except Neo4jError as exc:
-                code = exc.code or ""
-                if "TransactionTimedOut" in code or "Terminated" in code:
-                    raise UnsafeCypherError(f"refused: ran past the {timeout}s timeout") from exc
-                raise UnsafeCypherError(f"failed: {_one_line(exc.message or str(exc))}") from exc
+                outcome["rows"] = self._read_only_work(
+                    driver, statement, params, deadline, timeout, row_limit
+                )
+            except BaseException as exc:  # handed to the caller's thread
+                outcome["error"] = exc
+            finally:
+                finished.set()
+
+        # The driver has no client-side deadline of its own: the work runs in a thread the
+        # caller stops waiting for. The server ends the transaction at its own timeout.
+        threading.Thread(target=work, name="kg-rag-read-only-cypher", daemon=True).start()
+        if not finished.wait(timeout + CLIENT_GRACE_S):
+            raise CypherLimitError(
+                f"stopped: no answer within the {timeout}s deadline; narrow the query "
+                "(or raise neo4j.query_timeout_s)"
+            )
+        if "error" in outcome:
+            raise outcome["error"]
+        rows: list[dict[str, Any]] = outcome["rows"]
         logger.debug("read-only Cypher returned %d rows", len(rows))
         return rows
+
+    def _read_only_work(
+        self,
+        driver: neo4j.Driver,
+        statement: str,
+        params: Mapping[str, Any],
+        deadline: float,
+        timeout: float,
+        row_limit: int,
+    ) -> list[dict[str, Any]]:
+        def left() -> float:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise CypherLimitError(f"stopped: ran past the {timeout}s deadline")
+            return remaining
+
+        try:
+            with driver.session(
+                database=self.settings.database,
+                default_access_mode=neo4j.READ_ACCESS,
+                fetch_size=min(row_limit, 1000),
+            ) as session:
+                try:
+                    # An auto-commit run: the driver retries nothing.
+                    plan = session.run(Query("EXPLAIN " + statement, timeout=left()), params)
+                    query_type = plan.consume().query_type
+                except Neo4jError as exc:
+                    if _limit_reason(exc) is None:
+                        raise UnsafeCypherError(
+                            f"refused: does not compile ({_one_line(exc.message or str(exc))})"
+                        ) from exc
+                    raise
+                cypher_safety.check_query_type(query_type)
+                with session.begin_transaction(timeout=left()) as tx:
+                    result = tx.run(statement, params)
+                    rows = [record.data() for record in result.fetch(row_limit)]
+                    tx.rollback()
+                return rows
+        except Neo4jError as exc:
+            reason = _limit_reason(exc)
+            if reason is not None:
+                raise CypherLimitError(f"stopped: {reason} ({timeout}s deadline)") from exc
+            raise UnsafeCypherError(f"failed: {_one_line(exc.message or str(exc))}") from exc
+        except (ServiceUnavailable, SessionExpired, DriverError, OSError) as exc:
+            raise StoreUnavailable(
+                f"lost the connection to Neo4j at {self.settings.uri} while running generated "
+                f"Cypher ({_one_line(str(exc))}); check that the server is running."
+            ) from exc
+
+
+CLIENT_GRACE_S = 0.5
+"""How long :meth:`Neo4jGraphStore.run_read_only` waits past its deadline for the server."""
+
+
+def _limit_reason(exc: Neo4jError) -> str | None:
+    """Why the server stopped a transaction, if it was a time or memory limit."""
+    code = exc.code or ""
+    if "TransactionTimedOut" in code or "Terminated" in code:
+        return "ran past the deadline"
+    if "OutOfMemory" in code or "MemoryPool" in code:
+        return "needed more memory than the server allows one transaction"
+    return None
