@@ -15,7 +15,7 @@ ALLOWED = [
     "match (e:Entity) where toLower(e.name) = 'orchard systems' return e.name as name",
     "MATCH (e:Entity {entity_id: $id})-[r:RELATED]->(m) RETURN r.type AS type, m.name AS name;",
     "MATCH (e:Entity) WHERE e.name <> 'CREATE (x); DETACH DELETE e // SET' RETURN count(e) AS n",
-    "RETURN 'apoc.cypher.run(\"x\")' AS harmless_text, \"LOAD CSV\" AS also_text",
+    'RETURN \'apoc.cypher.run("x")\' AS harmless_text, "LOAD CSV" AS also_text',
     "CALL db.labels() YIELD label RETURN label",
     "CALL `db`.`labels`() YIELD label RETURN label",
     "CALL db.index.fulltext.queryNodes('entity_names', 'alpha') YIELD node, score "
@@ -50,7 +50,7 @@ REFUSED: list[tuple[str, str]] = [
     # the issue's attacks
     (f"RETURN `apoc`.cypher.{APOC_RUN} AS cfg", "apoc.*"),
     (
-        "RETURN `apoc`.cypher.runFirstColumnMany('LOAD CSV FROM \"file:///secret.csv\" AS r "
+        'RETURN `apoc`.cypher.runFirstColumnMany(\'LOAD CSV FROM "file:///secret.csv" AS r '
         "RETURN r', {}) AS rows",
         "apoc.*",
     ),
@@ -194,7 +194,13 @@ def test_tokenize(cypher: str, expected: list[tuple[str, str]]) -> None:
 
 @pytest.mark.parametrize(
     ("text", "key"),
-    [("apoc", "apoc"), ("APOC", "apoc"), ("ａｐｏｃ", "apoc"), ("ap\u200boc", "apoc"), (" Db ", "db")],
+    [
+        ("apoc", "apoc"),
+        ("APOC", "apoc"),
+        ("ａｐｏｃ", "apoc"),
+        ("ap\u200boc", "apoc"),
+        (" Db ", "db"),
+    ],
 )
 def test_token_key_normalizes_names(text: str, key: str) -> None:
     assert Token("quoted", text, 0).key == key
