@@ -34,6 +34,9 @@ _DANGEROUS_PREFIXES = (
 )
 
 
+_WRITE_STATE: dict[bool | None, State] = {True: "off", False: "on", None: "unknown"}
+
+
 class Protection(BaseModel):
     """One protection and whether the server has it."""
 
@@ -95,8 +98,13 @@ def _report(
     procedures = rows("SHOW PROCEDURES YIELD name RETURN name")
     functions = rows("SHOW FUNCTIONS YIELD name RETURN name")
     if procedures is None or functions is None:
-        out.append(Protection(name="no Cypher-from-string or file procedures", state="unknown",
-                              detail="cannot list procedures with this user"))  # fmt: skip
+        out.append(
+            Protection(
+                name="no Cypher-from-string or file procedures",
+                state="unknown",
+                detail="cannot list procedures with this user",
+            )
+        )
     else:
         names = sorted({str(r["name"]) for r in procedures + functions})
         bad = [n for n in names if n.lower().startswith(_DANGEROUS_PREFIXES)]
@@ -117,49 +125,98 @@ def _report(
 
     def setting(name: str, label: str, good: Callable[[str], bool], hint: str) -> None:
         if config_rows is None:
-            out.append(Protection(name=label, state="unknown",
-                                  detail=f"{name}: cannot read the configuration (needs admin)"))  # fmt: skip
+            out.append(
+                Protection(
+                    name=label,
+                    state="unknown",
+                    detail=f"{name}: cannot read the configuration (needs admin)",
+                )
+            )
             return
         value = config.get(name, "")
         ok = good(value)
-        out.append(Protection(name=label, state="on" if ok else "off",
-                              detail=f"{name}={value or '(unset)'}" + ("" if ok else f"; {hint}")))  # fmt: skip
+        out.append(
+            Protection(
+                name=label,
+                state="on" if ok else "off",
+                detail=f"{name}={value or '(unset)'}" + ("" if ok else f"; {hint}"),
+            )
+        )
 
-    setting("dbms.security.allow_csv_import_from_file_urls", "LOAD CSV from file URLs refused",
-            lambda v: v.lower() == "false", "set it to false")  # fmt: skip
-    setting("server.directories.import", "file URLs confined to an import folder",
-            bool, "unset, file URLs reach the whole file system")  # fmt: skip
-    setting("db.memory.transaction.max", "per-transaction memory limit",
-            _nonzero, "set e.g. 256m (0 is unlimited)")  # fmt: skip
-    setting("dbms.memory.transaction.total.max", "global transaction memory limit",
-            _nonzero, "set e.g. 512m (0 is unlimited)")  # fmt: skip
-    setting("db.transaction.timeout", "server transaction timeout",
-            _nonzero, "set e.g. 300s (0 is none)")  # fmt: skip
-    setting("dbms.security.procedures.allowlist", "procedure allow-list",
-            lambda v: bool(v) and v.strip() != "*", "list only the procedures you need")  # fmt: skip
+    setting(
+        "dbms.security.allow_csv_import_from_file_urls",
+        "LOAD CSV from file URLs refused",
+        lambda v: v.lower() == "false",
+        "set it to false",
+    )
+    setting(
+        "server.directories.import",
+        "file URLs confined to an import folder",
+        bool,
+        "unset, file URLs reach the whole file system",
+    )
+    setting(
+        "db.memory.transaction.max",
+        "per-transaction memory limit",
+        _nonzero,
+        "set e.g. 256m (0 is unlimited)",
+    )
+    setting(
+        "dbms.memory.transaction.total.max",
+        "global transaction memory limit",
+        _nonzero,
+        "set e.g. 512m (0 is unlimited)",
+    )
+    setting(
+        "db.transaction.timeout",
+        "server transaction timeout",
+        _nonzero,
+        "set e.g. 300s (0 is none)",
+    )
+    setting(
+        "dbms.security.procedures.allowlist",
+        "procedure allow-list",
+        lambda v: bool(v) and v.strip() != "*",
+        "list only the procedures you need",
+    )
     jmx = rows(
         "CALL dbms.queryJmx('java.lang:type=Runtime') YIELD attributes "
         "RETURN attributes.InputArguments.value AS args"
     )
     if jmx and jmx[0].get("args") is not None:
         exits = any("ExitOnOutOfMemoryError" in str(a) for a in jmx[0]["args"])
-        out.append(Protection(name="survives a query's OutOfMemoryError",
-                              state="off" if exits else "on",
-                              detail="-XX:+ExitOnOutOfMemoryError is set" if exits
-                              else "no -XX:+ExitOnOutOfMemoryError"))  # fmt: skip
+        out.append(
+            Protection(
+                name="survives a query's OutOfMemoryError",
+                state="off" if exits else "on",
+                detail="-XX:+ExitOnOutOfMemoryError is set"
+                if exits
+                else "no -XX:+ExitOnOutOfMemoryError",
+            )
+        )
     else:
-        out.append(Protection(name="survives a query's OutOfMemoryError", state="unknown",
-                              detail="cannot read the JVM arguments"))  # fmt: skip
+        out.append(
+            Protection(
+                name="survives a query's OutOfMemoryError",
+                state="unknown",
+                detail="cannot read the JVM arguments",
+            )
+        )
     edition = rows("CALL dbms.components() YIELD edition RETURN edition")
     if edition and str(edition[0]["edition"]).lower() == "community" and can_write:
-        out.append(Protection(name="read-only user", state="n/a",
-                              detail="Community edition has no roles; the READ transaction "
-                              "kg-rag uses refuses writes"))  # fmt: skip
+        out.append(
+            Protection(
+                name="read-only user",
+                state="n/a",
+                detail="Community edition has no roles; the READ transaction "
+                "kg-rag uses refuses writes",
+            )
+        )
         return out
     out.append(
         Protection(
             name="read-only user",
-            state={True: "off", False: "on", None: "unknown"}[can_write],
+            state=_WRITE_STATE[can_write],
             detail={
                 True: "this user may write: give kg-rag's query user a read-only role "
                 "(see docs/security.md); the READ transaction still refuses writes",

@@ -196,7 +196,8 @@ def tokenize(cypher: str) -> list[Token]:
 
 
 def _read_string(cypher: str, start: int) -> tuple[str, int]:
-    quote, out, j, n = cypher[start], [], start + 1, len(cypher)
+    quote, j, n = cypher[start], start + 1, len(cypher)
+    out: list[str] = []
     while j < n:
         ch = cypher[j]
         if ch == quote:
@@ -221,7 +222,8 @@ def _read_string(cypher: str, start: int) -> tuple[str, int]:
 
 
 def _read_quoted(cypher: str, start: int) -> tuple[str, int]:
-    out, j, n = [], start + 1, len(cypher)
+    j, n = start + 1, len(cypher)
+    out: list[str] = []
     while j < n:
         if cypher[j] == "`":
             if cypher[j + 1 : j + 2] == "`":  # `` is an escaped backtick

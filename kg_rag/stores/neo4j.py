@@ -684,7 +684,7 @@ class Neo4jGraphStore:
             ) as session:
                 try:
                     # An auto-commit run: the driver retries nothing.
-                    plan = session.run(Query("EXPLAIN " + statement, timeout=left()), params)
+                    plan = session.run(Query("EXPLAIN " + statement, timeout=left()), dict(params))
                     query_type = plan.consume().query_type
                 except Neo4jError as exc:
                     if _limit_reason(exc) is None:
@@ -694,7 +694,7 @@ class Neo4jGraphStore:
                     raise
                 cypher_safety.check_query_type(query_type)
                 with session.begin_transaction(timeout=left()) as tx:
-                    result = tx.run(statement, params)
+                    result = tx.run(statement, dict(params))
                     rows = [record.data() for record in result.fetch(row_limit)]
                     tx.rollback()
                 return rows

@@ -59,7 +59,7 @@ REFUSED: list[tuple[str, str]] = [
     ("UNWIND range(1, 30000000) AS x WITH collect(x) AS xs RETURN size(xs)", "range()"),
     # quoting the namespace in every place
     (f"RETURN `apoc.cypher`.{APOC_RUN} AS x", "apoc.*"),
-    (f"RETURN `apoc.cypher.runFirstColumnMany`('RETURN 1', {{}}) AS x", "apoc.*"),
+    ("RETURN `apoc.cypher.runFirstColumnMany`('RETURN 1', {}) AS x", "apoc.*"),
     (f"RETURN apoc.`cypher`.{APOC_RUN} AS x", "apoc.*"),
     (f"RETURN `APOC`.Cypher.{APOC_RUN} AS x", "apoc.*"),
     (f"RETURN ` apoc `.cypher.{APOC_RUN} AS x", "apoc.*"),
