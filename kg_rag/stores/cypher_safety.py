@@ -6,8 +6,9 @@ Three independent layers:
    text into strings, backtick-quoted names, parameters, numbers, words and symbols, so that
    no check depends on how a name is spelled. Names are compared with their quotes removed,
    NFKC-normalized and case-folded (``\\`apoc\\`.cypher``, ``\\`apoc.cypher\\`.run`` and
-   ``APOC.cypher`` are one name). Refused: comments, several statements, backslashes or
-   non-ASCII characters outside strings and quoted names, every write / admin / import
+   ``APOC.cypher`` are one name). Refused: comments, several statements, unicode escapes
+   anywhere (Neo4j decodes them before lexing, so they could end a string early),
+   backslashes or non-ASCII characters outside strings and quoted names, every write / admin / import
    keyword, every name in the ``apoc``/``dbms``/``db``/``gds`` namespaces except the
    allow-listed read procedures after ``CALL`` (so nothing that runs a string as Cypher, such
    as ``apoc.cypher.*`` or ``apoc.periodic.*``, and no ``LOAD CSV`` / ``apoc.load.*``), and
@@ -31,6 +32,7 @@ Every refusal raises :class:`~kg_rag.errors.UnsafeCypherError` with a one-line r
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -125,6 +127,7 @@ class Token:
         return self.kind == "word" and self.text.upper() in words
 
 
+_UNICODE_ESCAPE = re.compile(r"\\+[uU]")
 _SYMBOLS = ("<>", "<=", ">=", "=~", "..", "+=", "->", "<-", "::", "!=", "||")
 _ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", "'": "'", '"': '"', "\\": "\\"}
 
@@ -136,6 +139,12 @@ def tokenize(cypher: str) -> list[Token]:
         UnsafeCypherError: A comment, an unterminated string / quoted name, a backslash or a
             non-ASCII character outside strings and quoted names.
     """
+    if _UNICODE_ESCAPE.search(cypher):
+        # Neo4j decodes \uXXXX before it splits the text into tokens (inside strings too):
+        # 'a\u0027 + x' is the string 'a' followed by code. No escape, no ambiguity.
+        raise UnsafeCypherError(
+            "refused: unicode escapes (\\u) are not allowed; write the character itself"
+        )
     tokens: list[Token] = []
     i, n = 0, len(cypher)
     while i < n:
@@ -204,16 +213,7 @@ def _read_string(cypher: str, start: int) -> tuple[str, int]:
             return "".join(out), j + 1
         if ch == "\\":
             code = cypher[j + 1 : j + 2]
-            if code in ("u", "U"):
-                width = 4 if code == "u" else 8
-                digits = cypher[j + 2 : j + 2 + width]
-                try:
-                    out.append(chr(int(digits, 16)))
-                except ValueError as exc:
-                    raise UnsafeCypherError("refused: a malformed unicode escape") from exc
-                j += 2 + width
-                continue
-            out.append(_ESCAPES.get(code, code))
+            out.append(_ESCAPES.get(code, "\\" + code))  # Neo4j keeps unknown escapes as is
             j += 2
             continue
         out.append(ch)

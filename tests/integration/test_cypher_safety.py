@@ -291,6 +291,18 @@ VARIATIONS: list[tuple[str, dict[str, Any]]] = [
     (f'RETURN\u00a0apoc.cypher.{RUN_MANY}("{LIST_CONFIG}", {{}}) AS x', {}),
     ("ＬＯＡＤ CSV FROM 'file:///kg_rag_canary.csv' AS r RETURN r", {}),
     ("CALL dbms.listCon\u0066ig() YIELD name RETURN name", {}),
+    # Neo4j decodes \u escapes before lexing: what looks like one string literal is code
+    (
+        "RETURN 'x\\u0027 + apoc.cypher.runFirstColumnMany(\\u0027CALL dbms.listConfig() "
+        "YIELD name, value RETURN name + value\\u0027, {}) + \\u0027' AS cfg",
+        {},
+    ),
+    (
+        "WITH 'x\\u0027 AS a LOAD CSV FROM \\u0027file:///kg_rag_canary.csv\\u0027 AS row "
+        "RETURN row, \\u0027' AS b",
+        {},
+    ),
+    ("RETURN 'x\\u0027 AS a; CALL dbms.listConfig() YIELD name RETURN \\u0027' AS b", {}),
     # nested CALL { } subqueries
     (f"CALL {{ {READ_CANARY} }} RETURN row", {}),
     (f"CALL () {{ {READ_CANARY} }} RETURN row", {}),
@@ -422,7 +434,17 @@ SERVER_HELD = [
     (f'RETURN `apoc`.cypher.{RUN_MANY}("{LIST_CONFIG}", {{}}) AS cfg', "Unknown function"),
     ("CALL apoc.load.csv('file:///kg_rag_canary.csv') YIELD list RETURN list", "no procedure"),
     (READ_CANARY, "allow_csv_import_from_file_urls"),
+    (
+        "RETURN 'x\\u0027 + apoc.cypher.runFirstColumnMany(\\u0027CALL dbms.listConfig() "
+        "YIELD name, value RETURN name + value\\u0027, {}) + \\u0027' AS cfg",
+        "Unknown function",
+    ),
     ("LOAD CSV FROM 'file:///../../../../etc/hostname' AS row RETURN row", "allow_csv_import"),
+    (
+        "WITH 'x\\u0027 AS a LOAD CSV FROM \\u0027file:///kg_rag_canary.csv\\u0027 AS row "
+        "RETURN row, \\u0027' AS b",
+        "allow_csv_import",
+    ),
     ("CALL dbms.setConfigValue('db.memory.transaction.max', '0')", ""),
     ("UNWIND range(1, 30000000) AS x WITH collect(x) AS xs RETURN size(xs)", ""),
     ("RETURN size(reduce(s = 'x', i IN range(1, 31) | s + s)) AS n", ""),

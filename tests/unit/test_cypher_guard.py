@@ -94,7 +94,17 @@ REFUSED: list[tuple[str, str]] = [
     # comments and unicode tricks
     ("RETURN 1 AS x // CALL dbms.listConfig()", "comments"),
     ("RETURN /* hidden */ `apoc`.cypher.runFirstColumnMany('RETURN 1', {}) AS x", "comments"),
-    ("RETURN \\u0061poc.cypher.runFirstColumnMany('RETURN 1', {}) AS x", "backslash"),
+    ("RETURN \\u0061poc.cypher.runFirstColumnMany('RETURN 1', {}) AS x", "unicode escapes"),
+    # Neo4j decodes \u before lexing: what looks like one string is code
+    (
+        "RETURN 'x\\u0027 + `apoc`.cypher.runFirstColumnMany(\\u0027CALL dbms.listConfig() "
+        "YIELD name RETURN name\\u0027, {}) + \\u0027' AS cfg",
+        "unicode escapes",
+    ),
+    ("RETURN 'x\\u0027; CALL dbms.listConfig(); RETURN \\u0027' AS y", "unicode escapes"),
+    ('RETURN "x\\u0022 + apoc.version() + \\u0022" AS y', "unicode escapes"),
+    ("RETURN 'x\\\\u0027 AS y", "unicode escapes"),
+    ("RETURN 'x\\U00000027 AS y", "unicode escapes"),
     ("RETURN ａｐｏｃ.cypher.runFirstColumnMany('RETURN 1', {}) AS x", "U+FF41"),
     ("RETURN\u00a0apoc.version() AS v", "U+00A0"),
     ("MATCH (n)\u2028RETURN n", "U+2028"),
@@ -143,7 +153,8 @@ REFUSED: list[tuple[str, str]] = [
     ("MATCH (n) RETURN n FINISH", "FINISH"),
     ("RETURN $`x` + `unterminated AS y", "unterminated quoted name"),
     ("RETURN 'unterminated AS y", "unterminated string"),
-    ("RETURN 'bad \\u12' AS y", "unicode escape"),
+    ("RETURN 'bad \\u12' AS y", "unicode escapes"),
+    ("RETURN 'C:\\\\q' + 'x\\'y' + \"\\\"\" AS y; RETURN 1", "more than one statement"),
     ("CALL", "CALL must name"),
     ("", "empty statement"),
     (";", "empty statement"),
@@ -174,8 +185,8 @@ def test_tables_are_large_enough() -> None:
              ("symbol", "."), ("word", "x")],
         ),
         (
-            "RETURN 'it\\'s \\u0041' <> \"b\" AS s",
-            [("word", "RETURN"), ("string", "it's A"), ("symbol", "<>"), ("string", "b"),
+            "RETURN 'it\\'s \\q' <> \"b\" AS s",
+            [("word", "RETURN"), ("string", "it's \\q"), ("symbol", "<>"), ("string", "b"),
              ("word", "AS"), ("word", "s")],
         ),
         (
