@@ -13,6 +13,11 @@ survives restarts. The ``neo4j`` user's password is handed over in an environmen
 never on a command line, and is applied only to a fresh data folder: an existing folder keeps
 the password it was created with. Neo4j Browser is served at ``http://127.0.0.1:<http_port>/browser/``.
 
+The server is hardened for LLM-written Cypher (:data:`HARDENING`, see ``docs/security.md``): only
+the APOC procedures schema reading needs are loaded, transactions have memory limits and a
+timeout, ``LOAD CSV`` may not read file URLs, and the JVM does not exit on an
+``OutOfMemoryError``. ``kg-rag neo4j check`` reports these for any server.
+
 The JVM runs detached (its own session); its console log (``neo4j-console.log``) and pid file
 (``neo4j.pid``) lie in ``settings.home``, Neo4j's own logs under ``settings.home/logs``.
 """
@@ -39,7 +44,7 @@ from kg_rag._process import alive, file_lock, terminate
 from kg_rag.config import Neo4jSettings
 from kg_rag.errors import ConfigError, ServerError
 
-__all__ = ["Neo4jServerInfo", "start", "status", "stop"]
+__all__ = ["HARDENING", "SCHEMA_PROCEDURES", "Neo4jServerInfo", "start", "status", "stop"]
 
 _JAVA_DIR = Path(__file__).resolve().parent / "java"
 _LAUNCHER = "KgRagNeo4j"

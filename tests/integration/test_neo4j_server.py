@@ -205,6 +205,9 @@ def test_managed_server_applies_the_hardening(neo4j_settings: Neo4jSettings) -> 
     off = [p for p in protections.values() if p.state not in ("on", "n/a")]
     assert off == [], off
     assert "apoc.meta.data" in protections["procedure allow-list"].detail
+    from kg_rag.cli import main
+
+    assert main(["neo4j", "check"]) == 0
 
 
 def test_missing_password_is_a_config_error(tmp_path: Path) -> None:
