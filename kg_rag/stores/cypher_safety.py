@@ -152,7 +152,7 @@ def tokenize(cypher: str) -> list[Token]:
         nxt = cypher[i + 1] if i + 1 < n else ""
         if ch in " \t\r\n":
             i += 1
-        elif ch == "/" and nxt in "/*":
+        elif ch == "/" and nxt and nxt in "/*":
             raise UnsafeCypherError("refused: comments are not allowed in generated Cypher")
         elif ch in "'\"":
             text, end = _read_string(cypher, i)

@@ -9,8 +9,6 @@ LLM-written Cypher goes through :meth:`Neo4jGraphStore.run_read_only` only.
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
@@ -20,9 +18,9 @@ from neo4j import GraphDatabase, Query, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kg_rag.config import Neo4jSettings
-from kg_rag.errors import CypherLimitError, SchemaMismatch, StoreUnavailable, UnsafeCypherError
+from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.models import Chunk, Community, Document, Entity, GraphPath, Mention, Relation, Subgraph
-from kg_rag.stores import cypher_safety, ppr
+from kg_rag.stores import cypher_safety, neo4j_read_only, ppr
 from kg_rag.stores import queries as q
 
 __all__ = ["Neo4jGraphStore"]
@@ -610,9 +608,9 @@ class Neo4jGraphStore:
         then ``EXPLAIN`` must report a read-only plan; then the statement runs once (never
         retried) in an explicit READ transaction, and at most ``row_limit`` rows are fetched.
         ``timeout_s`` is one deadline for ``EXPLAIN`` and the run together: the server stops
-        the transaction at it, and this call returns at most :data:`CLIENT_GRACE_S` later
-        even if the server does not answer. Every driver error comes out as a
-        :class:`~kg_rag.errors.KgRagError`.
+        the transaction at it, and this call returns at most
+        :data:`~kg_rag.stores.neo4j_read_only.CLIENT_GRACE_S` later even if the server does
+        not answer. Every driver error comes out as a :class:`~kg_rag.errors.KgRagError`.
 
         Args:
             cypher: The statement.
@@ -625,100 +623,19 @@ class Neo4jGraphStore:
             CypherLimitError: Ran past the deadline or the server's transaction memory limit.
             StoreUnavailable: The server cannot be reached or dropped the connection.
         """
-        params = dict(params or {})
         timeout = self.settings.query_timeout_s if timeout_s is None else timeout_s
         if row_limit <= 0:
             raise ValueError("row_limit must be positive")
         if timeout <= 0:
             raise ValueError("timeout_s must be positive")
         statement = cypher_safety.check_statement(cypher)
-        driver = self.driver
-        deadline = time.monotonic() + timeout
-        outcome: dict[str, Any] = {}
-        finished = threading.Event()
-
-        def work() -> None:
-            try:
-                outcome["rows"] = self._read_only_work(
-                    driver, statement, params, deadline, timeout, row_limit
-                )
-            except BaseException as exc:  # handed to the caller's thread
-                outcome["error"] = exc
-            finally:
-                finished.set()
-
-        # The driver has no client-side deadline of its own: the work runs in a thread the
-        # caller stops waiting for. The server ends the transaction at its own timeout.
-        threading.Thread(target=work, name="kg-rag-read-only-cypher", daemon=True).start()
-        if not finished.wait(timeout + CLIENT_GRACE_S):
-            raise CypherLimitError(
-                f"stopped: no answer within the {timeout}s deadline; narrow the query "
-                "(or raise neo4j.query_timeout_s)"
-            )
-        if "error" in outcome:
-            raise outcome["error"]
-        rows: list[dict[str, Any]] = outcome["rows"]
+        rows = neo4j_read_only.run_bounded(
+            self.driver,
+            self.settings,
+            statement,
+            dict(params or {}),
+            timeout_s=timeout,
+            row_limit=row_limit,
+        )
         logger.debug("read-only Cypher returned %d rows", len(rows))
         return rows
-
-    def _read_only_work(
-        self,
-        driver: neo4j.Driver,
-        statement: str,
-        params: Mapping[str, Any],
-        deadline: float,
-        timeout: float,
-        row_limit: int,
-    ) -> list[dict[str, Any]]:
-        def left() -> float:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise CypherLimitError(f"stopped: ran past the {timeout}s deadline")
-            return remaining
-
-        try:
-            with driver.session(
-                database=self.settings.database,
-                default_access_mode=neo4j.READ_ACCESS,
-                fetch_size=min(row_limit, 1000),
-            ) as session:
-                try:
-                    # An auto-commit run: the driver retries nothing.
-                    plan = session.run(Query("EXPLAIN " + statement, timeout=left()), dict(params))
-                    query_type = plan.consume().query_type
-                except Neo4jError as exc:
-                    if _limit_reason(exc) is None:
-                        raise UnsafeCypherError(
-                            f"refused: does not compile ({_one_line(exc.message or str(exc))})"
-                        ) from exc
-                    raise
-                cypher_safety.check_query_type(query_type)
-                with session.begin_transaction(timeout=left()) as tx:
-                    result = tx.run(statement, dict(params))
-                    rows = [record.data() for record in result.fetch(row_limit)]
-                    tx.rollback()
-                return rows
-        except Neo4jError as exc:
-            reason = _limit_reason(exc)
-            if reason is not None:
-                raise CypherLimitError(f"stopped: {reason} ({timeout}s deadline)") from exc
-            raise UnsafeCypherError(f"failed: {_one_line(exc.message or str(exc))}") from exc
-        except (ServiceUnavailable, SessionExpired, DriverError, OSError) as exc:
-            raise StoreUnavailable(
-                f"lost the connection to Neo4j at {self.settings.uri} while running generated "
-                f"Cypher ({_one_line(str(exc))}); check that the server is running."
-            ) from exc
-
-
-CLIENT_GRACE_S = 0.5
-"""How long :meth:`Neo4jGraphStore.run_read_only` waits past its deadline for the server."""
-
-
-def _limit_reason(exc: Neo4jError) -> str | None:
-    """Why the server stopped a transaction, if it was a time or memory limit."""
-    code = exc.code or ""
-    if "TransactionTimedOut" in code or "Terminated" in code:
-        return "ran past the deadline"
-    if "OutOfMemory" in code or "MemoryPool" in code:
-        return "needed more memory than the server allows one transaction"
-    return None

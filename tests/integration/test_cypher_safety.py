@@ -241,6 +241,7 @@ def test_slow_query_is_cut_off_at_the_deadline(store: Neo4jGraphStore) -> None:
 # -- the adversarial probe's attacks and variations ---------------------------------------------
 
 DEADLINE_S = 3.0
+ALIVE_TIMEOUT_S = 60.0
 CANARY_FILE = "kg_rag_canary.csv"
 CANARY = "kgrag-canary-7f3c9d2e41"
 RUN_MANY = "runFirstColumnMany"
@@ -396,7 +397,9 @@ def _assert_clean(
     for secret in secrets:
         assert secret not in text, (cypher, text)
     assert elapsed <= DEADLINE_S + 1.0, (cypher, elapsed)
-    alive = store.run_read_only("RETURN 1 AS alive", {}, timeout_s=DEADLINE_S)
+    # The server stays up: the next query is answered (given time: a statement the client
+    # gave up on may still be ending on the server, and this machine may be busy).
+    alive = store.run_read_only("RETURN 1 AS alive", {}, timeout_s=ALIVE_TIMEOUT_S)
     assert alive == [{"alive": 1}], cypher
 
 
