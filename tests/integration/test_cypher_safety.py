@@ -460,9 +460,11 @@ def test_the_server_holds_with_the_guard_switched_off(
     canary: str,
     config_secrets: list[str],
     monkeypatch: pytest.MonkeyPatch,
+    artifacts_dir: Path,
 ) -> None:
     monkeypatch.setattr(cypher_safety, "check_statement", lambda cypher: cypher.strip())
     before = database_state(store.driver, store.settings.database)
+    timings: list[dict[str, Any]] = []
     for cypher, reason in SERVER_HELD:
         started = time.monotonic()
         with pytest.raises(KgRagError) as caught:
@@ -470,7 +472,11 @@ def test_the_server_holds_with_the_guard_switched_off(
         elapsed = time.monotonic() - started
         assert reason.lower() in str(caught.value).lower(), (cypher, str(caught.value))
         _assert_clean(store, cypher, caught.value, elapsed, [canary, *config_secrets])
+        timings.append({"cypher": cypher[:120], "s": round(elapsed, 3), "error": str(caught.value)})
     assert database_state(store.driver, store.settings.database) == before
+    (artifacts_dir / "cypher_server_held.json").write_text(
+        json.dumps({"deadline_s": DEADLINE_S, "attacks": timings}, indent=1)
+    )
 
 
 def test_memory_and_deadline_limits_come_out_as_cypher_limit_errors(
