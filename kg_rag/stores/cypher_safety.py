@@ -183,8 +183,8 @@ def tokenize(cypher: str) -> list[Token]:
         elif ch.isascii() and ch.isdigit():
             j = i + 1
             while j < n and cypher[j].isascii() and (cypher[j].isalnum() or cypher[j] in "._"):
-                if cypher[j] == "." and cypher[j + 1 : j + 2] == ".":
-                    break  # 1..3 is a range in a variable-length pattern
+                if cypher[j] == "." and not cypher[j + 1 : j + 2].isdigit():
+                    break  # 1..3 is a range in a pattern, 1.x a property of a number
                 j += 1
             tokens.append(Token("number", cypher[i:j], i))
             i = j
@@ -276,7 +276,14 @@ def _check_names(tokens: list[Token]) -> None:
     k = 0
     while k < len(tokens):
         token = tokens[k]
-        if token.kind not in ("word", "quoted") or _after_dot(tokens, k):
+        if token.kind not in ("word", "quoted"):
+            k += 1
+            continue
+        if _after_dot(tokens, k):
+            # A property. Neo4j cannot call one, but refuse what would read as a hidden call.
+            nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
+            if nxt == "(" or (nxt == "." and token.key.split(".")[0] in FORBIDDEN_NAMESPACES):
+                raise UnsafeCypherError(f"refused: {token.key!r} after a '.' may not be called")
             k += 1
             continue
         parts, end = _dotted(tokens, k)

@@ -84,6 +84,9 @@ REFUSED: list[tuple[str, str]] = [
     ("CALL db.createLabel('Evil')", "db.createlabel"),
     ("RETURN db.nameFromElementId('x') AS x", "db.*"),
     ("RETURN gds.version() AS v", "gds.*"),
+    ("RETURN 1.apoc.cypher.runFirstColumnMany('RETURN 1', {}) AS v", "after a '.'"),
+    ("RETURN (1).`apoc`.cypher.runFirstColumnMany('RETURN 1', {}) AS v", "after a '.'"),
+    ("MATCH (n) RETURN n.x.run('RETURN 1') AS v", "function 'n.x.run'"),
     ("RETURN custom.fn(1) AS v", "function 'custom.fn'"),
     # file and URL loading
     ("LOAD CSV FROM 'file:///secret.csv' AS row RETURN row", "LOAD"),
