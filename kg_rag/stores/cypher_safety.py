@@ -281,8 +281,9 @@ def _check_names(tokens: list[Token]) -> None:
             continue
         if _after_dot(tokens, k):
             # A property. Neo4j cannot call one, but refuse what would read as a hidden call.
-            nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
-            if nxt == "(" or (nxt == "." and token.key.split(".")[0] in FORBIDDEN_NAMESPACES):
+            follower = tokens[k + 1].text if k + 1 < len(tokens) else ""
+            hides = follower == "." and token.key.split(".")[0] in FORBIDDEN_NAMESPACES
+            if follower == "(" or hides:
                 raise UnsafeCypherError(f"refused: {token.key!r} after a '.' may not be called")
             k += 1
             continue
@@ -302,8 +303,8 @@ def _check_names(tokens: list[Token]) -> None:
         k = end
     for k, token in enumerate(tokens):
         if token.is_word("CALL"):
-            nxt = tokens[k + 1] if k + 1 < len(tokens) else None
-            if nxt is None or not (nxt.kind in ("word", "quoted") or nxt.text in "({"):
+            after = tokens[k + 1] if k + 1 < len(tokens) else None
+            if after is None or not (after.kind in ("word", "quoted") or after.text in "({"):
                 raise UnsafeCypherError("refused: CALL must name a procedure or open a subquery")
 
 
