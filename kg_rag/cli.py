@@ -53,6 +53,12 @@ def _manage(server: Any, section: Any, action: str) -> int:
 
 
 def _cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "check":
+        from kg_rag import neo4j_check
+
+        protections = neo4j_check.check(settings.neo4j)
+        print(neo4j_check.render(protections))
+        return 0 if all(p.state in ("on", "n/a") for p in protections) else 2
     from kg_rag import neo4j_server
 
     return _manage(neo4j_server, settings.neo4j, args.action)
@@ -132,8 +138,13 @@ def _parser() -> argparse.ArgumentParser:
 
     add("info", _cmd_info, "print the effective configuration (secrets masked)")
 
-    p = add("neo4j", _cmd_neo4j, "manage a local Neo4j 5 server (Bolt 7687, Browser 7474)")
-    p.add_argument("action", choices=["start", "stop", "status"])
+    p = add(
+        "neo4j",
+        _cmd_neo4j,
+        "manage a local Neo4j 5 server (Bolt 7687, Browser 7474); `check` reports which "
+        "protections for LLM-written Cypher the configured server has on (exit 2: some are off)",
+    )
+    p.add_argument("action", choices=["start", "stop", "status", "check"])
 
     p = add("llm-server", _cmd_llm_server, "manage the local llama.cpp test LLM server")
     p.add_argument("action", choices=["start", "stop", "status"])
