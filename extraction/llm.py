@@ -237,9 +237,7 @@ class LLMExtractor:
             return f" {key} " in haystack
 
         def check(output: ExtractionOutput) -> str | None:
-            missing = [
-                e.name for e in output.entities if not any(map(found, [e.name, *e.aliases]))
-            ]
+            missing = [e.name for e in output.entities if not any(map(found, [e.name, *e.aliases]))]
             if missing:
                 return f"entities not in the text: {missing[:5]}"
             if not output.entities:

@@ -302,11 +302,11 @@ def _parse_reply(schema: type[T], reply: Any) -> tuple[T | None, str]:
         if isinstance(raw, AIMessage) and raw.tool_calls:
             # Re-check the arguments: a wrapped object (or one of unknown keys only) parses
             # as an all-default one.
-            args = raw.tool_calls[0].get("args")
-            value = _validate(schema, args)
+            call_args = raw.tool_calls[0].get("args")
+            value = _validate(schema, call_args)
             if value is not None:
                 return value, ""
-            extra = unknown_keys(schema, args)
+            extra = unknown_keys(schema, call_args)
             if extra:
                 fields = ", ".join(schema.model_fields)
                 return None, f"unknown keys {extra[:5]} (the tool takes {fields})"
