@@ -345,6 +345,8 @@ class GraphBuilder:
 
             summarizer = LLMSummarizer(
                 self.llm,
+                max_retries=self.settings.extraction.max_retries,
+                concurrency=self.settings.extraction.concurrency,
                 cache=ResponseCache(self._cache_path("community")),
                 fallback=extractive,
                 progress=self.progress,
