@@ -129,6 +129,16 @@ class GraphBuilder:
         mode = self.settings.extraction.mode
         return self.llm is not None and mode in ("auto", "llm")
 
+    @property
+    def extracts_with_llm(self) -> bool:
+        """True when extraction goes through the chat model (failures can be retried)."""
+        return self._use_llm()
+
+    @property
+    def summarizes_with_llm(self) -> bool:
+        """True when community summaries come from the chat model."""
+        return self.llm is not None and self.settings.extraction.mode != "offline"
+
     def _cache_path(self, name: str) -> Any:
         return self.settings.kb_dir / f"{name}-cache.sqlite"
 
@@ -340,9 +350,10 @@ class GraphBuilder:
         extractive = ExtractiveSummarizer()
         summarizer: Any = extractive
         salt = f"extractive|{cfg.summary_token_budget}"
-        if self.llm is not None and self.settings.extraction.mode != "offline":
+        if self.summarizes_with_llm:
             from extraction.structured import ResponseCache, model_id
 
+            assert self.llm is not None
             summarizer = LLMSummarizer(
                 self.llm,
                 max_retries=self.settings.extraction.max_retries,

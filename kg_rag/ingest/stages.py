@@ -12,14 +12,16 @@ before its ledger rows move on:
 2. **Removal**: documents with a ledger row but no longer in the chunk store lose their graph
    data (``removed``).
 3. **Graph**: documents whose stored chunk version has no ``graph`` row yet (new, changed,
-   re-added, or pending) are extracted, resolved and written as one batch. When extraction
-   failures are recorded, every document is in the batch: successful chunks come from the
+   re-added, or pending) are extracted, resolved and written as one batch. When LLM
+   extraction failures are recorded and a chat model is there to retry them, every document
+   is in the batch: successful chunks come from the
    response cache (no model call), the failed ones are retried, and the graph is resolved in
    one pass, so it ends exactly as a run without failures would have left it (resolution
    prefers entities already stored, so repairing a few chunks against the rest would give
    ids that depend on which chunks failed).
 4. **Communities**: recomputed when any row is at ``graph`` or ``removed``, or a summary
-   failure is recorded (those communities are summarized again).
+   failure is recorded and a chat model can retry it (those communities are summarized
+   again). Offline extraction failures are reported but not recorded: they would fail again.
 5. **Index**: the community index is rebuilt from the stored communities when any row is at
    ``communities`` or ``removed-communities``.
 """
@@ -122,9 +124,10 @@ def run_stages(
         report.removed = sorted(gone)
         crash_point("removal")
 
-    # 3. graph
+    # 3. graph (recorded extraction failures are retried only when the model is there to
+    # retry them; without it they stay recorded)
     old_failures = ledger.failures("extraction")
-    if old_failures:
+    if old_failures and builder.extracts_with_llm:
         todo = sorted(done)
     else:
         todo = sorted(
@@ -149,8 +152,11 @@ def run_stages(
         graph_report = builder.update_graph(todo, [])
         graph_report.documents_removed = len(report.removed)
         in_batch = set(todo)
-        failed_now = {f.item_id for f in graph_report.failures}
-        ledger.record_failures(graph_report.failures)
+        # Offline extraction is deterministic: its failures would fail again, so they are
+        # reported but not kept for retry.
+        new_failures = graph_report.failures if graph_report.extractor == "llm" else []
+        failed_now = {f.item_id for f in new_failures}
+        ledger.record_failures(new_failures)
         ledger.clear_failures(
             "extraction",
             [
@@ -168,7 +174,7 @@ def run_stages(
     # 4. communities
     if communities:
         stages = {r.stage for r in ledger.rows().values()}
-        summary_failures = ledger.failures("summary")
+        summary_failures = ledger.failures("summary") if builder.summarizes_with_llm else []
         community_report: CommunityBuildReport | None = None
         if stages & {"graph", "removed"} or summary_failures:
             community_report = builder.build_communities(

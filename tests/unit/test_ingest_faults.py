@@ -7,6 +7,7 @@ all of them, and the knowledge base then equals a fault-free run's.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,14 @@ def test_faulty_model_leaves_every_failure_in_the_ledger_and_a_healthy_rerun_rep
     assert report.graph.llm_calls > report.graph.chunks_extracted  # retries are counted
     assert fingerprint(kb)["entities"] != fingerprint(healthy_kb)["entities"]
 
+    # Without a model nothing can retry them: they stay recorded, nothing is rebuilt.
+    offline = corpus.parent / "offline"
+    shutil.copytree(kb.parent, offline)
+    with open_engine(offline / "kb", None, mode="auto") as kg:
+        again = kg.repair()
+    assert again.graph.chunks_extracted == 0 and again.communities is None
+    assert sorted(map(str, again.failures)) == sorted(map(str, report.failures))
+
     healed = FaultInjectingChatModel(inner=graph_chat_model(), rate=0.0, seed=11)
     with _engine(kb, healed) as kg:
         repaired = kg.repair()
@@ -97,8 +106,6 @@ def test_faulty_model_leaves_every_failure_in_the_ledger_and_a_healthy_rerun_rep
 
 
 def test_nothing_to_repair_makes_no_call(healthy_kb: Path, tmp_path: Path) -> None:
-    import shutil
-
     kb = tmp_path / "kb"
     shutil.copytree(healthy_kb, kb)
     model = FaultInjectingChatModel(inner=graph_chat_model(), rate=0.0)
