@@ -70,7 +70,11 @@ def _rollback(builder: GraphBuilder, checkpoint: str) -> bool:
     versions = json.loads(checkpoint).get("versions") if checkpoint else None
     if restore is None or not versions:
         return False
-    restore({str(k): int(v) for k, v in versions.items()})
+    try:
+        restore({str(k): int(v) for k, v in versions.items()})
+    except Exception as exc:  # e.g. the versions were cleaned up: redo without rollback
+        log.warning("could not roll back the unfinished graph batch (%s); redoing it", exc)
+        return False
     return True
 
 

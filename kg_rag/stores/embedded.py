@@ -644,14 +644,15 @@ class EmbeddedGraphStore:
         aliases it merged into stored entities included), before it is redone.
         """
         with self._lock:
-            for name, version in checkpoint.items():
-                table = self._table(name)
-                if int(table.version) != int(version):
-                    table.restore(int(version))
-                    self._dirty = True
-            self._reset_memory()
-            self._load()
-            self._dirty = True
+            try:
+                for name, version in checkpoint.items():
+                    table = self._table(name)
+                    if int(table.version) != int(version):
+                        table.restore(int(version))
+            finally:  # memory follows the tables, also when a restore failed halfway
+                self._reset_memory()
+                self._load()
+                self._dirty = True
 
     # -- reads -------------------------------------------------------------------------------
     def _full(self, entity_id: str) -> Entity:
