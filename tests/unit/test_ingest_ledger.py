@@ -113,3 +113,27 @@ def test_a_knowledge_base_older_than_the_ledger_is_taken_as_complete(tmp_path: P
         assert report.graph.chunks_extracted == 0 and report.communities is None
         assert kg.stats() == before
         assert kg.failures() == []
+
+
+def test_embedded_store_restores_a_checkpoint_exactly(tmp_path: Path) -> None:
+    from kg_rag.models import Entity, Mention, Relation
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    with EmbeddedGraphStore(tmp_path) as store:
+        a, b, c = (Entity(entity_id=f"e{i}", name=f"N{i}", type="PERSON") for i in "abc")
+        store.upsert_entities([a, b])
+        store.upsert_relations(
+            [Relation(source_id="ea", target_id="eb", type="R", evidence=["k1"])]
+        )
+        store.upsert_mentions([Mention(entity_id="ea", chunk_id="k1", doc_id="d1")])
+        before = (store.all_entities(), store.all_relations(), store.all_mentions())
+        checkpoint = store.checkpoint()
+        store.upsert_entities([a.model_copy(update={"description": "changed"}), c])
+        store.upsert_relations(
+            [Relation(source_id="ea", target_id="ec", type="R", evidence=["k2"])]
+        )
+        store.delete_document("d1")
+        store.restore(checkpoint)
+        assert (store.all_entities(), store.all_relations(), store.all_mentions()) == before
+    with EmbeddedGraphStore(tmp_path) as again:
+        assert (again.all_entities(), again.all_relations(), again.all_mentions()) == before
