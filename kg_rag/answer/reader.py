@@ -595,15 +595,37 @@ def read_evidence(
                         and (cjk_query or sentence[m.start() : m.start() + 1].islower())
                     )
                 ]
+            # "the province of North Brabant": a place or organisation class noun, then "of"
+            # and its name.
+            class_ends = (
+                [m.end() for m in re.finditer(rf"\b{re.escape(head)}\b", sentence)]
+                if head and not cjk_query and head_noun_type(head) in ("LOCATION", "ORGANIZATION")
+                else []
+            )
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
             for a, b, kind, eid in spans:
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山
+                if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":
+                    kind = "TITLE" if sentence[b : b + 1] == "》" else kind
                 if (a, b) not in seen_spans:
                     seen_spans.add((a, b))
                     unique_spans.append((a, b, kind, eid))
+            if cjk_query:
+                # Whole names only: 苍岭 goes when 苍岭山 is a candidate too.
+                unique_spans = [
+                    sp
+                    for sp in unique_spans
+                    if not any(
+                        o[0] <= sp[0]
+                        and sp[1] <= o[1]
+                        and (o[1] - o[0]) > (sp[1] - sp[0])
+                        and o[2] not in ("NOUN", "DATE", "NUMBER")
+                        for o in unique_spans
+                    )
+                ]
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if (
@@ -648,8 +670,9 @@ def read_evidence(
                     bonus *= 1.2
                 if span_terms & linked_terms:
                     bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs
-                if kind not in ("DATE", "NUMBER") and any(
-                    0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends
+                if kind not in ("DATE", "NUMBER") and (
+                    any(0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends)
+                    or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)
                 ):
                     bonus *= 2.0  # the role noun introduces this name
                 if _names_head(span, head):
