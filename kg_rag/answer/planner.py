@@ -210,6 +210,10 @@ def _en_predicate(pre: str) -> str:
 
 def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
     wh = {"DATE": "When", "NUMBER": "How many"}.get(kind, "What")
+    have = re.match(r"^(has|have|had)\s+(.+)$", pred, re.IGNORECASE)
+    if have and kind == "NUMBER":  # "has more inhabitants" → "How many inhabitants does X have"
+        aux = "did" if have.group(1).lower() == "had" else "does"
+        return _clean(f"How many {have.group(2)} {aux} {option} have")
     m = re.match(r"^(is|was|were|are|did|does|do|has|had)\s+(.*)$", pred, re.IGNORECASE)
     if m:
         return _clean(f"{wh} {m.group(1)} {option} {m.group(2)}")
@@ -537,9 +541,21 @@ def _noun_phrase(words: list[str]) -> list[str]:
     return phrase[: typed[-1] + 1] if typed else phrase[:1]
 
 
+_REDUCED_RELATIVE = re.compile(
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<verb>[a-z][\w\-]*)"
+    r"(?P<rest>[^,?]*)$"
+)
+_QUESTION_LEAD = re.compile(
+    r"^(?:who|whom|whose|what|when|where|which|why|how|in|on|at|from|to|for|is|was|are|were|"
+    r"do|does|did|has|have|had|can|could|will|would|name|list|tell|give)\b",
+    re.IGNORECASE,
+)
+
+
 def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost bridge in ``text``: (start, end, step query, head noun, text that
     replaces the span besides ``#n``), or None."""
+    phrase = not _QUESTION_LEAD.match(text)  # a noun phrase (an outer bridge's own query)
     for rel in reversed(list(_REL_WORD.finditer(text))):
         before = text[: rel.start()]
         dets = list(_DET_WORD.finditer(before))
@@ -565,6 +581,12 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         trailing = " ".join(words[len(head_words) :])
         step = _clean(f"{' '.join(head_words)} {rel.group(0)} {clause}")
         return det.start(), clause_end, step, " ".join(head_words), trailing
+    red = _REDUCED_RELATIVE.search(text)
+    if red is not None and red["verb"] not in _FUNCTION and red.start() > 0:
+        # "the band Ivo Pembry put together": a relative clause without its "that".
+        noun, name = red["noun"], _clean(red["name"])
+        step = _clean(f"{noun} that {name} {red['verb']}{red['rest']}")
+        return red.start(), red.end(), step, noun, ""
     m = _POSS.search(text)
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
@@ -581,6 +603,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             closes = False  # "the hometown of the director of F": the inner "of" is a bridge
         if closes and m2["name"].startswith("#") and len(text[: m2.start()].split()) >= 3:
             closes = False
+        if closes and phrase:
+            closes = False  # "film whose score was composed by the guitarist of X"
         if m2.start() > 0 and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             return m2.start(), m2.end(), f"{noun} of {name}", noun, ""

@@ -173,6 +173,22 @@ def test_rule_plans_from_grammar(
     ("question", "queries"),
     [
         (
+            "Who directed the film whose score was written by the drummer of Grey Tide?",
+            ["drummer of Grey Tide", "film whose score was written by #1", "Who directed #2"],
+        ),
+        (
+            "Who founded the label that signed the band Ada Moe put together?",
+            ["band that Ada Moe put together", "label that signed #1", "Who founded #2"],
+        ),
+        (
+            "Which town has more residents, Tollby or Varna?",
+            [
+                "How many residents does Tollby have",
+                "How many residents does Varna have",
+                "Which town has more residents, Tollby or Varna",
+            ],
+        ),
+        (
             "由白鹭乐队鼓手担任配乐的那部电影，导演是谁？",
             ["白鹭乐队鼓手", "由#1担任配乐的电影", "#2的导演是谁"],
         ),
