@@ -353,9 +353,11 @@ def _tokens_with_offsets(
 _ZH_QUANTIFIER = re.compile(
     r"^[一二三四五六七八九十两几多数每各该这那此某本其全]+[个部家所座位条本首支名间只幅件种篇张项届]?$"
 )
+# A sentence that goes on about the previous one's subject: it opens with a pronoun or a
+# definite class noun ("The city …"), or has a subject pronoun ("With …, it is …").
 _PRONOUN_START = re.compile(
     r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
-    r"river|film|book|school|university))\b|[它他她其该])"
+    r"river|film|book|school|university))\b|[它他她其该])|[,，]\s*(?:it|he|she|they)\s+[a-z]"
 )
 _ZH_COUNTED = re.compile(
     r"^[一二两三四五六七八九十几数多]+[人位名个]?$|^[一二两三四五六七八九十几数]+[人位名个]"
@@ -363,7 +365,8 @@ _ZH_COUNTED = re.compile(
 # Between a role noun and the name it introduces: "吉他手唐晓北", "校长为司马怀瑾",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
 _APPOSITION_GAP = re.compile(
-    r"^(?:\s*[,，:：]?\s*[\"“《]?|为|是|即|由|于|自|在|至|:\s*|\s+(?:was|is|in|at|by)\s+)$"
+    r"^(?:\s*[,，:：]?\s*[\"“《]?|为|是|即|由|于|自|在|至|:\s*"
+    r"|(?:\s+(?:was|is|are|were|in|at|by|on)){1,2}\s+)$"
 )
 
 
@@ -527,7 +530,7 @@ def read_evidence(
             if (
                 not subject_in_sentence
                 and previous_about_subject
-                and _PRONOUN_START.match(sentence)
+                and _PRONOUN_START.search(sentence)
             ):
                 # "It has a population of …": a sentence opening with a pronoun goes on
                 # about the subject of the one before.
