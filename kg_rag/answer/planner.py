@@ -555,7 +555,7 @@ _QUESTION_LEAD = re.compile(
 def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost bridge in ``text``: (start, end, step query, head noun, text that
     replaces the span besides ``#n``), or None."""
-    phrase = not _QUESTION_LEAD.match(text)  # a noun phrase (an outer bridge's own query)
+    in_phrase = not _QUESTION_LEAD.match(text)  # a noun phrase (an outer bridge's own query)
     for rel in reversed(list(_REL_WORD.finditer(text))):
         before = text[: rel.start()]
         dets = list(_DET_WORD.finditer(before))
@@ -603,7 +603,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             closes = False  # "the hometown of the director of F": the inner "of" is a bridge
         if closes and m2["name"].startswith("#") and len(text[: m2.start()].split()) >= 3:
             closes = False
-        if closes and phrase:
+        if closes and in_phrase:
             closes = False  # "film whose score was composed by the guitarist of X"
         if m2.start() > 0 and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
