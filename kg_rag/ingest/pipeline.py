@@ -41,11 +41,12 @@ from kg_rag.ingest.loaders import (
     html_to_text,
     load_file,
 )
+from kg_rag.ingest.prose import filter_non_prose
 from kg_rag.models import CHUNK_LEVELS, Chunk, Document, stable_id
 from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
 from kg_rag.text import contains_cjk, content_hash
 
-__all__ = ["ChunkIngestor", "IngestReport", "SkippedFile", "SourceDocument"]
+__all__ = ["ChunkIngestor", "IngestNote", "IngestReport", "SkippedFile", "SourceDocument"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,13 @@ _CJK_WARNED: set[str] = set()
 
 def _zero_counts() -> dict[str, int]:
     return {str(level): 0 for level in CHUNK_LEVELS}
+
+
+class IngestNote(BaseModel):
+    """A file ingested only in part (a cap hit, non-prose text dropped), and what was left out."""
+
+    path: str
+    reason: str
 
 
 class IngestReport(BaseModel):
@@ -69,6 +77,7 @@ class IngestReport(BaseModel):
         chunks_per_level: Chunks written per level.
         embeddings_computed: Texts that went through the embedding model.
         skipped: Files or documents not ingested, with the reason.
+        notes: Files or documents ingested in part (a cap was hit, non-prose text dropped).
         changed_doc_ids: Documents added or updated (their graph must be re-extracted).
         removed_doc_ids: Documents deleted (their graph data must go).
         seconds: Wall time.
@@ -84,6 +93,7 @@ class IngestReport(BaseModel):
     chunks_per_level: dict[str, int] = Field(default_factory=_zero_counts)
     embeddings_computed: int = 0
     skipped: list[SkippedFile] = Field(default_factory=list)
+    notes: list[IngestNote] = Field(default_factory=list)
     changed_doc_ids: list[str] = Field(default_factory=list)
     removed_doc_ids: list[str] = Field(default_factory=list)
     seconds: float = 0.0
@@ -102,6 +112,9 @@ class IngestReport(BaseModel):
         if self.skipped:
             lines.append(f"skipped {len(self.skipped)}:")
             lines.extend(f"  {s.path}: {s.reason}" for s in self.skipped)
+        if self.notes:
+            lines.append(f"ingested in part {len(self.notes)}:")
+            lines.extend(f"  {n.path}: {n.reason}" for n in self.notes)
         for name in ("graph", "communities"):
             value = getattr(self, name)
             if value is not None:
@@ -128,6 +141,12 @@ class IngestReport(BaseModel):
             for s in self.skipped
         )
         extra = f"<p>Skipped:</p><ul>{skipped}</ul>" if skipped else ""
+        notes = "".join(
+            f"<li><code>{html.escape(n.path)}</code>: {html.escape(n.reason)}</li>"
+            for n in self.notes
+        )
+        if notes:
+            extra += f"<p>Ingested in part:</p><ul>{notes}</ul>"
         return f"<table>{body}</table>{extra}"
 
 
@@ -136,6 +155,7 @@ class _Prepared(BaseModel):
     format: str
     ingest_hash: str
     label: str
+    notes: list[str] = Field(default_factory=list)
 
 
 class ChunkIngestor:
@@ -213,9 +233,19 @@ class ChunkIngestor:
                     continue
                 seen.add(f.relative)
                 try:
-                    yield load_file(f.path, doc_id=f.relative)
+                    doc = load_file(
+                        f.path, doc_id=f.relative, max_chars=self.settings.max_document_chars
+                    )
                 except IngestError as exc:
                     report.skipped.append(SkippedFile(path=str(f.path), reason=str(exc)))
+                    continue
+                except Exception as exc:  # one bad file must not stop the others
+                    logger.warning("cannot load %s", f.path, exc_info=True)
+                    report.skipped.append(
+                        SkippedFile(path=str(f.path), reason=f"{type(exc).__name__}: {exc}")
+                    )
+                    continue
+                yield doc
 
         self._run(documents(), report, total=len(files))
         if remove_missing and roots:
@@ -262,13 +292,31 @@ class ChunkIngestor:
 
     def _prepare(self, doc: SourceDocument, fingerprint: str) -> _Prepared:
         text, title = doc.text, doc.title
+        notes = list(doc.notes)
         if doc.format == "html":
             text, html_title = html_to_text(text)
             title = title or html_title
         cleaned = clean_text(text, self.settings)
         label = doc.source or doc.doc_id or title or "(document)"
+        if self.settings.drop_non_prose:
+            filtered = filter_non_prose(
+                cleaned,
+                max_run_chars=self.settings.max_run_chars,
+                min_word_share=self.settings.min_word_share,
+            )
+            if filtered.changed:
+                notes.append(filtered.describe())
+                cleaned = filtered.text
+        cap = self.settings.max_document_chars
+        if len(cleaned) > cap:
+            cut = cleaned.rfind("\n\n", cap * 4 // 5, cap)
+            cleaned = cleaned[: cut if cut > 0 else cap].rstrip()
+            notes.append(
+                f"truncated: only the first {len(cleaned):,} characters were ingested "
+                f"(chunking.max_document_chars={cap:,}; raise it to ingest more)"
+            )
         if not cleaned:
-            raise IngestError("empty after cleaning")
+            raise IngestError("empty after cleaning" + (f" ({notes[-1]})" if notes else ""))
         doc_id = doc.doc_id or doc.source or stable_id(cleaned, prefix="doc_")
         metadata = dict(doc.metadata)
         ingest_hash = content_hash(
@@ -287,7 +335,13 @@ class ChunkIngestor:
             metadata=metadata,
             text=cleaned,
         )
-        return _Prepared(document=document, format=doc.format, ingest_hash=ingest_hash, label=label)
+        return _Prepared(
+            document=document,
+            format=doc.format,
+            ingest_hash=ingest_hash,
+            label=label,
+            notes=notes,
+        )
 
     def _warn_cjk(self, text: str) -> None:
         name = embedder_name(self.store.embedder)
@@ -317,12 +371,21 @@ class ChunkIngestor:
         with tqdm(total=total, desc="ingest", unit="doc", disable=not self.progress) as bar:
             for doc in docs:
                 bar.update(1)
+                label = doc.source or doc.doc_id or doc.title or "(document)"
                 try:
                     prepared = self._prepare(doc, fingerprint)
                 except IngestError as exc:
-                    label = doc.source or doc.doc_id or doc.title or "(document)"
                     report.skipped.append(SkippedFile(path=label, reason=str(exc)))
                     continue
+                except Exception as exc:  # one bad document must not stop the others
+                    logger.warning("cannot prepare %s", label, exc_info=True)
+                    report.skipped.append(
+                        SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
+                    )
+                    continue
+                report.notes.extend(
+                    IngestNote(path=prepared.label, reason=n) for n in prepared.notes
+                )
                 doc_id = prepared.document.doc_id
                 if doc_id in run_ids:
                     report.skipped.append(
@@ -334,17 +397,14 @@ class ChunkIngestor:
                     report.documents_unchanged += 1
                     continue
                 self._warn_cjk(prepared.document.text)
-                chunks = chunk_document(
-                    doc_id,
-                    prepared.document.text,
-                    fmt=prepared.format,
-                    settings=self.settings,
-                    metadata={
-                        "source": prepared.document.source or doc_id,
-                        "title": prepared.document.title,
-                        **prepared.document.metadata,
-                    },
-                )
+                try:
+                    prepared, chunks = self._chunk(prepared, report)
+                except Exception as exc:  # one bad document must not stop the others
+                    logger.warning("cannot chunk %s", label, exc_info=True)
+                    report.skipped.append(
+                        SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
+                    )
+                    continue
                 batch.append((prepared, chunks))
                 paragraphs += sum(1 for c in chunks if c.level == "paragraph")
                 if paragraphs >= self.batch_paragraphs:
@@ -353,6 +413,52 @@ class ChunkIngestor:
             self._flush(batch, report)
         if report.changed_doc_ids:
             self.store.optimize()
+
+    def _chunk(self, prepared: _Prepared, report: IngestReport) -> tuple[_Prepared, list[Chunk]]:
+        """Chunk a document; one over ``max_chunks_per_document`` is cut before the chunk
+        where the limit falls (and re-chunked, so its text and chunks agree)."""
+        document = prepared.document
+        metadata = {
+            "source": document.source or document.doc_id,
+            "title": document.title,
+            **document.metadata,
+        }
+        cap = max(1, self.settings.max_chunks_per_document)
+        text = document.text
+        chunks = chunk_document(
+            document.doc_id, text, fmt=prepared.format, settings=self.settings, metadata=metadata
+        )
+        first = len(chunks)
+        while len(chunks) > cap:
+            # Cut where the first chunk past the cap starts (a sentence: where its paragraph
+            # starts), so no paragraph is kept in part.
+            over = chunks[cap]
+            cut = over.char_start
+            if over.level == "sentence":
+                parent = next(c for c in chunks if c.chunk_id == over.parent_id)
+                cut = parent.char_start
+            text = text[:cut].rstrip()
+            chunks = chunk_document(
+                document.doc_id,
+                text,
+                fmt=prepared.format,
+                settings=self.settings,
+                metadata=metadata,
+            )
+        if len(chunks) == first:
+            return prepared, chunks
+        report.notes.append(
+            IngestNote(
+                path=prepared.label,
+                reason=(
+                    f"chunk cap: {first:,} chunks cut to {len(chunks):,} (the first "
+                    f"{len(text):,} of {len(document.text):,} characters; "
+                    f"chunking.max_chunks_per_document={cap:,})"
+                ),
+            )
+        )
+        capped = document.model_copy(update={"text": text, "content_hash": content_hash(text)})
+        return prepared.model_copy(update={"document": capped}), chunks
 
     def _flush(self, batch: list[tuple[_Prepared, list[Chunk]]], report: IngestReport) -> None:
         if not batch:
