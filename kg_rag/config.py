@@ -101,9 +101,10 @@ class ChunkingSettings(BaseModel):
     max_chunks_per_document: int = 20_000
     """A document that would give more chunks is cut at the last whole section/paragraph
     before the limit (e.g. a Markdown file with tens of thousands of headings)."""
-    max_document_chars: int = 2_000_000
-    """Characters read from one file or document (~400k tokens); large text files are read
-    in blocks up to this size and never held whole."""
+    max_document_chars: int = 1_000_000
+    """Characters read from one file or document (~200k tokens, a 500-page book); large
+    text files are read in blocks up to this size and never held whole. Ingest memory grows
+    with it (about 1 GB at the default, offline, embedded graph)."""
     drop_non_prose: bool = True
     """Drop base64, data URIs, hex dumps and other non-prose text before chunking (see
     :mod:`kg_rag.ingest.prose`)."""
@@ -178,6 +179,10 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = 60
     candidates: int = 50
     ann_index_min_rows: int = 50_000
+    refresh_interval_s: float | None = 0.0
+    """How often an open engine looks for what other engines, threads or processes committed
+    to its knowledge base (a stat per table; reloads only on change): 0 before every
+    question, N at most every N seconds, None never (answer from the snapshot opened)."""
 
 
 class Settings(BaseSettings):

@@ -216,7 +216,13 @@ class ChunkIngestor:
         for raw in paths:
             path = Path(raw).expanduser()
             if not path.exists():
-                report.skipped.append(SkippedFile(path=str(raw), reason="does not exist"))
+                reason = "does not exist"
+                if path.is_symlink():
+                    try:
+                        load_file(path)
+                    except IngestError as exc:
+                        reason = str(exc)
+                report.skipped.append(SkippedFile(path=str(raw), reason=reason))
                 continue
             if path.is_dir():
                 roots.append(path.resolve())
