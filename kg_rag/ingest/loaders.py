@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg_rag.errors import IngestError
-from kg_rag.text import cjk_ratio
+from kg_rag.text import cjk_ratio, contains_cjk
 
 __all__ = [
     "SUPPORTED_SUFFIXES",
@@ -139,6 +139,21 @@ def discover_files(
             yield DiscoveredFile(path=file, root=root, relative=relative)
 
 
+def _common_han_share(text: str) -> float:
+    """Share of the CJK characters of ``text`` (its first 20,000) that GB2312 can encode."""
+    chars = [c for c in text[:20_000] if contains_cjk(c)]
+    if not chars:
+        return 0.0
+    common = 0
+    for c in chars:
+        try:
+            c.encode("gb2312")
+            common += 1
+        except UnicodeEncodeError:
+            pass
+    return common / len(chars)
+
+
 def _encoding_of(head: bytes, *, whole: bool) -> str:
     """The codec for a file starting with ``head`` (the whole file when ``whole``)."""
     if not head.strip():
@@ -152,10 +167,11 @@ def _encoding_of(head: bytes, *, whole: bool) -> str:
         return "utf-8-sig"
     except UnicodeDecodeError:
         pass
-    # GB18030 decodes many byte strings; only trust it when the result is mostly Chinese.
+    # GB18030 decodes many byte strings; only trust it when the result is mostly Chinese
+    # made of common characters (random bytes decode to rare ones outside GB2312).
     try:
         text = codecs.getincrementaldecoder("gb18030")().decode(head, final=whole)
-        if cjk_ratio(text) > 0.3:
+        if cjk_ratio(text) > 0.3 and _common_han_share(text) >= 0.8:
             return "gb18030"
     except UnicodeDecodeError:
         pass
