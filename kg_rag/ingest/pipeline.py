@@ -58,6 +58,11 @@ def _zero_counts() -> dict[str, int]:
     return {str(level): 0 for level in CHUNK_LEVELS}
 
 
+_TEXT_SHAPING = ("drop_non_prose", "max_run_chars", "min_word_share", "max_document_chars")
+_CHUNK_CAPS = ("max_chunk_chars", "max_chunks_per_document")
+_DEFAULT_CHUNKING = ChunkingSettings().model_dump(mode="json")
+
+
 class IngestNote(BaseModel):
     """A file ingested only in part (a cap hit, non-prose text dropped), and what was left out."""
 
@@ -288,11 +293,17 @@ class ChunkIngestor:
 
     # -- steps ---------------------------------------------------------------------------
     def _fingerprint(self) -> str:
+        chunking = self.settings.model_dump(mode="json")
+        # The non-prose filter and the characters cap act through the cleaned text, which the
+        # hash holds; the chunk caps count only away from their defaults, so a knowledge base
+        # built before they existed is not re-chunked (and re-extracted) for nothing.
+        for key in _TEXT_SHAPING:
+            chunking.pop(key, None)
+        for key in _CHUNK_CAPS:
+            if chunking.get(key) == _DEFAULT_CHUNKING.get(key):
+                chunking.pop(key, None)
         return json.dumps(
-            {
-                "chunking": self.settings.model_dump(mode="json"),
-                "late_chunking": self.store.vectorizer.late_chunking,
-            },
+            {"chunking": chunking, "late_chunking": self.store.vectorizer.late_chunking},
             sort_keys=True,
         )
 
@@ -405,6 +416,9 @@ class ChunkIngestor:
                 self._warn_cjk(prepared.document.text)
                 try:
                     prepared, chunks = self._chunk(prepared, report)
+                except IngestError as exc:
+                    report.skipped.append(SkippedFile(path=label, reason=str(exc)))
+                    continue
                 except Exception as exc:  # one bad document must not stop the others
                     logger.warning("cannot chunk %s", label, exc_info=True)
                     report.skipped.append(
@@ -444,6 +458,10 @@ class ChunkIngestor:
                 parent = next(c for c in chunks if c.chunk_id == over.parent_id)
                 cut = parent.char_start
             text = text[:cut].rstrip()
+            if not text:
+                raise IngestError(
+                    f"chunk cap: chunking.max_chunks_per_document={cap} leaves no text; raise it"
+                )
             chunks = chunk_document(
                 document.doc_id,
                 text,
