@@ -154,7 +154,7 @@ class KnowledgeEngine:
         self.settings.kb_dir.mkdir(parents=True, exist_ok=True)
         self.chunk_store.open()
         self.graph_store.open()
-        self._watch = TableWatcher(self.settings.kb_dir, self.chunk_store.db)
+        self._watch = TableWatcher(self.chunk_store.path, self.chunk_store.db)
         self._watch.changed()  # the baseline
         self._last_look = time.monotonic()
         self._opened = True
