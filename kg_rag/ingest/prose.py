@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["ProseFilterResult", "filter_non_prose", "is_prose_paragraph"]
 
-_RUN = re.compile(r"\S+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _EDGE_PUNCT = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—*_#>|/`~"
 _INNER = re.compile(r"['’.\-·]")
@@ -58,6 +58,11 @@ class ProseFilterResult:
         )
 
 
+@lru_cache(maxsize=8)
+def _long_run(max_run_chars: int) -> re.Pattern[str]:
+    return re.compile(rf"\S{{{max_run_chars + 1},}}")
+
+
 def _ascii_share(run: str) -> float:
     return sum(1 for c in run if c < "\x80") / len(run)
 
@@ -78,8 +83,14 @@ def is_prose_paragraph(paragraph: str, *, min_tokens: int = 8, min_word_share: f
         min_tokens: Shorter paragraphs are always kept (a date, a phone number, a heading).
         min_word_share: Lowest share of word tokens a kept paragraph has.
     """
+    raw = paragraph.split()
+    if len(raw) < min_tokens:
+        return True
+    # Fast path: in prose most tokens are bare words already.
+    if sum(1 for t in raw if t.isalpha()) >= min_word_share * len(raw):
+        return True
     # Tokens of punctuation only (table rules, bullets, dashes) are layout: not counted.
-    tokens = [t for t in paragraph.split() if t.strip(_EDGE_PUNCT)]
+    tokens = [t for t in raw if t.strip(_EDGE_PUNCT)]
     if len(tokens) < min_tokens:
         return True
     words = sum(1 for t in tokens if _is_word(t))
@@ -134,9 +145,9 @@ def _drop_runs(paragraph: str, max_run_chars: int, result: ProseFilterResult) ->
         return paragraph
     pieces: list[str] = []
     last = 0
-    for m in _RUN.finditer(paragraph):
+    for m in _long_run(max_run_chars).finditer(paragraph):
         run = m.group()
-        if len(run) <= max_run_chars or _ascii_share(run) < 0.9:
+        if _ascii_share(run) < 0.9:
             continue
         pieces.append(paragraph[last : m.start()])
         last = m.end()
