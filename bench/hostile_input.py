@@ -21,7 +21,9 @@ the report shows every bad file with its reason next to the complete good ones.
 Targets: peak RSS < 2 GB for ``big.txt`` and for ``base64_page.html``.
 
 Run: ``nice -n 10 .venv/bin/python bench/hostile_input.py [--txt-mb 30] [--json OUT]
-[--max-document-chars N]``.
+[--max-document-chars N] [--no-caps] [--only FILE...] [--no-folder-run]``. ``--no-caps`` lifts
+the characters and chunks-per-document caps, to see how memory grows with file size without
+them.
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ def build_folder(root: Path, txt_mb: float) -> dict[str, str]:
 
 
 # -- the child: ingest, then print one JSON line -----------------------------------------
-def _worker(kb: str, paths: list[str], max_document_chars: int | None) -> None:
+def _worker(kb: str, paths: list[str], max_document_chars: int | None, no_caps: bool) -> None:
     import resource
 
     from kg_rag.config import EmbeddingSettings, LLMSettings, Settings
@@ -193,6 +195,9 @@ def _worker(kb: str, paths: list[str], max_document_chars: int | None) -> None:
     )
     if max_document_chars is not None:
         settings.chunking.max_document_chars = max_document_chars
+    if no_caps:
+        settings.chunking.max_document_chars = 10**10
+        settings.chunking.max_chunks_per_document = 10**10
     started = time.perf_counter()
     with KnowledgeEngine.open(
         kb, settings=settings, embedder=HashEmbeddings(256), progress=False
@@ -220,10 +225,14 @@ def _worker(kb: str, paths: list[str], max_document_chars: int | None) -> None:
     print("RESULT " + json.dumps(out))
 
 
-def _run_child(kb: Path, paths: list[Path], max_document_chars: int | None) -> dict[str, Any]:
+def _run_child(
+    kb: Path, paths: list[Path], max_document_chars: int | None, no_caps: bool = False
+) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--worker", str(kb), *map(str, paths)]
     if max_document_chars is not None:
         cmd[2:2] = ["--max-document-chars", str(max_document_chars)]
+    if no_caps:
+        cmd[2:2] = ["--no-caps"]
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -259,13 +268,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--txt-mb", type=float, default=30.0, help="size of big.txt")
     parser.add_argument("--max-document-chars", type=int, default=None)
+    parser.add_argument(
+        "--no-caps", action="store_true", help="lift the characters and chunks caps"
+    )
     parser.add_argument("--only", nargs="*", default=None, help="file names to run alone")
     parser.add_argument("--no-folder-run", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="write results here")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(args.worker[0], args.worker[1:], args.max_document_chars)
+        _worker(args.worker[0], args.worker[1:], args.max_document_chars, args.no_caps)
         return {}
     with tempfile.TemporaryDirectory(prefix="kg-hostile-") as tmp:
         folder = Path(tmp) / "hostile"
@@ -273,7 +285,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         names = sorted(what) if args.only is None else args.only
         rows, results = [], {}
         for name in names:
-            res = _run_child(Path(tmp) / f"kb-{name}", [folder / name], args.max_document_chars)
+            res = _run_child(
+                Path(tmp) / f"kb-{name}", [folder / name], args.max_document_chars, args.no_caps
+            )
             outcome, reason = _outcome(name, res)
             results[name] = {"what": what[name], "outcome": outcome, "reason": reason, **res}
             rows.append(
@@ -297,7 +311,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
         folder_run = None
         if not args.no_folder_run:
-            folder_run = _run_child(Path(tmp) / "kb-folder", [folder], args.max_document_chars)
+            folder_run = _run_child(
+                Path(tmp) / "kb-folder", [folder], args.max_document_chars, args.no_caps
+            )
             ok = "crash" not in folder_run
             print(
                 f"\nwhole folder in one process: {'ok' if ok else 'CRASH'} "
@@ -320,6 +336,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         summary = {
             "txt_mb": args.txt_mb,
             "max_document_chars": args.max_document_chars,
+            "no_caps": args.no_caps,
             "files": results,
             "folder_run": folder_run,
             "targets_met": targets,

@@ -179,10 +179,10 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = 60
     candidates: int = 50
     ann_index_min_rows: int = 50_000
-    refresh_interval_s: float | None = 0.0
+    refresh_interval_s: float = 0.0
     """How often an open engine looks for what other engines, threads or processes committed
     to its knowledge base (a stat per table; reloads only on change): 0 before every
-    question, N at most every N seconds, None never (answer from the snapshot opened)."""
+    question, N at most every N seconds, negative never (answer from the snapshot opened)."""
 
 
 class Settings(BaseSettings):

@@ -174,11 +174,11 @@ class KnowledgeEngine:
             True when something had changed and was reloaded.
         """
         interval = self.settings.retrieval.refresh_interval_s
-        if self._watch is None or (interval is None and not force):
+        if self._watch is None or (interval < 0 and not force):
             return False
         with self._watch_lock:
             now = time.monotonic()
-            if not force and interval and now - self._last_look < interval:
+            if not force and interval > 0 and now - self._last_look < interval:
                 return False
             self._last_look = now
             if not self._watch.changed():

@@ -61,11 +61,12 @@ def test_engine_opened_before_an_ingest_sees_it(
     assert reader.stats()["documents"] == documents_before
 
 
-def test_refresh_interval_none_keeps_the_opened_snapshot(
-    kb_copy: Path, engine_with: Callable[..., KnowledgeEngine]
+@pytest.mark.parametrize("interval", [-1.0, 3600.0])
+def test_refresh_interval_keeps_the_snapshot_between_looks(
+    kb_copy: Path, engine_with: Callable[..., KnowledgeEngine], interval: float
 ) -> None:
     reader = engine_with(kb_copy)
-    reader.settings.retrieval.refresh_interval_s = None
+    reader.settings.retrieval.refresh_interval_s = interval  # never / at most hourly
     reader.retrieve(QUESTION, depth="fast")
     engine_with(kb_copy).ingest([NEW_DOC])
     assert NEW_DOC.doc_id not in _doc_ids(reader, QUESTION)  # the old behaviour, on request
