@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import errno
 import fnmatch
-import html
 import logging
 import os
 import re
@@ -252,17 +251,23 @@ def read_text_capped(path: Path, max_chars: int) -> tuple[str, bool]:
     return text, True
 
 
+# "Page | Site", "Page - Site", "Page — Site", "Page_Site": what browsers show as a tab title.
+_SITE_SEPARATOR = re.compile(r"\s+[|\-–—·]\s+|\s*[|｜_]\s*")
+
+
 def html_to_text(html: str) -> tuple[str, str]:
     """Convert HTML to Markdown-like text: headings as ``#`` lines, blocks as paragraphs.
 
     Returns:
-        ``(text, title)``; the title is ``<title>`` or the first ``<h1>``.
+        ``(text, title)``; the title is the page's first ``<h1>``, else its ``<title>`` without
+        a site name after a separator ("River Tallow | Rivers of …" → "River Tallow").
     """
     from bs4 import BeautifulSoup
     from bs4.element import NavigableString
 
     soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    title = ""
     for tag in soup(["script", "style", "noscript", "template", "head", "svg", "iframe"]):
         tag.decompose()
     for level in range(1, 7):
@@ -272,6 +277,8 @@ def html_to_text(html: str) -> tuple[str, str]:
                 title = words
             marker = f"\n\n{'#' * level} {words}\n\n" if words else "\n\n"
             heading.replace_with(NavigableString(marker))
+    if not title:
+        title = _SITE_SEPARATOR.split(head_title, maxsplit=1)[0].strip() or head_title
     for br in soup.find_all("br"):
         br.replace_with(NavigableString("\n"))
     blocks = [
@@ -337,29 +344,26 @@ def _load_pdf(path: Path, max_chars: int | None = None) -> tuple[str, str]:
     return text, meta_title
 
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-
-
-def _html_title(markup: str) -> str:
-    """``<title>`` or the first ``<h1>``, without parsing the whole page (the pipeline
-    converts it once, later)."""
-    head = markup[:200_000]
-    for pattern in (_TITLE, _H1):
-        m = pattern.search(head)
-        if m:
-            title = html.unescape(" ".join(_TAG.sub(" ", m.group(1)).split()))
-            if title:
-                return title
-    return ""
-
-
 def _markdown_title(text: str) -> str:
     for line in text.splitlines():
         if line.startswith("# "):
             return line[2:].strip()
     return ""
+
+
+def _text_title(text: str) -> str:
+    """A plain-text file's title: its first line when that line is short, ends without
+    sentence punctuation and is followed by more text (the common "title, blank line, body"
+    layout); otherwise ""."""
+    lines = [ln.strip() for ln in text.strip().splitlines()]
+    if len(lines) < 2 or not lines[0]:
+        return ""
+    first = lines[0]
+    cjk = sum(1 for ch in first if "\u4e00" <= ch <= "\u9fff")
+    short = len(first) <= 40 if cjk else (len(first) <= 100 and len(first.split()) <= 12)
+    if not short or first[-1] in ".。!！?？;；:：,，、" or not any(lines[1:]):
+        return ""
+    return first.lstrip("#").strip()
 
 
 def _resolved(path: Path) -> Path:
@@ -444,7 +448,9 @@ def load_file(
     if fmt == "md":
         title = _markdown_title(text) or title
     elif fmt == "html":
-        title = _html_title(text) or title
+        title = html_to_text(text)[1] or title
+    elif fmt == "txt":
+        title = _text_title(text) or title
     return SourceDocument(
         doc_id=doc_id, text=text, title=title, source=source, format=fmt, notes=notes
     )
