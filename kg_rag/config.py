@@ -94,6 +94,24 @@ class ChunkingSettings(BaseModel):
     boilerplate_patterns: list[str] = Field(default_factory=list)
     strip_control_chars: bool = True
     collapse_whitespace: bool = True
+    # -- bounds on the work one input can cause (each hit is reported for the file) --
+    max_chunk_chars: int = 4000
+    """Longest paragraph or sentence chunk; longer ones are cut at sentence or space
+    boundaries, else hard-cut."""
+    max_chunks_per_document: int = 20_000
+    """A document that would give more chunks is cut at the last whole section/paragraph
+    before the limit (e.g. a Markdown file with tens of thousands of headings)."""
+    max_document_chars: int = 1_000_000
+    """Characters read from one file or document (~200k tokens, a 500-page book); large
+    text files are read in blocks up to this size and never held whole. Ingest memory grows
+    with it (about 1 GB at the default, offline, embedded graph)."""
+    drop_non_prose: bool = True
+    """Drop base64, data URIs, hex dumps and other non-prose text before chunking (see
+    :mod:`kg_rag.ingest.prose`)."""
+    max_run_chars: int = 120
+    """Longest run of mostly-ASCII characters without a space kept as prose."""
+    min_word_share: float = 0.3
+    """Lowest share of word tokens in a kept paragraph of 8 tokens or more."""
 
 
 class ExtractionSettings(BaseModel):
@@ -161,6 +179,10 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = 60
     candidates: int = 50
     ann_index_min_rows: int = 50_000
+    refresh_interval_s: float = 0.0
+    """How often an open engine looks for what other engines, threads or processes committed
+    to its knowledge base (a stat per table; reloads only on change): 0 before every
+    question, N at most every N seconds, negative never (answer from the snapshot opened)."""
 
 
 class Settings(BaseSettings):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import threading
+import time
 from collections.abc import Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,6 +38,7 @@ from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
+from kg_rag.stores.freshness import TableWatcher
 from kg_rag.stores.ledger import Failure
 
 __all__ = ["KnowledgeEngine", "export_to_neo4j", "run_sync"]
@@ -101,6 +104,9 @@ class KnowledgeEngine:
         self.progress = progress
         self._opened = False
         self._pipeline: AnswerPipeline | None = None
+        self._watch: TableWatcher | None = None
+        self._watch_lock = threading.Lock()
+        self._last_look = 0.0
 
     # -- lifecycle --------------------------------------------------------------------
     @classmethod
@@ -150,13 +156,48 @@ class KnowledgeEngine:
         self.settings.kb_dir.mkdir(parents=True, exist_ok=True)
         self.chunk_store.open()
         self.graph_store.open()
+        self._watch = TableWatcher(self.chunk_store.path, self.chunk_store.db)
+        self._watch.changed()  # the baseline
+        self._last_look = time.monotonic()
         self._opened = True
+
+    def refresh(self, *, force: bool = False) -> bool:
+        """See what other engines, threads or processes committed since this engine last
+        looked, without reopening: stores move to the latest table versions and reload what
+        they cache, and the answer pipeline (entity linker, community index) is rebuilt.
+
+        Called before every question and every ingest (``retrieval.refresh_interval_s``
+        sets how often); costs a stat per table when nothing changed.
+
+        Args:
+            force: Look now, whatever the interval.
+
+        Returns:
+            True when something had changed and was reloaded.
+        """
+        interval = self.settings.retrieval.refresh_interval_s
+        if self._watch is None or (interval < 0 and not force):
+            return False
+        with self._watch_lock:
+            now = time.monotonic()
+            if not force and interval > 0 and now - self._last_look < interval:
+                return False
+            self._last_look = now
+            if not self._watch.changed():
+                return False
+            self.chunk_store.refresh()
+            refresh_graph = getattr(self.graph_store, "refresh", None)
+            if callable(refresh_graph):
+                refresh_graph()
+            self._pipeline = None
+            return True
 
     def close(self) -> None:
         """Close the stores."""
         if self._opened:
             self.graph_store.close()
             self.chunk_store.close()
+            self._watch = None
             self._opened = False
 
     def __enter__(self) -> KnowledgeEngine:
@@ -245,6 +286,7 @@ class KnowledgeEngine:
         next ingest (``report.failures`` lists those still failing).
         """
         self.open_stores()
+        self.refresh(force=True)  # stale memory must not shape what this ingest writes
         # The ledger exists before any chunk is written: created later, it would take the
         # new documents for complete ones of an older knowledge base.
         ledger = ledger_for(self.chunk_store)
@@ -263,6 +305,7 @@ class KnowledgeEngine:
             report.communities = stages.communities
             report.failures = list(stages.failures)
         self._pipeline = None
+        self.refresh(force=True)  # absorbs this ingest's own commits (and any made meanwhile)
         return report
 
     def repair(self, *, communities: bool = True) -> IngestReport:
@@ -278,20 +321,24 @@ class KnowledgeEngine:
     def build_communities(self) -> CommunityBuildReport:
         """Recompute communities now (normally done by :meth:`ingest`)."""
         self.open_stores()
+        self.refresh(force=True)
         builder = self._builder()
         result = builder.index_communities(builder.build_communities())
         self._pipeline = None
+        self.refresh(force=True)
         return result
 
     def delete(self, doc_id: str) -> bool:
         """Delete a document: its chunks, mentions and every entity/relation left without
         evidence; communities are recomputed."""
         self.open_stores()
+        self.refresh(force=True)
         ledger = ledger_for(self.chunk_store)
         ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=False)
         removed = ingestor.delete(doc_id)
         run_stages(self.chunk_store, self._builder(), ledger)
         self._pipeline = None
+        self.refresh(force=True)
         return removed
 
     async def adelete(self, doc_id: str) -> bool:
@@ -302,6 +349,7 @@ class KnowledgeEngine:
     async def aask(self, question: str) -> Answer:
         """Answer ``question``: plan, route, retrieve, grade, bind, synthesize (with trace)."""
         self.open_stores()
+        self.refresh()
         return await self.pipeline.aask(question)
 
     def ask(self, question: str) -> Answer:
@@ -321,6 +369,7 @@ class KnowledgeEngine:
                 (hybrid fused with PPR from its linked entities) — no planning, lower latency.
         """
         self.open_stores()
+        self.refresh()
         evidence, _ = await self.pipeline.aretrieve(
             question, top_k or self.settings.retrieval.top_k, depth
         )
@@ -340,6 +389,7 @@ class KnowledgeEngine:
 
     def stats(self) -> dict[str, int]:
         """Counts of documents, chunks and graph records."""
+        self.refresh()
         counts = dict(self.graph_store.counts())
         counts["documents"] = len(self.chunk_store.list_documents())
         return counts

@@ -10,7 +10,9 @@
   quotes with the sentence.
 * A paragraph or sentence over ``max_tokens`` (see :func:`kg_rag.text.count_tokens`) is split:
   sentences into token windows with ``overlap_tokens`` overlap, paragraphs into runs of whole
-  sentences that repeat up to ``overlap_tokens`` of trailing sentences.
+  sentences that repeat up to ``overlap_tokens`` of trailing sentences. No paragraph or
+  sentence chunk is longer than ``max_chunk_chars`` characters: longer spans are cut at a
+  space (else hard), so text without sentence ends or tokens cannot make a giant chunk.
 
 Every chunk's text is ``text[char_start:char_end]`` of the (cleaned) text given.
 """
@@ -184,23 +186,45 @@ def _windows(
     return out
 
 
+def _char_split(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """Cut ``text[start:end]`` into spans of at most ``max_chars``: at the last space of each
+    window when there is one in its second half, else hard."""
+    out: list[tuple[int, int]] = []
+    while end - start > max_chars:
+        limit = start + max_chars
+        cut = max(text.rfind(" ", start + max_chars // 2, limit), text.rfind("\n", start, limit))
+        if cut <= start + max_chars // 2:
+            cut = limit
+        s, e = _trim(text, start, cut)
+        if e > s:
+            out.append((s, e))
+        start = cut
+    s, e = _trim(text, start, end)
+    if e > s:
+        out.append((s, e))
+    return out
+
+
 def _paragraph_pieces(
     text: str, start: int, end: int, settings: ChunkingSettings
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int, int]]]:
     """Paragraph pieces and sentence units ``(start, end, piece index)`` of one paragraph."""
     max_tokens = max(1, settings.max_tokens)
+    max_chars = max(16, settings.max_chunk_chars)
     overlap = min(max(0, settings.overlap_tokens), max_tokens - 1)
     units: list[tuple[int, int]] = []
     for s, e in split_sentences(text, start, end):
         if e - s < settings.sentence_min_chars:
             continue
         if count_tokens(text[s:e]) > max_tokens:
-            units.extend(_windows(text, s, e, max_tokens, overlap))
+            windows = _windows(text, s, e, max_tokens, overlap)
         else:
-            units.append((s, e))
+            windows = [(s, e)]
+        for w_start, w_end in windows:
+            units.extend(_char_split(text, w_start, w_end, max_chars))
     if not units:
-        return [(start, end)], []
-    if count_tokens(text[start:end]) <= max_tokens:
+        return _char_split(text, start, end, max_chars), []
+    if end - start <= max_chars and count_tokens(text[start:end]) <= max_tokens:
         return [(start, end)], [(s, e, 0) for s, e in units]
     sizes = [count_tokens(text[s:e]) for s, e in units]
     pieces: list[tuple[int, int]] = []
@@ -208,7 +232,9 @@ def _paragraph_pieces(
     i = 0
     while i < len(units):
         j, total = i, 0
-        while j < len(units) and (j == i or total + sizes[j] <= max_tokens):
+        while j < len(units) and (
+            j == i or (total + sizes[j] <= max_tokens and units[j][1] - units[i][0] <= max_chars)
+        ):
             total += sizes[j]
             j += 1
         for u in range(i, j):

@@ -10,6 +10,8 @@ from them, exactly as for Markdown) and block elements into paragraphs.
 
 from __future__ import annotations
 
+import codecs
+import errno
 import fnmatch
 import logging
 import os
@@ -22,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg_rag.errors import IngestError
-from kg_rag.text import cjk_ratio
+from kg_rag.text import cjk_ratio, contains_cjk
 
 __all__ = [
     "SUPPORTED_SUFFIXES",
@@ -33,6 +35,7 @@ __all__ = [
     "discover_files",
     "html_to_text",
     "load_file",
+    "read_text_capped",
 ]
 
 logger = logging.getLogger(__name__)
@@ -61,6 +64,7 @@ class SourceDocument(BaseModel):
         source: Where it came from (an absolute path for files).
         format: How to read ``text``: Markdown and HTML headings become sections.
         metadata: String key/values; searchable with ``where=`` filters.
+        notes: Set by the loaders when a cap cut the file short (not part of the content).
     """
 
     doc_id: str | None = None
@@ -69,6 +73,8 @@ class SourceDocument(BaseModel):
     source: str = ""
     format: DocFormat = "txt"
     metadata: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    """What loading left out (a size cap hit); the ingest report lists it for the file."""
 
 
 class SkippedFile(BaseModel):
@@ -132,40 +138,117 @@ def discover_files(
             yield DiscoveredFile(path=file, root=root, relative=relative)
 
 
+def _common_han_share(text: str) -> float:
+    """Share of the CJK characters of ``text`` (its first 20,000) that GB2312 can encode."""
+    chars = [c for c in text[:20_000] if contains_cjk(c)]
+    if not chars:
+        return 0.0
+    common = 0
+    for c in chars:
+        try:
+            c.encode("gb2312")
+            common += 1
+        except UnicodeEncodeError:
+            pass
+    return common / len(chars)
+
+
+def _encoding_of(head: bytes, *, whole: bool) -> str:
+    """The codec for a file starting with ``head`` (the whole file when ``whole``)."""
+    if not head.strip():
+        raise IngestError("empty file")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if b"\x00" in head[:8192]:
+        raise IngestError("binary file (NUL bytes)")
+    try:
+        codecs.getincrementaldecoder("utf-8-sig")().decode(head, final=whole)
+        return "utf-8-sig"
+    except UnicodeDecodeError:
+        pass
+    # GB18030 decodes many byte strings; only trust it when the result is mostly Chinese
+    # made of common characters (random bytes decode to rare ones outside GB2312).
+    try:
+        text = codecs.getincrementaldecoder("gb18030")().decode(head, final=whole)
+        if cjk_ratio(text) > 0.3 and _common_han_share(text) >= 0.8:
+            return "gb18030"
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = head.decode("cp1252")
+    except UnicodeDecodeError as exc:
+        raise IngestError("undecodable: not UTF-8, GB18030 or Windows-1252 text") from exc
+    controls = sum(1 for c in text if ord(c) < 32 and c not in "\n\r\t\f")
+    if controls > max(4, len(text) // 100):
+        raise IngestError("binary file (control bytes)")
+    return "cp1252"
+
+
 def decode_text(data: bytes) -> str:
     """Decode file bytes: UTF-8 (with or without BOM), UTF-16 with BOM, GB18030, Windows-1252.
 
     Raises:
         IngestError: The bytes look binary or fit none of the encodings.
     """
-    if not data.strip():
-        raise IngestError("empty file")
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise IngestError("undecodable: broken UTF-16") from exc
-    if b"\x00" in data[:8192]:
-        raise IngestError("binary file (NUL bytes)")
+    encoding = _encoding_of(data, whole=True)
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    # GB18030 decodes many byte strings; only trust it when the result is mostly Chinese.
-    try:
-        text = data.decode("gb18030")
-        if cjk_ratio(text) > 0.3:
-            return text
-    except UnicodeDecodeError:
-        pass
-    try:
-        text = data.decode("cp1252")
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise IngestError("undecodable: not UTF-8, GB18030 or Windows-1252 text") from exc
-    controls = sum(1 for c in text if ord(c) < 32 and c not in "\n\r\t\f")
-    if controls > max(4, len(text) // 100):
-        raise IngestError("binary file (control bytes)")
-    return text
+        raise IngestError(f"undecodable: broken {encoding.upper()}") from exc
+
+
+_BLOCK = 1 << 20
+
+
+def read_text_capped(path: Path, max_chars: int) -> tuple[str, bool]:
+    """Decode a text file, reading it in blocks and stopping after ``max_chars`` characters.
+
+    The encoding is chosen from the first block (as :func:`decode_text` does for a whole
+    file); a file cut short ends at the last paragraph break (else line break, else space)
+    before the cap, so no paragraph is cut in the middle when it can be helped.
+
+    Returns:
+        ``(text, truncated)``.
+
+    Raises:
+        IngestError: Unreadable, binary, empty or undecodable.
+        OSError: The file cannot be opened or read.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(_BLOCK)
+        if len(head) < _BLOCK and len(head) <= max_chars:
+            return decode_text(head), False
+        encoding = _encoding_of(head, whole=False)
+        decoder = codecs.getincrementaldecoder(encoding)()
+        parts: list[str] = []
+        size = 0
+        block = head
+        truncated = False
+        try:
+            while block:
+                piece = decoder.decode(block, final=False)
+                parts.append(piece)
+                size += len(piece)
+                if size > max_chars:
+                    truncated = True
+                    break
+                block = handle.read(_BLOCK)
+            if not truncated:
+                parts.append(decoder.decode(b"", final=True))
+        except UnicodeDecodeError as exc:
+            raise IngestError(
+                f"undecodable: invalid {encoding.upper()} after {size:,} characters"
+            ) from exc
+    text = "".join(parts)
+    if not truncated:
+        return text, False
+    text = text[:max_chars]
+    floor = max_chars * 4 // 5
+    for sep in ("\n\n", "\n", " "):
+        cut = text.rfind(sep, floor)
+        if cut > 0:
+            return text[:cut], True
+    return text, True
 
 
 # "Page | Site", "Page - Site", "Page — Site", "Page_Site": what browsers show as a tab title.
@@ -229,7 +312,7 @@ def html_to_text(html: str) -> tuple[str, str]:
     return "\n\n".join(paragraphs), title
 
 
-def _load_pdf(path: Path) -> tuple[str, str]:
+def _load_pdf(path: Path, max_chars: int | None = None) -> tuple[str, str]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -237,7 +320,13 @@ def _load_pdf(path: Path) -> tuple[str, str]:
         reader = PdfReader(str(path))
         if reader.is_encrypted and not reader.decrypt(""):
             raise IngestError("encrypted PDF (needs a password)")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages: list[str] = []
+        size = 0
+        for page in reader.pages:
+            pages.append(page.extract_text() or "")
+            size += len(pages[-1])
+            if max_chars is not None and size >= max_chars:
+                break
         meta_title = ""
         if reader.metadata is not None and reader.metadata.title:
             meta_title = str(reader.metadata.title)
@@ -250,6 +339,8 @@ def _load_pdf(path: Path) -> tuple[str, str]:
     text = "\n\n".join(p.strip() for p in pages if p.strip())
     if not text:
         raise IngestError("PDF has no extractable text (scanned images?)")
+    if max_chars is not None:
+        text = text[:max_chars]
     return text, meta_title
 
 
@@ -275,36 +366,84 @@ def _text_title(text: str) -> str:
     return first.lstrip("#").strip()
 
 
-def load_file(path: Path, *, doc_id: str | None = None) -> SourceDocument:
+def _resolved(path: Path) -> Path:
+    """``path.resolve(strict=True)`` with the failure said as a reason."""
+    try:
+        return path.resolve(strict=True)
+    except RuntimeError as exc:  # Python < 3.13: "Symlink loop from ..."
+        raise IngestError("symlink loop") from exc
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise IngestError("symlink loop") from exc
+        if path.is_symlink():
+            raise IngestError("broken symlink (its target does not exist)") from exc
+        raise IngestError(f"unreadable: {exc.strerror or exc}") from exc
+
+
+def _truncation_note(path: Path, kept: int, max_chars: int) -> str:
+    try:
+        size = f" of a {path.stat().st_size:,}-byte file"
+    except OSError:
+        size = ""
+    return (
+        f"truncated: only the first {kept:,} characters{size} were ingested "
+        f"(chunking.max_document_chars={max_chars:,}; raise it to ingest more)"
+    )
+
+
+def load_file(
+    path: Path, *, doc_id: str | None = None, max_chars: int | None = None
+) -> SourceDocument:
     """Load one file.
 
     Args:
         path: A ``.txt``, ``.md``, ``.html`` or ``.pdf`` file.
         doc_id: Id to give the document (default: chosen by the pipeline).
+        max_chars: Read at most this many characters of text (``.txt``/``.md`` are read in
+            blocks, never whole; HTML markup up to eight times this, PDF page by page); a
+            file cut short carries a note saying so. ``None``: no cap.
 
     Returns:
         The document, with ``source`` = the absolute path; HTML is kept as markup here and
         converted by the pipeline.
 
     Raises:
-        IngestError: Unsupported type, unreadable, binary, empty, undecodable, corrupt PDF.
+        IngestError: Unsupported type, symlink loop, broken symlink, unreadable, binary,
+            empty, undecodable, corrupt PDF.
     """
     fmt = SUPPORTED_SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise IngestError(f"unsupported file type {path.suffix or '(no extension)'!r}")
-    source = str(path.resolve())
+    resolved = _resolved(path)
+    if not resolved.is_file():
+        raise IngestError("not a regular file")
+    source = str(resolved)
+    notes: list[str] = []
     if fmt == "pdf":
-        text, title = _load_pdf(path)
+        text, title = _load_pdf(resolved, max_chars)
+        if max_chars is not None and len(text) >= max_chars:
+            notes.append(_truncation_note(path, len(text), max_chars))
         return SourceDocument(
-            doc_id=doc_id, text=text, title=title or path.stem, source=source, format="pdf"
+            doc_id=doc_id,
+            text=text,
+            title=title or path.stem,
+            source=source,
+            format="pdf",
+            notes=notes,
         )
+    # Markup is mostly tags: allow more of it than of text.
+    cap = None if max_chars is None else (max_chars * 8 if fmt == "html" else max_chars)
     try:
-        data = path.read_bytes()
+        if cap is None:
+            text, truncated = decode_text(resolved.read_bytes()), False
+        else:
+            text, truncated = read_text_capped(resolved, cap)
     except OSError as exc:
         raise IngestError(f"unreadable: {exc.strerror or exc}") from exc
-    text = decode_text(data)
     if not text.strip():
         raise IngestError("empty file")
+    if truncated and cap is not None:
+        notes.append(_truncation_note(path, len(text), cap))
     title = path.stem
     if fmt == "md":
         title = _markdown_title(text) or title
@@ -312,4 +451,6 @@ def load_file(path: Path, *, doc_id: str | None = None) -> SourceDocument:
         title = html_to_text(text)[1] or title
     elif fmt == "txt":
         title = _text_title(text) or title
-    return SourceDocument(doc_id=doc_id, text=text, title=title, source=source, format=fmt)
+    return SourceDocument(
+        doc_id=doc_id, text=text, title=title, source=source, format=fmt, notes=notes
+    )

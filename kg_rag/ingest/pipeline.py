@@ -41,12 +41,13 @@ from kg_rag.ingest.loaders import (
     html_to_text,
     load_file,
 )
+from kg_rag.ingest.prose import filter_non_prose
 from kg_rag.models import CHUNK_LEVELS, Chunk, Document, stable_id
 from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
 from kg_rag.stores.ledger import crash_point
 from kg_rag.text import contains_cjk, content_hash
 
-__all__ = ["ChunkIngestor", "IngestReport", "SkippedFile", "SourceDocument"]
+__all__ = ["ChunkIngestor", "IngestNote", "IngestReport", "SkippedFile", "SourceDocument"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,18 @@ _CJK_WARNED: set[str] = set()
 
 def _zero_counts() -> dict[str, int]:
     return {str(level): 0 for level in CHUNK_LEVELS}
+
+
+_TEXT_SHAPING = ("drop_non_prose", "max_run_chars", "min_word_share", "max_document_chars")
+_CHUNK_CAPS = ("max_chunk_chars", "max_chunks_per_document")
+_DEFAULT_CHUNKING = ChunkingSettings().model_dump(mode="json")
+
+
+class IngestNote(BaseModel):
+    """A file ingested only in part (a cap hit, non-prose text dropped), and what was left out."""
+
+    path: str
+    reason: str
 
 
 class IngestReport(BaseModel):
@@ -70,6 +83,7 @@ class IngestReport(BaseModel):
         chunks_per_level: Chunks written per level.
         embeddings_computed: Texts that went through the embedding model.
         skipped: Files or documents not ingested, with the reason.
+        notes: Files or documents ingested in part (a cap was hit, non-prose text dropped).
         changed_doc_ids: Documents added or updated (their graph must be re-extracted).
         removed_doc_ids: Documents deleted (their graph data must go).
         seconds: Wall time.
@@ -87,6 +101,7 @@ class IngestReport(BaseModel):
     chunks_per_level: dict[str, int] = Field(default_factory=_zero_counts)
     embeddings_computed: int = 0
     skipped: list[SkippedFile] = Field(default_factory=list)
+    notes: list[IngestNote] = Field(default_factory=list)
     changed_doc_ids: list[str] = Field(default_factory=list)
     removed_doc_ids: list[str] = Field(default_factory=list)
     seconds: float = 0.0
@@ -106,6 +121,9 @@ class IngestReport(BaseModel):
         if self.skipped:
             lines.append(f"skipped {len(self.skipped)}:")
             lines.extend(f"  {s.path}: {s.reason}" for s in self.skipped)
+        if self.notes:
+            lines.append(f"ingested in part {len(self.notes)}:")
+            lines.extend(f"  {n.path}: {n.reason}" for n in self.notes)
         for name in ("graph", "communities"):
             value = getattr(self, name)
             if value is not None:
@@ -137,6 +155,12 @@ class IngestReport(BaseModel):
             for s in self.skipped
         )
         extra = f"<p>Skipped:</p><ul>{skipped}</ul>" if skipped else ""
+        notes = "".join(
+            f"<li><code>{html.escape(n.path)}</code>: {html.escape(n.reason)}</li>"
+            for n in self.notes
+        )
+        if notes:
+            extra += f"<p>Ingested in part:</p><ul>{notes}</ul>"
         return f"<table>{body}</table>{extra}"
 
 
@@ -145,6 +169,7 @@ class _Prepared(BaseModel):
     format: str
     ingest_hash: str
     label: str
+    notes: list[str] = Field(default_factory=list)
 
 
 class ChunkIngestor:
@@ -205,7 +230,13 @@ class ChunkIngestor:
         for raw in paths:
             path = Path(raw).expanduser()
             if not path.exists():
-                report.skipped.append(SkippedFile(path=str(raw), reason="does not exist"))
+                reason = "does not exist"
+                if path.is_symlink():
+                    try:
+                        load_file(path)
+                    except IngestError as exc:
+                        reason = str(exc)
+                report.skipped.append(SkippedFile(path=str(raw), reason=reason))
                 continue
             if path.is_dir():
                 roots.append(path.resolve())
@@ -222,9 +253,19 @@ class ChunkIngestor:
                     continue
                 seen.add(f.relative)
                 try:
-                    yield load_file(f.path, doc_id=f.relative)
+                    doc = load_file(
+                        f.path, doc_id=f.relative, max_chars=self.settings.max_document_chars
+                    )
                 except IngestError as exc:
                     report.skipped.append(SkippedFile(path=str(f.path), reason=str(exc)))
+                    continue
+                except Exception as exc:  # one bad file must not stop the others
+                    logger.warning("cannot load %s", f.path, exc_info=True)
+                    report.skipped.append(
+                        SkippedFile(path=str(f.path), reason=f"{type(exc).__name__}: {exc}")
+                    )
+                    continue
+                yield doc
 
         self._run(documents(), report, total=len(files))
         if remove_missing and roots:
@@ -261,23 +302,47 @@ class ChunkIngestor:
 
     # -- steps ---------------------------------------------------------------------------
     def _fingerprint(self) -> str:
+        chunking = self.settings.model_dump(mode="json")
+        # The non-prose filter and the characters cap act through the cleaned text, which the
+        # hash holds; the chunk caps count only away from their defaults, so a knowledge base
+        # built before they existed is not re-chunked (and re-extracted) for nothing.
+        for key in _TEXT_SHAPING:
+            chunking.pop(key, None)
+        for key in _CHUNK_CAPS:
+            if chunking.get(key) == _DEFAULT_CHUNKING.get(key):
+                chunking.pop(key, None)
         return json.dumps(
-            {
-                "chunking": self.settings.model_dump(mode="json"),
-                "late_chunking": self.store.vectorizer.late_chunking,
-            },
+            {"chunking": chunking, "late_chunking": self.store.vectorizer.late_chunking},
             sort_keys=True,
         )
 
     def _prepare(self, doc: SourceDocument, fingerprint: str) -> _Prepared:
         text, title = doc.text, doc.title
+        notes = list(doc.notes)
         if doc.format == "html":
             text, html_title = html_to_text(text)
             title = title or html_title
         cleaned = clean_text(text, self.settings)
         label = doc.source or doc.doc_id or title or "(document)"
+        if self.settings.drop_non_prose:
+            filtered = filter_non_prose(
+                cleaned,
+                max_run_chars=self.settings.max_run_chars,
+                min_word_share=self.settings.min_word_share,
+            )
+            if filtered.changed:
+                notes.append(filtered.describe())
+                cleaned = filtered.text
+        cap = self.settings.max_document_chars
+        if len(cleaned) > cap:
+            cut = cleaned.rfind("\n\n", cap * 4 // 5, cap)
+            cleaned = cleaned[: cut if cut > 0 else cap].rstrip()
+            notes.append(
+                f"truncated: only the first {len(cleaned):,} characters were ingested "
+                f"(chunking.max_document_chars={cap:,}; raise it to ingest more)"
+            )
         if not cleaned:
-            raise IngestError("empty after cleaning")
+            raise IngestError("empty after cleaning" + (f" ({notes[-1]})" if notes else ""))
         doc_id = doc.doc_id or doc.source or stable_id(cleaned, prefix="doc_")
         metadata = dict(doc.metadata)
         ingest_hash = content_hash(
@@ -296,7 +361,13 @@ class ChunkIngestor:
             metadata=metadata,
             text=cleaned,
         )
-        return _Prepared(document=document, format=doc.format, ingest_hash=ingest_hash, label=label)
+        return _Prepared(
+            document=document,
+            format=doc.format,
+            ingest_hash=ingest_hash,
+            label=label,
+            notes=notes,
+        )
 
     def _warn_cjk(self, text: str) -> None:
         name = embedder_name(self.store.embedder)
@@ -326,12 +397,21 @@ class ChunkIngestor:
         with tqdm(total=total, desc="ingest", unit="doc", disable=not self.progress) as bar:
             for doc in docs:
                 bar.update(1)
+                label = doc.source or doc.doc_id or doc.title or "(document)"
                 try:
                     prepared = self._prepare(doc, fingerprint)
                 except IngestError as exc:
-                    label = doc.source or doc.doc_id or doc.title or "(document)"
                     report.skipped.append(SkippedFile(path=label, reason=str(exc)))
                     continue
+                except Exception as exc:  # one bad document must not stop the others
+                    logger.warning("cannot prepare %s", label, exc_info=True)
+                    report.skipped.append(
+                        SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
+                    )
+                    continue
+                report.notes.extend(
+                    IngestNote(path=prepared.label, reason=n) for n in prepared.notes
+                )
                 doc_id = prepared.document.doc_id
                 if doc_id in run_ids:
                     report.skipped.append(
@@ -343,17 +423,17 @@ class ChunkIngestor:
                     report.documents_unchanged += 1
                     continue
                 self._warn_cjk(prepared.document.text)
-                chunks = chunk_document(
-                    doc_id,
-                    prepared.document.text,
-                    fmt=prepared.format,
-                    settings=self.settings,
-                    metadata={
-                        "source": prepared.document.source or doc_id,
-                        "title": prepared.document.title,
-                        **prepared.document.metadata,
-                    },
-                )
+                try:
+                    prepared, chunks = self._chunk(prepared, report)
+                except IngestError as exc:
+                    report.skipped.append(SkippedFile(path=label, reason=str(exc)))
+                    continue
+                except Exception as exc:  # one bad document must not stop the others
+                    logger.warning("cannot chunk %s", label, exc_info=True)
+                    report.skipped.append(
+                        SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
+                    )
+                    continue
                 batch.append((prepared, chunks))
                 paragraphs += sum(1 for c in chunks if c.level == "paragraph")
                 if paragraphs >= self.batch_paragraphs:
@@ -362,6 +442,56 @@ class ChunkIngestor:
             self._flush(batch, report)
         if report.changed_doc_ids:
             self.store.optimize()
+
+    def _chunk(self, prepared: _Prepared, report: IngestReport) -> tuple[_Prepared, list[Chunk]]:
+        """Chunk a document; one over ``max_chunks_per_document`` is cut before the chunk
+        where the limit falls (and re-chunked, so its text and chunks agree)."""
+        document = prepared.document
+        metadata = {
+            "source": document.source or document.doc_id,
+            "title": document.title,
+            **document.metadata,
+        }
+        cap = max(1, self.settings.max_chunks_per_document)
+        text = document.text
+        chunks = chunk_document(
+            document.doc_id, text, fmt=prepared.format, settings=self.settings, metadata=metadata
+        )
+        first = len(chunks)
+        while len(chunks) > cap:
+            # Cut where the first chunk past the cap starts (a sentence: where its paragraph
+            # starts), so no paragraph is kept in part.
+            over = chunks[cap]
+            cut = over.char_start
+            if over.level == "sentence":
+                parent = next(c for c in chunks if c.chunk_id == over.parent_id)
+                cut = parent.char_start
+            text = text[:cut].rstrip()
+            if not text:
+                raise IngestError(
+                    f"chunk cap: chunking.max_chunks_per_document={cap} leaves no text; raise it"
+                )
+            chunks = chunk_document(
+                document.doc_id,
+                text,
+                fmt=prepared.format,
+                settings=self.settings,
+                metadata=metadata,
+            )
+        if len(chunks) == first:
+            return prepared, chunks
+        report.notes.append(
+            IngestNote(
+                path=prepared.label,
+                reason=(
+                    f"chunk cap: {first:,} chunks cut to {len(chunks):,} (the first "
+                    f"{len(text):,} of {len(document.text):,} characters; "
+                    f"chunking.max_chunks_per_document={cap:,})"
+                ),
+            )
+        )
+        capped = document.model_copy(update={"text": text, "content_hash": content_hash(text)})
+        return prepared.model_copy(update={"document": capped}), chunks
 
     def _flush(self, batch: list[tuple[_Prepared, list[Chunk]]], report: IngestReport) -> None:
         if not batch:

@@ -93,7 +93,15 @@ class ChunkVectorizer:
         if embed_array is not None:
             arr = np.asarray(embed_array(texts), dtype=np.float32)
         else:
-            arr = np.asarray(self.embedder.embed_documents(texts), dtype=np.float32)
+            # Slices: a list of Python floats costs ~8x its float32 array, so a large document
+            # embedded in one call would hold all its vectors that way at once.
+            step = 512
+            arr = np.concatenate(
+                [
+                    np.asarray(self.embedder.embed_documents(texts[i : i + step]), np.float32)
+                    for i in range(0, len(texts), step)
+                ]
+            )
         norms = np.linalg.norm(arr, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         out: FloatArray = arr / norms

@@ -289,6 +289,26 @@ class LanceChunkStore:
             raise StoreUnavailable("LanceChunkStore is not open: call store.open() first.")
         return self._tables[name]
 
+    def refresh(self) -> bool:
+        """Move every table to its latest version and reload the document state, so what
+        another engine or process committed is seen (see :mod:`kg_rag.stores.freshness`).
+
+        Returns:
+            True when a table had moved on.
+        """
+        if self._db is None:
+            return False
+        with self._lock:
+            moved = False
+            for table in self._tables.values():
+                before = table.version
+                table.checkout_latest()
+                moved = moved or table.version != before
+            if moved:
+                self._refresh_index_flags()
+                self._load_state()
+            return moved
+
     # -- document state (for the ingest pipeline) ------------------------------------------
     def document_hashes(self) -> dict[str, str]:
         """doc_id → ingest hash of every completely stored document (pending ones excluded)."""

@@ -185,6 +185,7 @@ class EmbeddedGraphStore:
         self._matrix: tuple[list[str], np.ndarray] | None = None
         self._whole_graph: ppr.TransitionMatrix | None = None
         self._dirty = False
+        self._versions: dict[str, int] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -209,6 +210,35 @@ class EmbeddedGraphStore:
             self._reset_memory()
             self._db, self._tables = db, tables
             self._load()
+            self._versions = {name: t.version for name, t in tables.items()}
+
+    def refresh(self) -> bool:
+        """Reload from disk when another engine or process committed to the graph tables
+        since they were loaded (this store's own writes do not count).
+
+        Returns:
+            True when the graph was reloaded.
+        """
+        with self._lock:
+            if self._db is None:
+                return False
+            stale = False
+            for name, table in self._tables.items():
+                table.checkout_latest()
+                stale = stale or table.version != self._versions.get(name)
+            if not stale:
+                return False
+            self._reset_memory()
+            self._load()
+            self._versions = {name: t.version for name, t in self._tables.items()}
+            return True
+
+    def _committed(self, name: str, before: int) -> None:
+        """After a write: the table is still what memory holds only when the write was the
+        one commit since the last load (a commit by someone else in between means reload)."""
+        after = self._tables[name].version
+        if self._versions.get(name) == before and after == before + 1:
+            self._versions[name] = after
 
     def close(self) -> None:
         """Compact what was written and release the tables."""
@@ -362,6 +392,7 @@ class EmbeddedGraphStore:
         if not rows:
             return
         data = pa.Table.from_pylist(rows, schema=_SCHEMAS[name])
+        before = self._table(name).version
         (
             self._table(name)
             .merge_insert(_KEYS[name])
@@ -369,13 +400,16 @@ class EmbeddedGraphStore:
             .when_not_matched_insert_all()
             .execute(data)
         )
+        self._committed(name, before)
         self._dirty = True
         self._whole_graph = None
 
     def _delete_rows(self, name: str, column: str, values: Iterable[str]) -> None:
         ordered = sorted(set(values))
         for start in range(0, len(ordered), _DELETE_BATCH):
+            before = self._table(name).version
             self._table(name).delete(_sql_in(column, ordered[start : start + _DELETE_BATCH]))
+            self._committed(name, before)
             self._dirty = True
             self._whole_graph = None
 
@@ -516,8 +550,10 @@ class EmbeddedGraphStore:
                 )
                 for cid, c in latest.items()
             }
-            self._table("communities").delete("true")
-            self._table("community_members").delete("true")
+            for name in ("communities", "community_members"):
+                before = self._table(name).version
+                self._table(name).delete("true")
+                self._committed(name, before)
             self._upsert_rows(
                 "communities",
                 [

@@ -141,6 +141,18 @@ class Neo4jGraphStore:
             self._driver = None
         self._opened = False
 
+    def refresh(self) -> bool:
+        """Forget the cached whole-graph walk matrix (the engine calls this when the knowledge
+        base changed under it: another writer may have changed the graph). Reads go to the
+        server, so nothing else is cached.
+
+        Returns:
+            True when a cached matrix was dropped.
+        """
+        dropped = self._whole_graph is not None
+        self._whole_graph = None
+        return dropped
+
     def __enter__(self) -> Neo4jGraphStore:
         self.open()
         return self
@@ -540,8 +552,8 @@ class Neo4jGraphStore:
         if not existing:
             return []
         if max_hops is None:
-            # The whole-graph walk matrix is cached until this store writes (other writers to
-            # the same database are not seen: reopen the store after an external import).
+            # The whole-graph walk matrix is cached until this store writes or is refreshed
+            # (the engine refreshes it when the knowledge base folder changes).
             if self._whole_graph is None:
                 ids = list(self._read(q.GRAPH_NODES)[0]["ids"])
                 self._whole_graph = ppr.TransitionMatrix(ids, self._edges(q.ALL_EDGES))
