@@ -68,9 +68,9 @@ class RulePlanner:
         q = _clean(question)
         zh = bool(_CJK.search(q))
         strategies = (
-            (_zh_compare, _zh_yes_no, _zh_bridge)
+            (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
-            else (_en_compare, _en_yes_no, _en_conjunction, _en_bridge)
+            else (_en_compare, _en_yes_no, _en_kinship, _en_conjunction, _en_bridge)
         )
         for strategy in strategies:
             plan = strategy(q, question)
@@ -635,6 +635,76 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     )
     outer = _clean(f"{text[:start]} #{index} {trailing} {text[end:]}")
     return _decompose(outer, steps, depth + 1)
+
+
+# -- Kinship --------------------------------------------------------------------------------
+# A compound kinship term is a path of basic relations (the language's own definitions):
+# a paternal grandmother is the father's mother, a father-in-law the spouse's father, a
+# stepmother the father's spouse. Terms whose path is ambiguous (uncle, grandfather without a
+# side, sibling-in-law) are not expanded.
+_EN_KIN = {
+    "paternal grandfather": ("father", "father"),
+    "paternal grandmother": ("father", "mother"),
+    "maternal grandfather": ("mother", "father"),
+    "maternal grandmother": ("mother", "mother"),
+    "father-in-law": ("spouse", "father"),
+    "mother-in-law": ("spouse", "mother"),
+    "stepmother": ("father", "spouse"),
+    "stepfather": ("mother", "spouse"),
+}
+_ZH_KIN = {
+    "祖父": ("父亲", "父亲"),
+    "爷爷": ("父亲", "父亲"),
+    "祖母": ("父亲", "母亲"),
+    "奶奶": ("父亲", "母亲"),
+    "外祖父": ("母亲", "父亲"),
+    "外公": ("母亲", "父亲"),
+    "外祖母": ("母亲", "母亲"),
+    "外婆": ("母亲", "母亲"),
+    "岳父": ("妻子", "父亲"),
+    "岳母": ("妻子", "母亲"),
+    "继母": ("父亲", "妻子"),
+    "继父": ("母亲", "丈夫"),
+}
+_EN_KIN_TERM = "|".join(re.escape(k) for k in sorted(_EN_KIN, key=len, reverse=True))
+_EN_KIN_OF = re.compile(
+    rf"^who\s+(?:is|was)\s+the\s+(?P<kin>{_EN_KIN_TERM})\s+of\s+(?P<x>.+)$", re.I
+)
+_EN_KIN_POSS = re.compile(rf"^who\s+(?:is|was)\s+(?P<x>.+?)['’]s?\s+(?P<kin>{_EN_KIN_TERM})$", re.I)
+
+
+def _kin_plan(question: str, person: str, path: tuple[str, str], zh: bool) -> Plan:
+    steps: list[PlanStep] = []
+    subject = person
+    for i, rel in enumerate(path):
+        query = f"{subject}的{rel}是谁" if zh else f"Who is the {rel} of {subject}"
+        steps.append(
+            PlanStep(
+                index=i + 1,
+                query=query,
+                needs="the final answer" if i == len(path) - 1 else f"the {rel}",
+                depends_on=_deps(query),
+                kind="lookup" if i == len(path) - 1 else "bridge",
+                answer_type="PERSON",
+            )
+        )
+        subject = f"#{i + 1}"
+    return Plan(question=question, steps=steps, strategy="bridge", answer_type="PERSON")
+
+
+def _en_kinship(q: str, question: str) -> Plan | None:
+    m = _EN_KIN_OF.match(q) or _EN_KIN_POSS.match(q)
+    if m is None:
+        return None
+    return _kin_plan(question, _clean(m["x"]), _EN_KIN[m["kin"].lower()], zh=False)
+
+
+def _zh_kinship(q: str, question: str) -> Plan | None:
+    terms = "|".join(sorted(_ZH_KIN, key=len, reverse=True))
+    m = re.match(rf"^(?P<x>.+?)的(?P<kin>{terms})是谁$", q)
+    if m is None:
+        return None
+    return _kin_plan(question, _clean(m["x"]), _ZH_KIN[m["kin"]], zh=True)
 
 
 # -- Chinese ----------------------------------------------------------------------------------
