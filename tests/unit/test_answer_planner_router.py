@@ -183,29 +183,29 @@ def test_rule_plans_from_grammar(
         (
             "Which town has more residents, Tollby or Varna?",
             [
-                (
-                    "Who is the paternal grandmother of Ada Berg?",
-                    ["Who is the father of Ada Berg", "Who is the mother of #1"],
-                ),
-                (
-                    "Who is Lars Moe's maternal grandfather?",
-                    ["Who is the mother of Lars Moe", "Who is the father of #1"],
-                ),
-                (
-                    "Who is the father-in-law of Ida Lund?",
-                    ["Who is the spouse of Ida Lund", "Who is the father of #1"],
-                ),
-                (
-                    "Who is Ida Lund's stepmother?",
-                    ["Who is the father of Ida Lund", "Who is the spouse of #1"],
-                ),
-                ("周明的外婆是谁？", ["周明的母亲是谁", "#1的母亲是谁"]),
-                ("赵一鸣的岳父是谁？", ["赵一鸣的妻子是谁", "#1的父亲是谁"]),
                 "How many residents does Tollby have",
                 "How many residents does Varna have",
                 "Which town has more residents, Tollby or Varna",
             ],
         ),
+        (
+            "Who is the paternal grandmother of Ada Berg?",
+            ["Who is the father of Ada Berg", "Who is the mother of #1"],
+        ),
+        (
+            "Who is Lars Moe's maternal grandfather?",
+            ["Who is the mother of Lars Moe", "Who is the father of #1"],
+        ),
+        (
+            "Who is the father-in-law of Ida Lund?",
+            ["Who is the spouse of Ida Lund", "Who is the father of #1"],
+        ),
+        (
+            "Who is Ida Lund's stepmother?",
+            ["Who is the father of Ida Lund", "Who is the spouse of #1"],
+        ),
+        ("周明的外婆是谁？", ["周明的母亲是谁", "#1的母亲是谁"]),
+        ("赵一鸣的岳父是谁？", ["赵一鸣的妻子是谁", "#1的父亲是谁"]),
         (
             "由白鹭乐队鼓手担任配乐的那部电影，导演是谁？",
             ["白鹭乐队鼓手", "由#1担任配乐的电影", "#2的导演是谁"],
