@@ -24,7 +24,15 @@ from langchain_core.language_models import BaseChatModel
 from kg_rag.answer.pipeline import AnswerPipeline, Depth
 from kg_rag.answer.trace import Answer
 from kg_rag.config import Settings
-from kg_rag.embeddings import build_embedder
+from kg_rag.embedder_choice import (
+    choose_model,
+    detect_languages,
+    is_auto,
+    recorded_model,
+    sample_texts,
+    write_kb_meta,
+)
+from kg_rag.embeddings import build_embedder, embedder_name, local_embedder
 from kg_rag.errors import ConfigError
 from kg_rag.graph_build import CommunityBuildReport, GraphBuilder
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
@@ -36,7 +44,7 @@ from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
 
-__all__ = ["KnowledgeEngine", "export_to_neo4j", "run_sync"]
+__all__ = ["KnowledgeEngine", "export_to_neo4j", "open_embedder", "run_sync"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,6 +72,20 @@ def build_graph_store(settings: Settings) -> GraphStore:
     from kg_rag.stores.embedded import EmbeddedGraphStore
 
     return EmbeddedGraphStore(settings.kb_dir)
+
+
+def open_embedder(settings: Settings) -> tuple[Embeddings, bool]:
+    """The embedder for the knowledge base at ``settings.kb_dir``, and whether it is still to
+    be chosen from the first ingest's documents (``model="auto"`` on a new knowledge base).
+
+    With ``auto`` an existing knowledge base gets the model it records; otherwise the settings'
+    embedder is built (and the chunk store checks it against the record on open).
+    """
+    if not is_auto(settings.embedding):
+        return build_embedder(settings.embedding, settings.llm), False
+    recorded = recorded_model(settings.kb_dir)
+    model = recorded or settings.embedding.english_model
+    return local_embedder(model, settings.embedding.batch_size), recorded is None
 
 
 class KnowledgeEngine:
@@ -99,6 +121,9 @@ class KnowledgeEngine:
         self.progress = progress
         self._opened = False
         self._pipeline: AnswerPipeline | None = None
+        self.choose_embedder = False
+        """Set by :meth:`open` for ``model="auto"`` on a new knowledge base: the first ingest
+        picks the embedder from its documents' scripts (see :mod:`kg_rag.embedder_choice`)."""
 
     # -- lifecycle --------------------------------------------------------------------
     @classmethod
@@ -125,7 +150,9 @@ class KnowledgeEngine:
         settings = (settings or Settings()).model_copy(deep=True)
         if kb_dir is not None:
             settings.kb_dir = Path(kb_dir)
-        embedder = embedder or build_embedder(settings.embedding, settings.llm)
+        choose = False
+        if embedder is None:
+            embedder, choose = open_embedder(settings)
         if llm is None and settings.llm.enabled and settings.router.mode != "rules":
             from kg_rag.llm import build_chat_model
 
@@ -138,6 +165,7 @@ class KnowledgeEngine:
             llm,
             progress=progress,
         )
+        engine.choose_embedder = choose
         engine.open_stores()
         return engine
 
@@ -238,8 +266,10 @@ class KnowledgeEngine:
         ones re-summarized. Bad files are reported in the returned report and skipped.
         """
         self.open_stores()
-        ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=self.progress)
         items = list(sources)
+        if self.choose_embedder:
+            self._choose_embedder(items, include, exclude)
+        ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=self.progress)
         if items and all(isinstance(s, SourceDocument) for s in items):
             report = ingestor.ingest_documents(items)  # type: ignore[arg-type]
         else:
@@ -254,6 +284,58 @@ class KnowledgeEngine:
             if communities and (graph_report.changed or not self.community_index.all()):
                 report.communities = builder.build_communities()
         self._pipeline = None
+        return report
+
+    def _choose_embedder(
+        self, items: list[Any], include: Sequence[str], exclude: Sequence[str]
+    ) -> None:
+        """``model="auto"``: pick the embedder from the documents of the first ingest and
+        record the choice; the knowledge base holds nothing yet, so switching is free."""
+        if self.chunk_store.list_documents():
+            self.choose_embedder = False
+            return
+        languages = detect_languages(sample_texts(items, include=include, exclude=exclude))
+        if not languages:
+            return  # nothing readable yet: choose at the next ingest
+        model = choose_model(languages, self.settings.embedding)
+        if model.lower() != embedder_name(self.embedder).lower():
+            embedder = local_embedder(model, self.settings.embedding.batch_size)
+            db = self.chunk_store.db
+            self.chunk_store.close()
+            # Empty tables sized for the old model's vectors, and its kb_meta record.
+            for name in ("kb_meta", "chunks", "documents", "document_versions"):
+                if name in db.list_tables().tables:
+                    db.drop_table(name)
+            self.embedder = embedder
+            self.chunk_store = LanceChunkStore(self.settings.kb_dir, embedder)
+            self.chunk_store.open()
+        write_kb_meta(
+            self.chunk_store.db,
+            {"embedding_selection": "auto", "corpus_languages": ",".join(languages)},
+        )
+        log.info("embedding model %s chosen for scripts %s", model, ", ".join(languages))
+        self.choose_embedder = False
+        self._pipeline = None
+
+    def reembed(self, embedder: Embeddings | None = None, *, force: bool = False) -> Any:
+        """Migrate this knowledge base to ``embedder`` (default: the one the settings name)
+        without re-extracting the graph; the engine then uses the new embedder.
+
+        Returns:
+            A :class:`kg_rag.reembed.ReembedReport`.
+        """
+        from kg_rag.reembed import reembed
+
+        self.close()
+        report = reembed(
+            self.settings, embedder=embedder, graph_store=self.graph_store, force=force
+        )
+        if embedder is None:
+            embedder, _ = open_embedder(self.settings)  # auto: the model just recorded
+        self.embedder = embedder
+        self.chunk_store = LanceChunkStore(self.settings.kb_dir, embedder)
+        self._pipeline = None
+        self.open_stores()
         return report
 
     def build_communities(self) -> CommunityBuildReport:
