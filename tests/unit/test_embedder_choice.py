@@ -321,3 +321,34 @@ def test_real_e5_auto_end_to_end(tmp_path: Path) -> None:
     assert recorded_model(kb) == "multilingual-e5-small"
     assert hits[0].chunk.doc_id == "a"
     assert not [r for r in records if "English-only" in r.getMessage()]
+
+
+def test_cli_ingest_reembed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from kg_rag.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("KG_RAG_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("KG_RAG_EMBEDDING__PROVIDER", "hash")
+    monkeypatch.setenv("KG_RAG_EMBEDDING__DIMENSIONS", "32")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for d in ZH_DOCS + EN_DOCS:
+        (docs / f"{d.doc_id}.txt").write_text(f"{d.title}\n\n{d.text}", encoding="utf-8")
+    kb = str(tmp_path / "kb")
+    assert main(["ingest", str(docs), "--kb", kb]) == 0
+    monkeypatch.setenv("KG_RAG_EMBEDDING__DIMENSIONS", "48")
+    capsys.readouterr()
+    assert main(["ingest", "--kb", kb]) == 2  # neither paths nor --reembed
+    assert main(["ask", "Where is Brackwater?", "--kb", kb]) == 1
+    assert "--reembed" in capsys.readouterr().err
+    assert main(["ingest", "--reembed", "--kb", kb]) == 0
+    assert "re-embedded hash-32 -> hash-48 (48-d)" in capsys.readouterr().out
+    assert main(["ask", "Where is Brackwater?", "--kb", kb]) == 0
+    assert main(["ingest", "--reembed", "--kb", kb]) == 0
+    assert "nothing to do" in capsys.readouterr().out
