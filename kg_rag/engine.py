@@ -213,7 +213,12 @@ class KnowledgeEngine:
     def pipeline(self) -> AnswerPipeline:
         """The answer pipeline (built on first use, rebuilt after ingest)."""
         if self._pipeline is None:
-            linker = EntityLinker(self.graph_store, embed=self.chunk_store.embed_query)
+            # Cosines live on each model's own scale (e5's crowd into 0.8-0.95), so the
+            # embedder may say what a name match needs.
+            threshold = getattr(self.embedder, "name_match_threshold", 0.85)
+            linker = EntityLinker(
+                self.graph_store, embed=self.chunk_store.embed_query, vector_threshold=threshold
+            )
             index = self.community_index
             has_communities = bool(index.all())
             self._pipeline = AnswerPipeline(

@@ -139,6 +139,11 @@ class E5SmallEmbeddings(_BatchedEmbeddings):
     english_only = False
     prefixes = ("query: ", "passage: ")
     """The prefixes the engine puts before queries and passages (e5's training convention)."""
+    name_match_threshold = 0.9
+    """Cosine a question span needs to link to an entity name by vector. e5's cosines are
+    compressed: a name against itself scores 0.90-0.93, against a look-alike name (林秋白 /
+    林秋柏, 北辰大学 / 北宸美术学院, Halvorsen Labs / Halverson Foods) 0.84-0.89, so the
+    engine's 0.85 default would link look-alikes."""
 
     def __init__(self, *, batch_size: int = 64, variant: str = "original") -> None:
         super().__init__(batch_size=batch_size)

