@@ -32,8 +32,8 @@ from kg_rag.embedder_choice import (
     sample_texts,
     write_kb_meta,
 )
-from kg_rag.embeddings import build_embedder, embedder_name, local_embedder
-from kg_rag.errors import ConfigError
+from kg_rag.embeddings import LOCAL_MODELS, build_embedder, embedder_name, local_embedder
+from kg_rag.errors import ConfigError, SchemaMismatch
 from kg_rag.graph_build import CommunityBuildReport, GraphBuilder
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
 from kg_rag.models import Evidence
@@ -84,6 +84,12 @@ def open_embedder(settings: Settings) -> tuple[Embeddings, bool]:
     if not is_auto(settings.embedding):
         return build_embedder(settings.embedding, settings.llm), False
     recorded = recorded_model(settings.kb_dir)
+    if recorded is not None and recorded.lower() not in {m.lower() for m in LOCAL_MODELS}:
+        raise SchemaMismatch(
+            f"The knowledge base at {settings.kb_dir} was built with embedding model "
+            f"{recorded!r}, which is not a local model: configure that embedder "
+            "(KG_RAG_EMBEDDING__PROVIDER / __MODEL) or pass embedder= to open it."
+        )
     model = recorded or settings.embedding.english_model
     return local_embedder(model, settings.embedding.batch_size), recorded is None
 

@@ -184,6 +184,14 @@ def test_forced_model_against_another_record_says_how_to_migrate(
         kg.ingest(ZH_DOCS)
     with pytest.raises(SchemaMismatch, match=r"kg-rag ingest --reembed"):
         KnowledgeEngine.open(settings=settings_for(kb, "all-MiniLM-L6-v2"))
+    # A knowledge base built with a non-local embedder is not opened by auto.
+    hashed = tmp_path / "hashed"
+    with KnowledgeEngine.open(
+        hashed, settings=settings_for(hashed, "auto"), embedder=HashEmbeddings(8)
+    ) as kg:
+        kg.ingest(EN_DOCS, graph=False)
+    with pytest.raises(SchemaMismatch, match="'hash-8', which is not a local model"):
+        KnowledgeEngine.open(settings=settings_for(hashed, "auto"))
     # A forced model is never switched, whatever the corpus.
     other = tmp_path / "kb2"
     with KnowledgeEngine.open(settings=settings_for(other, "all-MiniLM-L6-v2")) as kg:
