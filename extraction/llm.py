@@ -13,8 +13,13 @@ makes the output consistent:
   relation is **dropped** otherwise (the name is then likely invented). Self-relations are
   dropped; duplicates keep the highest strength.
 
+A reply is *checked* before it is accepted (and before it is cached): every entity must be
+named in the chunk (its name or an alias, compared normalized; the title counts), and an empty
+reply is refused when the offline extractor finds names in the text. A refused reply is
+retried with a note saying what was wrong, like malformed JSON.
+
 A chunk that fails after retries comes back with ``error`` set and no entities; the others
-go on.
+go on. The caller records it (kg_rag keeps a failure ledger and retries it on the next ingest).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -180,7 +185,7 @@ class LLMExtractor:
         usage = LLMUsage()
         messages = self.build_messages(chunk)
         try:
-            output = await self._call(messages, usage, semaphore)
+            output = await self._call(messages, usage, semaphore, self.check_reply(chunk))
         except StructuredOutputError as exc:
             self.usage.add(usage)
             return ChunkExtraction(
@@ -218,8 +223,41 @@ class LLMExtractor:
             cached=usage.calls == 0 and usage.cache_hits > 0,
         )
 
+    def check_reply(self, chunk: ChunkInput) -> Callable[[ExtractionOutput], str | None]:
+        """The validation a first-pass reply for ``chunk`` must pass (see the module doc)."""
+        haystack = f" {normalize_name(chunk.title)} {normalize_name(chunk.text)} "
+        expects_names: list[bool] = []
+
+        def found(name: str) -> bool:
+            key = normalize_name(name)
+            if not key:
+                return False
+            if any(ord(ch) >= 0x2E80 for ch in key):  # CJK: no spaces between words
+                return key in haystack
+            return f" {key} " in haystack
+
+        def check(output: ExtractionOutput) -> str | None:
+            missing = [e.name for e in output.entities if not any(map(found, [e.name, *e.aliases]))]
+            if missing:
+                return f"entities not in the text: {missing[:5]}"
+            if not output.entities:
+                if not expects_names:
+                    from extraction.offline import OfflineExtractor
+
+                    found_offline = OfflineExtractor().extract([chunk])[0].entities
+                    expects_names.append(len(found_offline) >= 2)
+                if expects_names[0]:
+                    return "no entities, but the text names several"
+            return None
+
+        return check
+
     async def _call(
-        self, messages: list[BaseMessage], usage: LLMUsage, semaphore: asyncio.Semaphore
+        self,
+        messages: list[BaseMessage],
+        usage: LLMUsage,
+        semaphore: asyncio.Semaphore,
+        check: Callable[[ExtractionOutput], str | None] | None = None,
     ) -> ExtractionOutput:
         return await acall_structured(
             self.model,
@@ -231,6 +269,7 @@ class LLMExtractor:
             cache_key=self._key(messages) if self.cache is not None else None,
             semaphore=semaphore,
             backoff_s=self.backoff_s,
+            check=check,
         )
 
     # -- clean-up ------------------------------------------------------------------------

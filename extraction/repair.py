@@ -5,6 +5,12 @@ around the object, single-quoted strings, unquoted keys, Python literals (``True
 trailing commas, and output cut off by a token limit (unclosed strings, arrays and objects).
 A truncated array keeps its complete items and drops the partial last one, so a cut-off list
 of entities still yields the entities that were written out in full.
+
+Such a reading has *lost content*: the entities after the cut are gone, and so is every
+relation when the cut fell inside ``entities``. Structured calls therefore ask for complete
+readings only (``complete_only=True``): syntax is repaired, truncation is not, and a cut-off
+reply counts as a failed attempt (retried, then recorded) instead of partial data stored as if
+it were the whole answer.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ def repair_json(text: str) -> Any | None:
     return candidates[0] if candidates else None
 
 
-def repair_json_candidates(text: str) -> list[Any]:
+def repair_json_candidates(text: str, *, complete_only: bool = False) -> list[Any]:
     """Every plausible reading of ``text`` as JSON, the one keeping most first.
 
     Valid JSON gives one reading. Truncated JSON gives up to two: the partial innermost
@@ -76,9 +82,18 @@ def repair_json_candidates(text: str) -> list[Any]:
 
     Args:
         text: Model output (see :func:`repair_json`).
+        complete_only: Only readings that keep everything written: syntax mistakes are
+            repaired, but truncated input (unclosed containers, a key cut from its value)
+            gives no reading.
 
     Returns:
         Parsed values; empty when nothing could be recovered.
+
+    Example:
+        >>> repair_json_candidates('{"a": [1, 2', complete_only=True)
+        []
+        >>> repair_json_candidates("{'a': [1, 2,]}", complete_only=True)
+        [{'a': [1, 2]}]
     """
     candidate = extract_json_text(text)
     if candidate is None:
@@ -88,7 +103,11 @@ def repair_json_candidates(text: str) -> list[Any]:
     except ValueError:
         pass
     values: list[Any] = []
-    for fixed in _Rewriter(candidate).run():
+    rewriter = _Rewriter(candidate)
+    readings = rewriter.run()
+    if complete_only and rewriter.lossy:
+        return []
+    for fixed in readings:
         try:
             values.append(json.loads(fixed))
         except ValueError:
@@ -119,6 +138,9 @@ class _Rewriter:
         self.length = 0
         self.stack: list[_Frame] = []
         self.done = False
+        # Set when a reading must drop something written: truncation, or a key whose value
+        # is missing.
+        self.lossy = False
 
     def _write(self, token: str) -> None:
         self.out.append(token)
@@ -203,6 +225,7 @@ class _Rewriter:
                 opened = self.stack.pop()
                 if opened.kind == "{" and opened.state != "key":
                     # A key without a value: cut it off.
+                    self.lossy = True
                     text_so_far = "".join(self.out)[: opened.safe]
                     self.out, self.length = [text_so_far], len(text_so_far)
                 self._write("}" if opened.kind == "{" else "]")
@@ -248,6 +271,7 @@ class _Rewriter:
             return []
         if not self.stack:
             return ["".join(self.out)]
+        self.lossy = True
         results: list[str] = []
         innermost_array = next(
             (lvl for lvl in range(len(self.stack) - 1, -1, -1) if self.stack[lvl].kind == "["),

@@ -8,9 +8,15 @@ This is the one place where the extraction package (and, reusing it, ``communiti
    include_raw=True)``: a forced tool call, which OpenAI, vLLM and the llama.cpp server honour.
 3. When LangChain could not parse the reply, the raw message is repaired
    (:mod:`extraction.repair`): tool-call arguments in ``invalid_tool_calls``, or JSON in the
-   content (code fences, prose around it, truncation), then validated with pydantic.
-4. Output that still does not fit is retried (with a note saying what was wrong); exceptions
-   from the model are retried after a short back-off. After ``max_retries`` retries a
+   content (code fences, prose around it, quotes, trailing commas), then validated with
+   pydantic. Truncated JSON is **not** repaired into a partial answer: a reply cut off by a
+   token limit has lost what came after the cut (measured: 143 vs 151 entities, 82 vs 124
+   relations against a healthy run), so it is a failed attempt like any other.
+4. A reply is also refused when its top-level object has keys the schema does not know
+   (``{"unexpected": true}`` would otherwise validate as an empty answer), and when the
+   caller's ``check`` finds it wrong (e.g. entities that are not in the text).
+5. Refused output is retried (with a note saying what was wrong); exceptions from the model
+   are retried after a short back-off. After ``max_retries`` retries a
    :class:`~extraction.errors.StructuredOutputError` says what every attempt got.
 
 Usage (calls, tokens, retries, failures, cache hits) is added to an :class:`LLMUsage` the
@@ -47,6 +53,7 @@ __all__ = [
     "messages_hash",
     "model_id",
     "run_sync",
+    "unknown_keys",
 ]
 
 logger = logging.getLogger(__name__)
@@ -243,8 +250,20 @@ def _token_counts(raw: Any) -> tuple[int, int]:
     return 0, 0
 
 
+def unknown_keys(schema: type[BaseModel], data: Any) -> list[str]:
+    """Top-level keys of ``data`` that ``schema`` has no field (or alias) for, sorted."""
+    if not isinstance(data, dict):
+        return []
+    known = set(schema.model_fields)
+    known.update(f.alias for f in schema.model_fields.values() if f.alias)
+    return sorted(str(k) for k in data if k not in known)
+
+
 def _validate(schema: type[T], data: Any) -> T | None:
-    """Validate ``data``, also trying the wrappers models put around the real object."""
+    """Validate ``data``, also trying the wrappers models put around the real object.
+
+    An object with keys the schema does not know is refused: with all-default fields it would
+    otherwise validate as an empty answer."""
     tries = [data]
     if isinstance(data, dict) and len(data) == 1 and not set(data) & set(schema.model_fields):
         # {"ExtractionOutput": {...}}, {"arguments": "{...}"}: with all-default fields the
@@ -255,6 +274,8 @@ def _validate(schema: type[T], data: Any) -> T | None:
         if isinstance(inner, dict):
             tries.insert(0, inner)
     for candidate in tries:
+        if unknown_keys(schema, candidate):
+            continue
         try:
             return schema.model_validate(candidate)
         except ValidationError:
@@ -279,10 +300,16 @@ def _parse_reply(schema: type[T], reply: Any) -> tuple[T | None, str]:
     raw = reply.get("raw")
     if isinstance(parsed, schema):
         if isinstance(raw, AIMessage) and raw.tool_calls:
-            # Re-check the arguments: a wrapped object parses as an all-default one.
-            value = _validate(schema, raw.tool_calls[0].get("args"))
+            # Re-check the arguments: a wrapped object (or one of unknown keys only) parses
+            # as an all-default one.
+            call_args = raw.tool_calls[0].get("args")
+            value = _validate(schema, call_args)
             if value is not None:
                 return value, ""
+            extra = unknown_keys(schema, call_args)
+            if extra:
+                fields = ", ".join(schema.model_fields)
+                return None, f"unknown keys {extra[:5]} (the tool takes {fields})"
         return parsed, ""
     problem = str(reply.get("parsing_error") or "")
     candidates: list[Any] = []
@@ -291,10 +318,16 @@ def _parse_reply(schema: type[T], reply: Any) -> tuple[T | None, str]:
         for bad in raw.invalid_tool_calls:
             args = bad.get("args")
             if isinstance(args, str):
-                candidates.extend(repair_json_candidates(args))
+                readings = repair_json_candidates(args, complete_only=True)
+                candidates.extend(readings)
+                if not readings and repair_json_candidates(args):
+                    problem = problem or "truncated JSON (the reply was cut off)"
             problem = problem or f"invalid tool call: {bad.get('error') or 'bad JSON'}"
         if isinstance(raw.content, str) and raw.content.strip():
-            candidates.extend(repair_json_candidates(raw.content))
+            candidates.extend(repair_json_candidates(raw.content, complete_only=True))
+        extra = sorted({k for c in candidates for k in unknown_keys(schema, c)})
+        if extra and not problem:
+            problem = f"unknown keys {extra[:5]}"
         if not problem and not raw.tool_calls and not raw.invalid_tool_calls:
             problem = f"no tool call in reply (content: {str(raw.content)[:120]!r})"
     for candidate in candidates:
@@ -315,6 +348,7 @@ async def acall_structured(
     cache_key: str | None = None,
     semaphore: asyncio.Semaphore | None = None,
     backoff_s: float = 0.5,
+    check: Callable[[T], str | None] | None = None,
 ) -> T:
     """Call ``model`` and return a validated ``schema`` instance.
 
@@ -329,6 +363,9 @@ async def acall_structured(
             messages (prefer :meth:`ResponseCache.make_key` with a prompt version).
         semaphore: Held during each model call (not during back-off), to cap concurrency.
         backoff_s: Sleep before retrying after an exception, doubled each time.
+        check: Validation beyond the schema: returns what is wrong with a parsed answer
+            (retried like malformed output) or ``None`` when it is acceptable. Cached
+            answers are checked too.
 
     Returns:
         The validated object.
@@ -345,6 +382,8 @@ async def acall_structured(
         stored = cache.get(key)
         if stored is not None:
             value = _validate(schema, stored)
+            if value is not None and check is not None and check(value) is not None:
+                value = None
             if value is not None:
                 usage.add(cache_hits=1)
                 return value
@@ -383,6 +422,10 @@ async def acall_structured(
         )
         usage.add(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         value, problem = _parse_reply(schema, reply)
+        if value is not None and check is not None:
+            wrong = check(value)
+            if wrong is not None:
+                value, problem = None, wrong[:_PROBLEM_CHARS]
         if value is not None:
             if cache is not None and key is not None:
                 cache.put(key, value.model_dump(mode="json"))

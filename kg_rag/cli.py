@@ -2,7 +2,9 @@
 
 Subcommands import what they need lazily so ``kg-rag --help`` is instant. Every expected
 failure is a :class:`~kg_rag.errors.KgRagError`; it is printed as one line and the command
-exits with status 1.
+exits with status 1. ``ingest`` and ``repair`` exit with status :data:`EXIT_FAILURES_LEFT`
+when LLM failures remain recorded in the knowledge base (the work is kept; a later
+``kg-rag repair`` or ``ingest`` retries exactly those).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from typing import Any
 from kg_rag.config import Settings
 from kg_rag.errors import KgRagError
 
-__all__ = ["main"]
+__all__ = ["EXIT_FAILURES_LEFT", "main"]
+
+EXIT_FAILURES_LEFT = 3
+"""Exit status of ``ingest``/``repair`` when LLM failures remain in the ledger."""
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -53,6 +58,12 @@ def _manage(server: Any, section: Any, action: str) -> int:
 
 
 def _cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "check":
+        from kg_rag import neo4j_check
+
+        protections = neo4j_check.check(settings.neo4j)
+        print(neo4j_check.render(protections))
+        return 0 if all(p.state in ("on", "n/a") for p in protections) else 2
     from kg_rag import neo4j_server
 
     return _manage(neo4j_server, settings.neo4j, args.action)
@@ -62,6 +73,19 @@ def _cmd_llm_server(args: argparse.Namespace, settings: Settings) -> int:
     from kg_rag import llm_server
 
     return _manage(llm_server, settings.llm_server, args.action)
+
+
+def _finish_ingest(report: Any) -> int:
+    print(report)
+    failures = list(getattr(report, "failures", []) or [])
+    if failures:
+        print(
+            f"kg-rag: {len(failures)} LLM failures remain recorded in the knowledge base; "
+            "run `kg-rag repair` (or ingest again) once the model works to retry exactly those",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURES_LEFT
+    return 0
 
 
 def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
@@ -83,8 +107,15 @@ def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             exclude=args.exclude or (),
             remove_missing=args.remove_missing,
         )
-    print(report)
-    return 0
+    return _finish_ingest(report)
+
+
+def _cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import KnowledgeEngine
+
+    with KnowledgeEngine.open(settings=settings) as kg:
+        report = kg.repair()
+    return _finish_ingest(report)
 
 
 def _cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
@@ -141,8 +172,13 @@ def _parser() -> argparse.ArgumentParser:
 
     add("info", _cmd_info, "print the effective configuration (secrets masked)")
 
-    p = add("neo4j", _cmd_neo4j, "manage a local Neo4j 5 server (Bolt 7687, Browser 7474)")
-    p.add_argument("action", choices=["start", "stop", "status"])
+    p = add(
+        "neo4j",
+        _cmd_neo4j,
+        "manage a local Neo4j 5 server (Bolt 7687, Browser 7474); `check` reports which "
+        "protections for LLM-written Cypher the configured server has on (exit 2: some are off)",
+    )
+    p.add_argument("action", choices=["start", "stop", "status", "check"])
 
     p = add("llm-server", _cmd_llm_server, "manage the local llama.cpp test LLM server")
     p.add_argument("action", choices=["start", "stop", "status"])
@@ -163,6 +199,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip files matching")
     p.add_argument(
         "--remove-missing", action="store_true", help="delete documents whose file is gone"
+    )
+    kb_option(p)
+
+    p = add(
+        "repair",
+        _cmd_repair,
+        "finish an interrupted ingest and retry recorded LLM failures (reads no files)",
     )
     kb_option(p)
 

@@ -34,8 +34,9 @@ from kg_rag.embedder_choice import (
 )
 from kg_rag.embeddings import LOCAL_MODELS, build_embedder, embedder_name, local_embedder
 from kg_rag.errors import ConfigError, SchemaMismatch
-from kg_rag.graph_build import CommunityBuildReport, GraphBuilder
+from kg_rag.graph_build import CommunityBuildReport, GraphBuilder, GraphReport
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
+from kg_rag.ingest.stages import ledger_for, run_stages
 from kg_rag.models import Evidence
 from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever
@@ -43,6 +44,7 @@ from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
 from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
+from kg_rag.stores.ledger import Failure
 
 __all__ = ["KnowledgeEngine", "export_to_neo4j", "open_embedder", "run_sync"]
 
@@ -275,11 +277,20 @@ class KnowledgeEngine:
         Chunks are updated incrementally; the graph is re-extracted only for changed
         documents and cleaned for removed ones; communities are recomputed and only changed
         ones re-summarized. Bad files are reported in the returned report and skipped.
+
+        Every stage after chunking is recorded in the knowledge base's ingest ledger
+        (:mod:`kg_rag.stores.ledger`), so an ingest killed anywhere is finished by the next
+        one; LLM extraction and summary failures are recorded there too and retried by the
+        next ingest (``report.failures`` lists those still failing).
         """
         self.open_stores()
         items = list(sources)
         if self.choose_embedder:
+            # Before the ledger: a switch replaces the (still empty) chunk store.
             self._choose_embedder(items, include, exclude)
+        # The ledger exists before any chunk is written: created later, it would take the
+        # new documents for complete ones of an older knowledge base.
+        ledger = ledger_for(self.chunk_store)
         ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=self.progress)
         if items and all(isinstance(s, SourceDocument) for s in items):
             report = ingestor.ingest_documents(items)  # type: ignore[arg-type]
@@ -289,11 +300,10 @@ class KnowledgeEngine:
                 paths, include=include, exclude=exclude, remove_missing=remove_missing
             )
         if graph:
-            builder = self._builder()
-            graph_report = builder.update_graph(report.changed_doc_ids, report.removed_doc_ids)
-            report.graph = graph_report
-            if communities and (graph_report.changed or not self.community_index.all()):
-                report.communities = builder.build_communities()
+            stages = run_stages(self.chunk_store, self._builder(), ledger, communities=communities)
+            report.graph = stages.graph or GraphReport()
+            report.communities = stages.communities
+            report.failures = list(stages.failures)
         self._pipeline = None
         return report
 
@@ -349,10 +359,21 @@ class KnowledgeEngine:
         self.open_stores()
         return report
 
+    def repair(self, *, communities: bool = True) -> IngestReport:
+        """Finish what an interrupted ingest left and retry every recorded LLM failure,
+        without reading any file (``kg-rag repair``)."""
+        return self.ingest([], communities=communities)
+
+    def failures(self) -> list[Failure]:
+        """LLM failures recorded in the knowledge base (retried by the next ingest)."""
+        self.open_stores()
+        return ledger_for(self.chunk_store).failures()
+
     def build_communities(self) -> CommunityBuildReport:
         """Recompute communities now (normally done by :meth:`ingest`)."""
         self.open_stores()
-        result = self._builder().build_communities()
+        builder = self._builder()
+        result = builder.index_communities(builder.build_communities())
         self._pipeline = None
         return result
 
@@ -360,11 +381,10 @@ class KnowledgeEngine:
         """Delete a document: its chunks, mentions and every entity/relation left without
         evidence; communities are recomputed."""
         self.open_stores()
+        ledger = ledger_for(self.chunk_store)
         ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=False)
         removed = ingestor.delete(doc_id)
-        builder = self._builder()
-        builder.update_graph([], [doc_id])
-        builder.build_communities()
+        run_stages(self.chunk_store, self._builder(), ledger)
         self._pipeline = None
         return removed
 

@@ -12,6 +12,7 @@ Every exception the library raises on purpose derives from :class:`KgRagError`::
     │   └── RetryableLLMError     an LLM call failed but may succeed when retried
     ├── ExtractionError           entity/relation extraction of a chunk failed after retries
     ├── UnsafeCypherError         generated Cypher was refused (not read-only, invalid, ...)
+    │   └── CypherLimitError      it ran past its deadline or the server's memory limit
     ├── BudgetExceeded            a per-question cap on LLM calls or tokens was reached
     └── UnscriptedPromptError     the fake chat model got a prompt it was not scripted for
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "BudgetExceeded",
     "ConfigError",
+    "CypherLimitError",
     "ExtractionError",
     "IngestError",
     "KgRagError",
@@ -74,6 +76,11 @@ class ExtractionError(KgRagError):
 
 class UnsafeCypherError(KgRagError):
     """Cypher was refused: it is not a single read-only statement, or it does not compile."""
+
+
+class CypherLimitError(UnsafeCypherError):
+    """Generated Cypher was stopped: it ran past its deadline or needed more memory than the
+    server allows a transaction."""
 
 
 class BudgetExceeded(KgRagError):

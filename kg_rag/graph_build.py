@@ -1,6 +1,16 @@
 """From chunks to graph to communities: extraction → resolution → graph store, then Leiden
-communities with summaries. Incremental: only changed documents are re-extracted, and only
-communities whose membership or member content changed are re-summarized."""
+communities with summaries, then the community index. Incremental: only changed documents are
+re-extracted, and only communities whose membership or member content changed are
+re-summarized.
+
+Each step is idempotent (ids are content-derived, writes are upserts or replacements), which
+is what lets :mod:`kg_rag.ingest.stages` finish a killed ingest by running a step again.
+
+Community ids hash level and sorted members (:func:`communities.community_id`), and Leiden
+runs seeded on a canonical edge list whose weights are a function of the stored graph alone
+(the number of evidence chunks per entity pair), so the same graph gives the same communities
+and ids whether it was built in one ingest or many.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +28,7 @@ from kg_rag.models import Community, Entity, Mention, Relation
 from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
+from kg_rag.stores.ledger import Failure, crash_point
 
 __all__ = ["CommunityBuildReport", "GraphBuilder", "GraphReport"]
 
@@ -33,8 +44,11 @@ class GraphReport(BaseModel):
     relations: int = 0
     mentions: int = 0
     merges: int = 0
-    failures: list[str] = Field(default_factory=list)
+    failures: list[Failure] = Field(default_factory=list)
     llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_hits: int = 0
     extractor: str = "offline"
     seconds: float = 0.0
 
@@ -44,10 +58,16 @@ class GraphReport(BaseModel):
         return self.chunks_extracted > 0 or self.entities > 0 or self.documents_removed > 0
 
     def __str__(self) -> str:
+        llm = ""
+        if self.extractor == "llm":
+            llm = (
+                f", {self.llm_calls} LLM calls ({self.prompt_tokens} prompt + "
+                f"{self.completion_tokens} completion tokens, {self.cache_hits} cached)"
+            )
         return (
-            f"graph: {self.chunks_extracted} chunks extracted ({self.extractor}), "
+            f"{self.chunks_extracted} chunks extracted ({self.extractor}), "
             f"{self.entities} entities, {self.relations} relations, {self.mentions} mentions, "
-            f"{self.merges} merges, {len(self.failures)} failures, {self.seconds:.1f}s"
+            f"{self.merges} merges, {len(self.failures)} failures{llm}, {self.seconds:.1f}s"
         )
 
 
@@ -59,15 +79,27 @@ class CommunityBuildReport(BaseModel):
     summarized: int = 0
     unchanged: int = 0
     removed: int = 0
-    failures: list[str] = Field(default_factory=list)
+    retried: int = 0
+    indexed: int = 0
+    embedded: int = 0
+    failures: list[Failure] = Field(default_factory=list)
     llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     seconds: float = 0.0
 
     def __str__(self) -> str:
+        llm = ""
+        if self.llm_calls:
+            llm = (
+                f", {self.llm_calls} LLM calls ({self.prompt_tokens} prompt + "
+                f"{self.completion_tokens} completion tokens)"
+            )
         return (
-            f"communities: {self.communities} over {self.levels} levels, "
+            f"{self.communities} over {self.levels} levels, "
             f"{self.summarized} summarized, {self.unchanged} unchanged, {self.removed} removed, "
-            f"{self.seconds:.1f}s"
+            f"{len(self.failures)} summary failures{llm}, {self.indexed} indexed "
+            f"({self.embedded} embedded), {self.seconds:.1f}s"
         )
 
 
@@ -97,11 +129,22 @@ class GraphBuilder:
         mode = self.settings.extraction.mode
         return self.llm is not None and mode in ("auto", "llm")
 
+    @property
+    def extracts_with_llm(self) -> bool:
+        """True when extraction goes through the chat model (failures can be retried)."""
+        return self._use_llm()
+
+    @property
+    def summarizes_with_llm(self) -> bool:
+        """True when community summaries come from the chat model."""
+        return self.llm is not None and self.settings.extraction.mode != "offline"
+
     def _cache_path(self, name: str) -> Any:
         return self.settings.kb_dir / f"{name}-cache.sqlite"
 
-    def extract(self, inputs: Sequence[Any]) -> tuple[list[Any], int, str]:
-        """Extract entities/relations from chunk inputs: (extractions, llm calls, extractor)."""
+    def extract(self, inputs: Sequence[Any]) -> tuple[list[Any], Any, str]:
+        """Extract entities/relations from chunk inputs: (extractions, LLM usage or None,
+        extractor name)."""
         from extraction.offline import OfflineExtractor
 
         cfg = self.settings.extraction
@@ -120,8 +163,9 @@ class GraphBuilder:
                 cache=ResponseCache(self._cache_path("extraction")),
             )
             results = extractor.extract(inputs)
-            return list(results), int(extractor.usage.calls), "llm"
-        return list(OfflineExtractor(entity_types=cfg.entity_types).extract(inputs)), 0, "offline"
+            return list(results), extractor.usage.snapshot(), "llm"
+        extracted = OfflineExtractor(entity_types=cfg.entity_types).extract(inputs)
+        return list(extracted), None, "offline"
 
     def update_graph(
         self, changed_doc_ids: Sequence[str], removed_doc_ids: Sequence[str]
@@ -149,11 +193,25 @@ class GraphBuilder:
             )
             for c in chunks
         ]
-        extractions, calls, kind = self.extract(inputs)
+        extractions, usage, kind = self.extract(inputs)
         report.chunks_extracted = len(inputs)
-        report.llm_calls = calls
         report.extractor = kind
-        report.failures = [f"{x.chunk_id}: {x.error}" for x in extractions if x.error]
+        if usage is not None:
+            report.llm_calls = usage.calls
+            report.prompt_tokens = usage.prompt_tokens
+            report.completion_tokens = usage.completion_tokens
+            report.cache_hits = usage.cache_hits
+        report.failures = [
+            Failure(
+                kind="extraction",
+                item_id=x.chunk_id,
+                doc_id=x.doc_id,
+                error=x.error,
+                attempts=max(1, x.llm_calls),
+            )
+            for x in extractions
+            if x.error
+        ]
         existing = [
             ResolvedEntity(
                 entity_id=e.entity_id,
@@ -202,7 +260,9 @@ class GraphBuilder:
             for entity, vector in zip(entities, self.embedder.embed_documents(texts), strict=True):
                 entity.vector = [float(x) for x in vector]
         self.graph.upsert_entities(entities)
+        crash_point("graph-entities")
         self.graph.upsert_relations(relations)
+        crash_point("graph-relations")
         self.graph.upsert_mentions(
             [Mention(entity_id=a, chunk_id=b, doc_id=c) for a, b, c in mentions]
         )
@@ -214,8 +274,45 @@ class GraphBuilder:
         log.info("%s", report)
         return report
 
-    def build_communities(self) -> CommunityBuildReport:
-        """Recompute communities; re-summarize only the changed ones; store and index them."""
+    def remove_orphans(self) -> int:
+        """Delete entities no mention supports (left by a batch killed between writing
+        entities and their mentions, on a store that cannot roll back); returns how many."""
+        mentioned = {m.entity_id for m in self.graph.all_mentions()}
+        orphans = [e.entity_id for e in self.graph.all_entities() if e.entity_id not in mentioned]
+        if orphans:
+            self.graph.delete_entities(orphans)
+        return len(orphans)
+
+    def _community_graph(self, relations: Sequence[Relation]) -> Any:
+        """The graph Leiden clusters: one edge per entity pair, weighted by the number of
+        evidence chunks of the relations between them.
+
+        The stored relation weights are not used: an upsert replaces a weight with the
+        strength summed over the *new* batch's evidence, so one graph built in one ingest or
+        in several would carry different weights and get different communities (and ids).
+        Evidence is unioned on every upsert and stripped on delete, so its count is a
+        function of the stored graph alone.
+        """
+        import networkx as nx
+
+        weights: dict[tuple[str, str], float] = {}
+        for r in relations:
+            if r.source_id == r.target_id:
+                continue
+            a, b = sorted((r.source_id, r.target_id))
+            weights[(a, b)] = weights.get((a, b), 0.0) + float(max(1, len(r.evidence)))
+        graph = nx.Graph()
+        graph.add_nodes_from(sorted({e for pair in weights for e in pair}))
+        graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
+        return graph
+
+    def build_communities(self, retry: Sequence[str] = ()) -> CommunityBuildReport:
+        """Recompute communities and re-summarize only the changed ones (and ``retry``, the
+        communities whose summary failed before); store them in the graph store.
+
+        The community index is rebuilt by :meth:`index_communities` (a separate step, so a
+        crash between the two is finished by redoing only the index).
+        """
         from communities import (
             EntityInfo,
             ExtractiveSummarizer,
@@ -228,11 +325,11 @@ class GraphBuilder:
         t0 = time.perf_counter()
         cfg = self.settings.communities
         report = CommunityBuildReport()
-        records = detect_communities(
-            self.graph.to_networkx(), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
-        )
         entities = {e.entity_id: e for e in self.graph.all_entities()}
         relations = self.graph.all_relations()
+        records = detect_communities(
+            self._community_graph(relations), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
+        )
         wanted = sorted({cid for r in relations for cid in r.evidence[:2]})
         previews = {c.chunk_id: c.text for c in self.chunks.get_chunks(wanted)}
         infos = [
@@ -253,30 +350,43 @@ class GraphBuilder:
         extractive = ExtractiveSummarizer()
         summarizer: Any = extractive
         salt = f"extractive|{cfg.summary_token_budget}"
-        if self.llm is not None and self.settings.extraction.mode != "offline":
+        if self.summarizes_with_llm:
             from extraction.structured import ResponseCache, model_id
 
+            assert self.llm is not None
             summarizer = LLMSummarizer(
                 self.llm,
+                max_retries=self.settings.extraction.max_retries,
+                concurrency=self.settings.extraction.concurrency,
                 cache=ResponseCache(self._cache_path("community")),
                 fallback=extractive,
                 progress=self.progress,
             )
             salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
         old = {c.community_id: c for c in self.graph.communities()}
+        redo = set(retry)
         update = update_communities(
             records,
             infos,
             rel_infos,
             summarizer,
-            previous=[(c.community_id, c.content_hash) for c in old.values()],
+            # A community whose summary failed counts as changed: it is summarized again.
+            previous=[
+                (c.community_id, c.content_hash) for c in old.values() if c.community_id not in redo
+            ],
             token_budget=cfg.summary_token_budget,
             salt=salt,
         )
         report.failures = [
-            f"{f.community_id}: {f.error}" for f in getattr(summarizer, "failures", [])
+            Failure(kind="summary", item_id=f.community_id, error=f.error, attempts=f.attempts)
+            for f in getattr(summarizer, "failures", [])
         ]
-        report.llm_calls = int(getattr(getattr(summarizer, "usage", None), "calls", 0))
+        failed = {f.item_id for f in report.failures}
+        usage = getattr(summarizer, "usage", None)
+        if usage is not None:
+            report.llm_calls = int(usage.calls)
+            report.prompt_tokens = int(usage.prompt_tokens)
+            report.completion_tokens = int(usage.completion_tokens)
         hashes = {p.community_id: p.content_hash for p in update.fingerprints}
         result: list[Community] = []
         for rec in records:
@@ -308,17 +418,44 @@ class GraphBuilder:
                     summary=summary,
                     findings=findings,
                     rank=rank,
-                    content_hash=hashes[rec.community_id],
+                    # A failed summary stores no hash of its own: the next build sees it as
+                    # changed even if the ledger row were lost.
+                    content_hash="" if rec.community_id in failed else hashes[rec.community_id],
                 )
             )
         self.graph.upsert_communities(result)
-        unchanged = set(update.plan.unchanged)
-        keep = {cid: v for cid, v in self.index.vectors().items() if cid in unchanged}
-        self.index.replace(result, reuse=keep)
         report.communities = len(result)
         report.levels = len({c.level for c in result})
         report.summarized = len(update.plan.to_summarize)
         report.unchanged = len(update.plan.unchanged)
         report.removed = len(update.plan.removed)
+        report.retried = len(redo & set(hashes))
         report.seconds = time.perf_counter() - t0
+        return report
+
+    def index_communities(self, report: CommunityBuildReport | None = None) -> CommunityBuildReport:
+        """Rebuild the community index from the communities stored in the graph store.
+
+        A stored vector is reused when its community's id and embedded text are unchanged,
+        so redoing this step (after a crash) embeds nothing twice.
+        """
+        t0 = time.perf_counter()
+        report = report if report is not None else CommunityBuildReport()
+        stored = self.graph.communities()
+        previous = {c.community_id: c for c in self.index.all()}
+        vectors = self.index.vectors()
+        text = CommunityIndex.text_of
+        keep = {
+            c.community_id: vectors[c.community_id]
+            for c in stored
+            if c.community_id in vectors
+            and c.community_id in previous
+            and text(c) == text(previous[c.community_id])
+        }
+        report.embedded = self.index.replace(stored, reuse=keep)
+        report.indexed = len(stored)
+        if not report.communities:
+            report.communities = len(stored)
+            report.levels = len({c.level for c in stored})
+        report.seconds += time.perf_counter() - t0
         return report

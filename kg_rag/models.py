@@ -207,14 +207,16 @@ class Comparison(_Model):
 
     ``options`` are the compared names as the question gives them; ``value_steps[i]`` is the
     step whose answer is option i's value. ``order`` says which value wins: ``min`` (earliest,
-    smallest), ``max`` (latest, largest), ``same`` (yes when the values agree) or ``all`` (yes
-    when every value step found support).
+    smallest), ``max`` (latest, largest), ``same`` (yes when the values agree), ``all`` (yes
+    when every value step found support), or ``gt`` / ``lt`` (yes when the one value is above /
+    below ``threshold``, a number or a date as the question gives it).
     """
 
     options: list[str]
     value_steps: list[int]
-    order: Literal["min", "max", "same", "all"]
+    order: Literal["min", "max", "same", "all", "gt", "lt"]
     attribute: str = ""
+    threshold: str = ""
 
 
 class Plan(_Model):

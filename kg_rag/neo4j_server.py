@@ -13,6 +13,11 @@ survives restarts. The ``neo4j`` user's password is handed over in an environmen
 never on a command line, and is applied only to a fresh data folder: an existing folder keeps
 the password it was created with. Neo4j Browser is served at ``http://127.0.0.1:<http_port>/browser/``.
 
+The server is hardened for LLM-written Cypher (:data:`HARDENING`, see ``docs/security.md``): only
+the APOC procedures schema reading needs are loaded, transactions have memory limits and a
+timeout, ``LOAD CSV`` may not read file URLs, and the JVM does not exit on an
+``OutOfMemoryError``. ``kg-rag neo4j check`` reports these for any server.
+
 The JVM runs detached (its own session); its console log (``neo4j-console.log``) and pid file
 (``neo4j.pid``) lie in ``settings.home``, Neo4j's own logs under ``settings.home/logs``.
 """
@@ -31,6 +36,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 from pydantic import BaseModel
 
@@ -38,7 +44,7 @@ from kg_rag._process import alive, file_lock, terminate
 from kg_rag.config import Neo4jSettings
 from kg_rag.errors import ConfigError, ServerError
 
-__all__ = ["Neo4jServerInfo", "start", "status", "stop"]
+__all__ = ["HARDENING", "SCHEMA_PROCEDURES", "Neo4jServerInfo", "start", "status", "stop"]
 
 _JAVA_DIR = Path(__file__).resolve().parent / "java"
 _LAUNCHER = "KgRagNeo4j"
@@ -54,7 +60,9 @@ _JVM_FLAGS = (
     f"-Xmx{_HEAP}",
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
-    "-XX:+ExitOnOutOfMemoryError",
+    # No -XX:+ExitOnOutOfMemoryError: a query whose values outgrow the heap (Cypher does not
+    # count expression values against the transaction memory limits) then fails alone with
+    # Neo.TransientError.General.OutOfMemoryError instead of taking the server down.
     "-Djdk.nio.maxCachedBufferSize=1024",
     "-Dio.netty.tryReflectionSetAccessible=true",
     "-Dlog4j2.disable.jmx=true",
@@ -65,6 +73,33 @@ _JVM_FLAGS = (
     "--add-opens=java.base/java.io=ALL-UNNAMED",
     "--add-opens=java.base/java.lang=ALL-UNNAMED",
 )
+# Defence in depth for LLM-written Cypher (the guard in kg_rag.stores.cypher_safety comes first):
+# what any one query may reach and spend on this server. ``kg-rag neo4j check`` reports them.
+SCHEMA_PROCEDURES: Final = (
+    # What langchain-neo4j's refresh_schema calls; no other APOC procedure or function is loaded
+    # (no apoc.cypher.*, apoc.periodic.*, apoc.load.*, ...). Built-in db.*/dbms.* stay.
+    "apoc.meta.data",
+    "apoc.meta.graph",
+    "apoc.schema.nodes",
+    "apoc.any.property",
+)
+HARDENING: Final[dict[str, str]] = {
+    "dbms.security.procedures.allowlist": ",".join(SCHEMA_PROCEDURES),
+    # apoc.meta.* reads kernel internals and refuses to run restricted.
+    "dbms.security.procedures.unrestricted": ",".join(SCHEMA_PROCEDURES),
+    # LOAD CSV FROM 'file:///...' is refused; the import folder stays set (to an empty folder):
+    # unset, it would open the whole file system to file URLs.
+    "dbms.security.allow_csv_import_from_file_urls": "false",
+    # No transaction may take more than this of the 1 GiB heap, all of them together not more
+    # than the global pool: a query that would exhaust the heap fails alone.
+    "db.memory.transaction.max": "256m",
+    "dbms.memory.transaction.total.max": "512m",
+    # A bound for every transaction without its own timeout (Browser, scripts); LLM Cypher runs
+    # with neo4j.query_timeout_s.
+    "db.transaction.timeout": "300s",
+    # Timeouts are enforced by a monitor thread: check often so they fire close to the limit.
+    "db.transaction.monitor.check.interval": "200ms",
+}
 _MIN_JAVA = 17
 _STOP_TIMEOUT_S = 120.0  # a clean shutdown checkpoints the stores: give it time
 _MAVEN_TIMEOUT_S = 1800.0
@@ -92,6 +127,7 @@ def start(settings: Neo4jSettings, *, log: Callable[[str], None] = print) -> Neo
         ConfigError: ``settings.password`` is not set.
         ServerError: Java or Maven is missing, a port is taken, the password differs from the
             one the data folder was created with, or the JVM died or did not answer in time.
+            A server this call launched is stopped again before the error is raised.
     """
     password = _password(settings)
     home = _home(settings)
@@ -108,9 +144,15 @@ def start(settings: Neo4jSettings, *, log: Callable[[str], None] = print) -> Neo
         started = time.monotonic()
         process, log_offset = _launch(settings, java, dist, password, home)
         log(f"Starting Neo4j {settings.version} (home {home}, log {_log_path(home)})")
-        version = _wait_for_bolt(
-            settings, password, process.pid, process, home, log_offset, started
-        )
+        try:
+            version = _wait_for_bolt(
+                settings, password, process.pid, process, home, log_offset, started
+            )
+        except BaseException:
+            # A start that reports failure (wrong password for the data folder, Ctrl-C, ...)
+            # leaves no server behind.
+            _abandon(process, home)
+            raise
         log(
             f"Neo4j {version} running in {time.monotonic() - started:.0f} s: "
             f"{_bolt_uri(settings)}, Browser {_http_url(settings)}/browser/ (pid {process.pid})"
@@ -347,6 +389,7 @@ def _launch(
         str(settings.http_port),
         _PAGE_CACHE,
         str(dist / "lib" / "plugins"),
+        *(f"{key}={value}" for key, value in HARDENING.items()),
     ]
     # The child gets the password and nothing else of ours that may be secret.
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_RAG_")}
@@ -475,6 +518,15 @@ def _read_from(path: Path, offset: int) -> str:
             return file.read().decode(errors="replace")
     except OSError:
         return ""
+
+
+def _abandon(process: subprocess.Popen[bytes], home: Path) -> None:
+    """Stop a server this call launched and forget its pid file."""
+    if process.poll() is None:
+        _terminate(process.pid)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=15)
+    _pid_path(home).unlink(missing_ok=True)
 
 
 def _terminate(pid: int) -> None:

@@ -6,6 +6,12 @@
   :class:`~kg_rag.errors.UnscriptedPromptError` on a prompt no entry matches.
 * :class:`HashEmbeddings` is a LangChain ``Embeddings`` that hashes tokens into a fixed-size
   vector: no model, same text → same vector, shared words → nearby vectors. It counts calls.
+* :func:`graph_chat_model` is a :class:`FakeChatModel` scripted for LLM-mode ingest: it
+  answers extraction prompts with the capitalized names of the chunk and community prompts with
+  a report made from the prompt, deterministically.
+* :class:`FaultInjectingChatModel` wraps a fake and makes a seeded share of its calls fail the
+  ways real endpoints do (timeout, HTTP 429, truncated JSON, invalid JSON, schema-valid
+  nonsense); which calls fail depends only on the seed and the prompt, not on timing.
 
 Users can test their own code against kg-rag with these, too.
 """
@@ -13,6 +19,7 @@ Users can test their own code against kg-rag with these, too.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import threading
@@ -32,7 +39,17 @@ from pydantic import ConfigDict, PrivateAttr
 
 from kg_rag.errors import UnscriptedPromptError
 
-__all__ = ["FakeCall", "FakeChatModel", "HashEmbeddings", "Response"]
+__all__ = [
+    "FAULT_KINDS",
+    "FakeCall",
+    "FakeChatModel",
+    "FaultInjectingChatModel",
+    "HashEmbeddings",
+    "InjectedFault",
+    "RateLimitedError",
+    "Response",
+    "graph_chat_model",
+]
 
 Response = str | BaseException | Callable[[str], str]
 """A scripted reply: text (JSON args when tools are bound), an exception to raise, or a
@@ -250,3 +267,198 @@ class HashEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
         return self.embed_documents([text])[0]
+
+
+# -- an LLM-mode ingest without an LLM ---------------------------------------------------------
+_TEXT_BLOCK = re.compile(r'Text:\n"""\n(.*?)\n"""', re.DOTALL)
+_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_LEADING = frozenset({"The", "A", "An", "In", "On", "At", "It", "He", "She", "They", "This"})
+
+
+def _extraction_reply(prompt: str) -> str:
+    """Entities: capitalized word runs of the chunk; relations: neighbours in a sentence."""
+    found = _TEXT_BLOCK.search(prompt)
+    text = found.group(1) if found else ""
+    entities: dict[str, dict[str, str]] = {}
+    relations: list[dict[str, Any]] = []
+    for sentence in _SENTENCE.split(text):
+        names: list[str] = []
+        for match in _NAME_RUN.finditer(sentence):
+            words = [w for w in match.group(0).split() if w not in _LEADING]
+            if not words:
+                continue
+            name = " ".join(words)
+            if name not in entities:
+                kind = (
+                    "PERSON"
+                    if len(words) == 2
+                    else "ORGANIZATION"
+                    if len(words) > 2
+                    else "LOCATION"
+                )
+                entities[name] = {"name": name, "type": kind, "description": sentence[:80]}
+            if name not in names:
+                names.append(name)
+        for a, b in itertools.pairwise(names):
+            relations.append(
+                {
+                    "source": a,
+                    "target": b,
+                    "type": "RELATED_TO",
+                    "description": sentence[:80],
+                    "strength": 0.8,
+                }
+            )
+    return json.dumps({"entities": list(entities.values()), "relations": relations})
+
+
+def _community_reply(prompt: str) -> str:
+    digest = hashlib.sha1(prompt.encode("utf-8")).hexdigest()[:8]
+    lines = [ln for ln in prompt.splitlines() if " | " in ln and not ln.startswith("Entities")]
+    first = lines[0].split(" | ")[0].strip(" -") if lines else "community"
+    return json.dumps(
+        {
+            "title": f"{first} group {digest}",
+            "summary": f"A community around {first} ({len(lines)} lines of context).",
+            "findings": [ln[:120] for ln in lines[:2]],
+            "rating": 5.0,
+        }
+    )
+
+
+def graph_chat_model() -> FakeChatModel:
+    """A fake scripted for extraction and community-report prompts (LLM-mode ingest).
+
+    Deterministic: the same chunk always gets the same entities and relations, the same
+    community context the same report.
+    """
+    return FakeChatModel(
+        script=[
+            ("Write the community report for", _community_reply),
+            ("You build a knowledge graph", _extraction_reply),
+        ]
+    )
+
+
+# -- fault injection -----------------------------------------------------------------------------
+FAULT_KINDS: tuple[str, ...] = ("timeout", "rate_limit", "truncated", "invalid", "nonsense")
+"""The failures :class:`FaultInjectingChatModel` can inject."""
+
+
+class RateLimitedError(Exception):
+    """What an HTTP 429 from a provider looks like to the caller (status code attached)."""
+
+    status_code = 429
+
+
+@dataclass
+class InjectedFault:
+    """One injected failure: its kind and the prompt it replaced the answer to."""
+
+    kind: str
+    prompt: str
+
+
+class FaultInjectingChatModel(BaseChatModel):
+    """Wrap a :class:`FakeChatModel` so that a share of calls fail like real endpoints do.
+
+    Args:
+        inner: The model answering the calls that do not fail.
+        rate: Share of calls that fail (0..1).
+        seed: Which calls fail is a function of the seed, the prompt and how often that
+            prompt was sent before, so it does not depend on concurrency or timing.
+        kinds: Failures to draw from (see :data:`FAULT_KINDS`).
+
+    The faults: ``timeout`` raises :class:`TimeoutError`, ``rate_limit`` raises
+    :class:`RateLimitedError` (HTTP 429), ``truncated`` cuts the real reply's JSON in half,
+    ``invalid`` replies with text that is no JSON, ``nonsense`` with the schema-valid
+    ``{"unexpected": true}``. :attr:`faults` lists every one injected; set :attr:`rate` to 0
+    to heal the model.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    inner: FakeChatModel
+    rate: float = 0.3
+    seed: int = 0
+    kinds: tuple[str, ...] = FAULT_KINDS
+    model_name: str = "fake-chat"
+
+    _seen: dict[str, int] = PrivateAttr(default_factory=dict)
+    _faults: list[InjectedFault] = PrivateAttr(default_factory=list)
+    _healthy: list[str] = PrivateAttr(default_factory=list)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        # The inner model's type: cache keys (and so cached answers) are shared with it.
+        return self.inner._llm_type
+
+    @property
+    def faults(self) -> list[InjectedFault]:
+        """Every injected failure so far, in order."""
+        return list(self._faults)
+
+    @property
+    def healthy_prompts(self) -> list[str]:
+        """Prompts that got a real answer, in order."""
+        return list(self._healthy)
+
+    def _draw(self, prompt: str) -> str | None:
+        with self._lock:
+            n = self._seen.get(prompt, 0)
+            self._seen[prompt] = n + 1
+        digest = hashlib.sha256(f"{self.seed}\x1f{n}\x1f{prompt}".encode()).digest()
+        if int.from_bytes(digest[:8], "big") / 2**64 >= self.rate:
+            return None
+        return self.kinds[digest[8] % len(self.kinds)]
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = _flatten(messages)
+        kind = self._draw(prompt)
+        if kind is None:
+            with self._lock:
+                self._healthy.append(prompt)
+            return self.inner._generate(messages, stop, None, **kwargs)
+        with self._lock:
+            self._faults.append(InjectedFault(kind, prompt))
+        if kind == "timeout":
+            raise TimeoutError("Request timed out (injected fault).")
+        if kind == "rate_limit":
+            raise RateLimitedError("Error code: 429 - rate limit reached (injected fault).")
+        tools: list[dict[str, Any]] = kwargs.get("tools") or []
+        if kind == "truncated":
+            real = self.inner._generate(messages, stop, None, **kwargs).generations[0].message
+            assert isinstance(real, AIMessage)
+            text = json.dumps(real.tool_calls[0]["args"]) if real.tool_calls else str(real.content)
+            text = text[: max(1, len(text) // 2)]
+        elif kind == "invalid":
+            text = "I could not produce JSON for this: the service is overloaded."
+        else:
+            text = json.dumps({"unexpected": True})
+        usage = {"input_tokens": _count_tokens(prompt), "output_tokens": _count_tokens(text)}
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        if tools:
+            message = FakeChatModel._tool_message(text, tools[0]["function"]["name"], usage)
+        else:
+            message = AIMessage(content=text, usage_metadata=usage)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def bind_tools(
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools like :meth:`FakeChatModel.bind_tools`."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        kwargs.pop("ls_structured_output_format", None)
+        return self.bind(tools=formatted, **kwargs)

@@ -321,6 +321,7 @@ class AnswerPipeline:
             query=bound,
             linked=list(linked),
             answers=dict(answers),
+            question=run.trace.question,
         )
         if step.kind == "compare":  # decided from the value steps by the synthesizer
             return StepTrace(

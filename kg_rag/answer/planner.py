@@ -24,6 +24,7 @@ from typing import Any
 
 from kg_rag.answer.question import (
     AUXILIARIES,
+    DATE_RX,
     answer_type,
     comparison_order,
     head_noun_type,
@@ -209,6 +210,10 @@ def _en_predicate(pre: str) -> str:
 
 def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
     wh = {"DATE": "When", "NUMBER": "How many"}.get(kind, "What")
+    have = re.match(r"^(has|have|had)\s+(.+)$", pred, re.IGNORECASE)
+    if have and kind == "NUMBER":  # "has more inhabitants" → "How many inhabitants does X have"
+        aux = "did" if have.group(1).lower() == "had" else "does"
+        return _clean(f"How many {have.group(2)} {aux} {option} have")
     m = re.match(r"^(is|was|were|are|did|does|do|has|had)\s+(.*)$", pred, re.IGNORECASE)
     if m:
         return _clean(f"{wh} {m.group(1)} {option} {m.group(2)}")
@@ -272,7 +277,125 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"^both\s+", "", rest)
         queries = [_clean(f"{m['aux']} {o} {rest}") for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
-    return _verify_plan(question, q)  # "Is A P?": one verification step
+    threshold = _en_threshold(q, question)
+    if threshold is not None:
+        return threshold
+    return _en_verify(q, question)  # "Is A P?": verification, after any bridges inside it
+
+
+# "Is X more than 200 kilometres long?", "Was X longer than 200 km?", "Does X have fewer than
+# 300 employees?", "Was X founded before 1950?": one value step and a threshold.
+_COMPARATIVE_ADJ = {
+    "longer": "long",
+    "shorter": "long",
+    "taller": "tall",
+    "higher": "high",
+    "lower": "high",
+    "older": "old",
+    "younger": "old",
+    "larger": "large",
+    "bigger": "big",
+    "smaller": "large",
+    "deeper": "deep",
+    "wider": "wide",
+    "heavier": "heavy",
+}
+_EN_THRESHOLD = re.compile(
+    r"^(?P<aux>is|was|are|were)\s+(?P<subj>.+?)\s+(?:(?P<more>more|less|fewer|over|under)"
+    r"(?:\s+than)?|(?P<adjer>[a-z]+er)\s+than|at\s+(?P<least>least|most))\s+"
+    r"(?P<num>\d[\d,.]*(?:\s+(?:million|billion|thousand))?)\s*(?P<unit>[a-z]+)?\s*"
+    r"(?P<adj>long|tall|high|old|wide|deep|large|big|heavy)?\s*$",
+    re.IGNORECASE,
+)
+_EN_HAVE_THRESHOLD = re.compile(
+    r"^(?P<aux>does|did|do|has|had)\s+(?P<subj>.+?)\s+(?:have\s+|has\s+|had\s+)?"
+    r"(?P<more>more|fewer|less|over|under)(?:\s+than)?\s+(?P<num>\d[\d,.]*"
+    r"(?:\s+(?:million|billion|thousand))?)\s+(?P<noun>[a-z][a-z\s]*?)\s*$",
+    re.IGNORECASE,
+)
+_EN_DATE_THRESHOLD = re.compile(
+    r"^(?P<aux>is|was|are|were|did|does)\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+(?:ed|en|t|n))?\s*"
+    r"(?P<rel>before|after|earlier\s+than|later\s+than|prior\s+to)\s+(?P<when>.+?)\s*$",
+    re.IGNORECASE,
+)
+_LESS = re.compile(r"^(?:less|fewer|under|most|shorter|lower|younger|smaller|before|earlier|prior)")
+
+
+def _threshold_plan(
+    question: str, subject: str, query: str, kind: AnswerType, order: Any, limit: str
+) -> Plan:
+    plan = _value_plan(question, [subject], [query], kind, order, "threshold-yesno", query)
+    assert plan.comparison is not None
+    steps = [
+        s.model_copy(update={"answer_type": "YESNO"}) if s.kind == "compare" else s
+        for s in plan.steps
+    ]
+    comparison = plan.comparison.model_copy(update={"threshold": limit})
+    return plan.model_copy(
+        update={"steps": steps, "answer_type": "YESNO", "comparison": comparison}
+    )
+
+
+def _en_threshold(q: str, question: str) -> Plan | None:
+    m = _EN_THRESHOLD.match(q)
+    if m is not None and (m["adj"] or m["adjer"] in _COMPARATIVE_ADJ or m["unit"]):
+        word = (m["more"] or m["adjer"] or m["least"] or "").lower()
+        order = "lt" if _LESS.match(word) else "gt"
+        adj = m["adj"] or _COMPARATIVE_ADJ.get((m["adjer"] or "").lower())
+        subj = m["subj"]
+        aux = m["aux"].lower()
+        query = f"How {adj} {aux} {subj}" if adj else f"How many {m['unit']} {aux} {subj}"
+        return _threshold_plan(question, subj, query, "NUMBER", order, m["num"])
+    m = _EN_HAVE_THRESHOLD.match(q)
+    if m is not None:
+        order = "lt" if _LESS.match(m["more"].lower()) else "gt"
+        query = f"How many {m['noun']} {m['aux'].lower()} {m['subj']} have"
+        return _threshold_plan(question, m["subj"], query, "NUMBER", order, m["num"])
+    m = _EN_DATE_THRESHOLD.match(q)
+    if m is not None and DATE_RX.search(m["when"]) and m["verb"]:
+        order = "lt" if _LESS.match(m["rel"].lower()) else "gt"
+        query = f"When {m['aux'].lower()} {m['subj']} {m['verb']}"
+        return _threshold_plan(question, m["subj"], query, "DATE", order, m["when"])
+    return None
+
+
+# "Was X directed by someone born in P?": the someone is a bridge ("Who directed X"), and the
+# claim is verified about that answer.
+_EN_SOMEONE = re.compile(
+    r"^(?P<aux>is|was|are|were)\s+(?P<obj>.+?)\s+(?P<verb>[a-z]+(?:ed|en|t|n))\s+by\s+"
+    r"(?:someone|somebody|a\s+person|anyone|a\s+man|a\s+woman)\s+(?:who\s+(?:is|was|were)\s+)?"
+    r"(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _en_verify(q: str, question: str) -> Plan:
+    m = _EN_SOMEONE.match(q)
+    steps: list[PlanStep] = []
+    if m is not None:
+        who = f"Who {m['verb']} {m['obj']}" if m["verb"].lower() != "born" else q
+        steps.append(PlanStep(index=1, query=_clean(who), kind="bridge", answer_type="PERSON"))
+        claim = f"{m['aux']} #1 {m['rest']}"
+    else:
+        claim = _decompose(q, steps)
+    if not steps:
+        return _verify_plan(question, q)
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=_clean(claim),
+            kind="verify",
+            depends_on=_deps(claim),
+            answer_type="YESNO",
+        )
+    )
+    return Plan(
+        question=question,
+        steps=steps,
+        strategy="yesno",
+        answer_type="YESNO",
+        comparison=Comparison(options=[], value_steps=[len(steps)], order="all"),
+    )
 
 
 _CONJ = re.compile(
@@ -418,9 +541,21 @@ def _noun_phrase(words: list[str]) -> list[str]:
     return phrase[: typed[-1] + 1] if typed else phrase[:1]
 
 
+_REDUCED_RELATIVE = re.compile(
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<verb>[a-z][\w\-]*)"
+    r"(?P<rest>[^,?]*)$"
+)
+_QUESTION_LEAD = re.compile(
+    r"^(?:who|whom|whose|what|when|where|which|why|how|in|on|at|from|to|for|is|was|are|were|"
+    r"do|does|did|has|have|had|can|could|will|would|name|list|tell|give)\b",
+    re.IGNORECASE,
+)
+
+
 def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost bridge in ``text``: (start, end, step query, head noun, text that
     replaces the span besides ``#n``), or None."""
+    phrase = not _QUESTION_LEAD.match(text)  # a noun phrase (an outer bridge's own query)
     for rel in reversed(list(_REL_WORD.finditer(text))):
         before = text[: rel.start()]
         dets = list(_DET_WORD.finditer(before))
@@ -446,6 +581,12 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         trailing = " ".join(words[len(head_words) :])
         step = _clean(f"{' '.join(head_words)} {rel.group(0)} {clause}")
         return det.start(), clause_end, step, " ".join(head_words), trailing
+    red = _REDUCED_RELATIVE.search(text)
+    if red is not None and red["verb"] not in _FUNCTION and red.start() > 0:
+        # "the band Ivo Pembry put together": a relative clause without its "that".
+        noun, name = red["noun"], _clean(red["name"])
+        step = _clean(f"{noun} that {name} {red['verb']}{red['rest']}")
+        return red.start(), red.end(), step, noun, ""
     m = _POSS.search(text)
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
@@ -462,6 +603,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             closes = False  # "the hometown of the director of F": the inner "of" is a bridge
         if closes and m2["name"].startswith("#") and len(text[: m2.start()].split()) >= 3:
             closes = False
+        if closes and phrase:
+            closes = False  # "film whose score was composed by the guitarist of X"
         if m2.start() > 0 and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             return m2.start(), m2.end(), f"{noun} of {name}", noun, ""
@@ -531,13 +674,29 @@ def _zh_compare(q: str, question: str) -> Plan | None:
     pair = _zh_pair(m["pre"])
     if pair is None:
         return None
-    a, b = pair
+    a, b = (_zh_strip_option(o) for o in pair)
     pred = _clean(_ZH_COMPARATIVE.sub("", m["rest"]))
     wh = "哪一年" if kind == "DATE" else "多少"
     # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate.
     pred = re.sub(r"^(?:公司|企业|大学|学校|乐队|电影|城市|人|个|位|家|部|所|座)", "", pred)
-    queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
+    if not pred and re.search(r"年长|年轻|年纪|岁数|年龄", m["rest"]):
+        queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates
+    else:
+        queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
+
+
+def _zh_strip_option(option: str) -> str:
+    """ "光学家欧阳静澜" → "欧阳静澜": a role noun before a name goes (the name stays whole)."""
+    from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
+
+    words = _zh_words(option)
+    if len(words) >= 2 and zh_noun_type(words[0][0]) == "PERSON" and len(words[0][0]) >= 2:
+        rest = option[len(words[0][0]) :]
+        surname = rest[:2] in CHINESE_COMPOUND_SURNAMES or rest[0] in CHINESE_SURNAMES
+        if 2 <= len(rest) <= 4 and surname:
+            return rest
+    return option
 
 
 _ZH_BOTH = re.compile(r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:都|均|同样)(?P<rest>.+)$")
@@ -564,8 +723,23 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
+    m = _ZH_THRESHOLD.match(re.sub(r"[吗么]$", "", q))
+    if m is not None:
+        order = "lt" if m["rel"] in _ZH_LESS else "gt"
+        subject = m["subj"]
+        query = f"{subject}是多少" if "的" in subject else f"{subject}有多少"
+        limit = m["num"] + (m["unit"] or "")
+        return _threshold_plan(question, subject, query, "NUMBER", order, limit)
     claim = re.sub(r"是否|是不是", "", q)
     return _verify_plan(question, _clean(re.sub(r"[吗么]$", "", claim)))
+
+
+# "X的长度是不是超过了500公里": one value step and a threshold.
+_ZH_THRESHOLD = re.compile(
+    r"^(?P<subj>.+?)(?:是不是|是否|有没有)?(?P<rel>超过|多于|大于|高于|长于|不止|少于|不到|低于|"
+    r"小于|不足|短于)了?(?P<num>\d[\d,.]*(?:万|亿)?)(?P<unit>[^\d，,]{0,4})$"
+)
+_ZH_LESS = frozenset(["少于", "不到", "低于", "小于", "不足", "短于"])
 
 
 _ZH_WH_PRED = re.compile(
@@ -580,86 +754,200 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
     return [(p.word, p.flag) for p in pseg.cut(text)]
 
 
+# A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers
+# are a closed class of the language.
+_ZH_DEMONSTRATIVE = re.compile(
+    r"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届]?(?=[\u4e00-\u9fff《])"
+)
+# Predicate words walked over from the wh-word back to the subject's head noun.
+_ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f")
+# Copular or possessive verbs: "X的校长是谁", "X的人口约有多少" ask for the value of X's attribute.
+_ZH_COPULA = frozenset(["是", "为", "叫", "叫做", "有", "约有", "达", "约为", "共有"])
+_ZH_WH_CHARS = re.compile(r"谁|哪|什么|多少|几|何")
+_ZH_RELATIONAL = ("所在", "所属")
+
+
 def _zh_split_agent(np: str) -> tuple[str, str] | None:
-    """ "蓝海科技创始人" → ("蓝海科技", "创始人"): a name followed by an agent or kinship noun."""
+    """A name followed by a relational noun: "蓝海科技创始人" → ("蓝海科技", "创始人") (an agent
+    or kinship noun), "青榆大学所在城市" → ("青榆大学", "所在城市") (所在/所属 + a noun)."""
     words = _zh_words(np)
     if len(words) < 2:
         return None
     last = words[-1][0]
     owner = "".join(w for w, _ in words[:-1])
-    if len(owner) >= 2 and zh_noun_type(last) == "PERSON" and len(last) >= 2:
+    if words[-2][0] in _ZH_RELATIONAL and len(words) >= 3:
+        owner = "".join(w for w, _ in words[:-2])
+        last = words[-2][0] + last
+    if len(owner) < 2 or len(last) < 2:
+        return None
+    if zh_noun_type(last) == "PERSON" or last.startswith(_ZH_RELATIONAL):
         return owner, last
     return None
+
+
+def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
+    """Split a Chinese wh-question into its subject noun phrase and its predicate, and say
+    whether the predicate asks for the value of the subject's last noun (a copular or
+    possessive predicate with nothing verbal after the wh-word: "…的校长是谁", "…的人口约有
+    多少") rather than something about the entity the subject names ("…的乐队是在哪座城市成立
+    的", "…的公司是由谁创办的").
+
+    The predicate is what follows the subject's head noun: from the wh-word back over verbs,
+    adverbs, prepositions and particles (jieba's tags), stopping at a noun or at 的."""
+    words = _zh_words(q)
+    wh = next((i for i, (w, _) in enumerate(words) if _ZH_WH_CHARS.search(w)), None)
+    if wh is None or wh == 0:
+        return None
+    start = wh
+    while start > 0:
+        w, f = words[start - 1]
+        # A word before 于 is verbal whatever its tag ("毕业于", "发源于").
+        verbal = f.startswith(_ZH_PRED_FLAGS) or (words[start][0] == "于" and len(w) >= 2)
+        if w == "的" or not verbal or (f.startswith("v") and start - 1 == 0):
+            break
+        start -= 1
+    subject = "".join(w for w, _ in words[:start])
+    predicate = "".join(w for w, _ in words[start:])
+    if not subject or not predicate:
+        return None
+    head = [w for w, _ in words[start:wh] if w not in ("大约", "约", "大概", "共", "一共", "总共")]
+    after_verbal = any(f.startswith("v") for _, f in words[wh + 1 :])
+    value = not after_verbal and (not head or "".join(head) in _ZH_COPULA)
+    return subject, predicate, value
+
+
+def _zh_relative(part: str, head: str) -> list[tuple[str, AnswerType]]:
+    """Steps of a relative clause ``part`` + 的 + ``head``: "由青石乐队吉他手担任配乐的电影"
+    → the agent "青石乐队吉他手" first when the clause's subject is itself a relational noun
+    phrase, then the clause with ``#`` for it."""
+    m = re.match(r"^(由|被)(.+?)(?=[\u4e00-\u9fff]{2})", part)
+    if m is not None:
+        words = _zh_words(part[1:])
+        # The clause's verb: the first verb after a relational noun phrase (jieba tags some
+        # agent nouns as verbs too, so each verb position is tried in turn).
+        for verb in (i for i, (_, f) in enumerate(words) if f.startswith("v") and i > 0):
+            agent = "".join(w for w, _ in words[:verb])
+            if _zh_split_agent(agent) is not None:
+                rest = "".join(w for w, _ in words[verb:])
+                return [(agent, "PERSON"), (f"{m.group(1)}#{rest}的{head}", zh_noun_type(head))]
+    return [(f"{part}的{head}", zh_noun_type(head))]
+
+
+def _zh_is_relative(part: str) -> bool:
+    """Does ``part`` (text before a 的, ``#`` for an earlier answer) hold a verb, i.e. is it a
+    relative clause?"""
+    part = part.lstrip("#")
+    if not part:
+        return False
+    if part.startswith(("由", "被", "所")):
+        return True
+    words = _zh_words(part)
+    return any(f.startswith("v") and (i > 0 or len(w) >= 2) for i, (w, f) in enumerate(words))
+
+
+def _zh_head(part: str, last: bool) -> tuple[str, str]:
+    """The head noun of a relative clause at the start of ``part``, and what follows it
+    ("乐队签约" → ("乐队", "签约")); the last part of a subject is its head whole."""
+    if last:
+        return part, ""
+    words = _zh_words(part)
+    n = 0
+    while n < len(words) and words[n][1].startswith(("n", "x")):
+        n += 1
+    head = "".join(w for w, _ in words[: max(n, 1)])
+    return head, part[len(head) :]
 
 
 def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     """Bridge queries of a Chinese subject noun phrase, innermost first, each with the type of
     what it names (``#`` stands for the previous step's answer). With ``include_last`` the
     whole phrase names an entity; otherwise its last 的-part is the attribute the question
-    asks about and gets no step of its own."""
+    asks about and gets no step of its own.
+
+    Each 的 joins what precedes it to a noun: a relative clause (it holds a verb: "陈明担任主唱
+    的乐队", "#签约的唱片公司") makes a step naming the clause's head; an owner followed by a
+    noun ("#的母校") makes a step naming the owner's attribute."""
     parts = [p for p in subject.split("的") if p]
     out: list[tuple[str, AnswerType]] = []
     if not parts:
         return out
-    first = parts[0]
-    words = _zh_words(first)
-    relative = len(parts) >= 2 and (
-        first.startswith(("由", "被")) or any(f.startswith("v") for _, f in words[1:])
-    )
-    if relative:
-        # A relative clause: 由X创办的公司总部 → "由X创办的公司", then "#的总部".
-        nxt = _zh_words(parts[1])
-        head = nxt[0][0] if nxt else parts[1]
-        out.append((f"{first}的{head}", zh_noun_type(head)))
-        rest = parts[1][len(head) :]
-        parts = ["#", *([rest] if rest else []), *parts[2:]]
-    else:
-        agent = _zh_split_agent(first)
+    cur = parts[0]
+    if not _zh_is_relative(cur):
+        agent = _zh_split_agent(cur)
         if agent is not None and (len(parts) >= 2 or include_last):
-            out.append((first, "PERSON"))
-            parts = ["#", *parts[1:]]
-    stop = len(parts) if include_last else len(parts) - 1
-    for i in range(1, stop):
-        out.append((f"{parts[0]}的{parts[i]}", zh_noun_type(parts[i])))
-        parts[0] = "#"
+            out.append((cur, zh_noun_type(agent[1])))
+            cur = "#"
+    for i in range(1, len(parts)):
+        last = i == len(parts) - 1
+        if last and not include_last:
+            break
+        if _zh_is_relative(cur):
+            head, rest = _zh_head(parts[i], last)
+            out.extend(_zh_relative(cur, head))
+            cur = f"#{rest}"
+            if rest and not _zh_is_relative(cur):
+                out.append((f"#的{rest}", zh_noun_type(rest)))
+                cur = "#"
+        else:
+            out.append((f"{cur}的{parts[i]}", zh_noun_type(parts[i])))
+            cur = "#"
     return out
 
 
 def _zh_steps(chain: list[tuple[str, AnswerType]]) -> list[PlanStep]:
     steps: list[PlanStep] = []
     for query, t in chain:
-        bound = query.replace("#", f"#{len(steps)}", 1) if query.startswith("#") else query
+        bound = query.replace("#", f"#{len(steps)}", 1) if "#" in query else query
         steps.append(_zh_step(len(steps) + 1, bound, t))
     return steps
 
 
 def _zh_bridge(q: str, question: str) -> Plan | None:
     kind = answer_type(q)
-    # Two clauses joined by a comma, the second referring back: "P就读的大学，其校长是谁".
+    q = _ZH_DEMONSTRATIVE.sub("", q)
     clauses = re.split(r"[，,]", q, maxsplit=1)
     if len(clauses) == 2 and _ZH_PRONOUN.match(clauses[1].strip()):
+        # Two clauses joined by a comma, the second referring back: "P就读的大学，其校长是谁".
         first, second = clauses[0].strip(), clauses[1].strip()
         nouns = [p for p in first.split("的") if p]
-        chain = _zh_chain(first, include_last=True) if len(nouns) >= 3 else []
+        chain = _zh_chain(first, include_last=True) if len(nouns) >= 2 else []
         if not chain:
             chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
         steps = _zh_steps(chain)
-        rest = _ZH_PRONOUN.sub(f"#{len(steps)}", second, count=1)
+        rest = _ZH_PRONOUN.sub("", second, count=1)
+        rest = (
+            f"#{len(steps)}"
+            + ("的" if _zh_words(rest)[:1] and _zh_words(rest)[0][1].startswith("n") else "")
+            + rest
+        )
         steps.append(_zh_step(len(steps) + 1, rest, kind, final=True))
         return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
-    m = _ZH_WH_PRED.search(q)
-    if m is None:
+    if (
+        len(clauses) == 2
+        and not _ZH_WH_CHARS.search(clauses[0])
+        and _ZH_WH_CHARS.search(clauses[1])
+    ):
+        # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁".
+        q = f"{clauses[0].strip()}的{clauses[1].strip()}"
+    split = _zh_subject_predicate(q)
+    if split is None:
         return None
-    subject, predicate = q[: m.start()], q[m.start() :]
-    copular = predicate.startswith(("是", "为", "叫"))
-    chain = _zh_chain(subject, include_last=not copular)
+    subject, predicate, value = split
+    if subject.endswith("的"):
+        # "…的导演是谁": the predicate opens with the attribute itself.
+        subject, predicate, value = subject[:-1], f"的{predicate}", False
+        chain = _zh_chain(subject, include_last=True)
+    else:
+        chain = _zh_chain(subject, include_last=not value)
     if not chain:
         return None
     steps = _zh_steps(chain)
     last = f"#{len(steps)}"
     parts = [p for p in subject.split("的") if p]
-    if copular and len(parts) >= 2:
+    if value and len(parts) >= 2:
         final = f"{last}的{parts[-1]}{predicate}"
+    elif value and len(parts) == 1 and chain[-1][0] != parts[0]:
+        final = f"{last}{predicate}"
     else:
         final = f"{last}{predicate}"
     steps.append(_zh_step(len(steps) + 1, final, kind, final=True))

@@ -412,7 +412,7 @@ _ZH_PLACE_END = re.compile(
 _ZH_ORG_END = re.compile(
     r"(?:公司|企业|集团|大学|学院|学校|中学|小学|研究所|研究院|实验室|医院|银行|乐队|乐团|团队|"
     r"球队|俱乐部|协会|学会|基金会|委员会|出版社|报社|电视台|机构|组织|单位|政府|工厂|厂|馆|社|"
-    r"党|部|局|院|所|队|团|会|店|台)$"
+    r"党|部|局|院|所|队|团|会|店|台|校)$"
 )
 _ZH_DATE_END = re.compile(r"(?:年份|年代|年|日期|时间|时候|时期|月份|世纪)$")
 
@@ -508,7 +508,12 @@ def answer_type(question: str) -> AnswerType:
             r"(?:哪个|哪一个|哪座|哪条|哪部|哪本|什么|哪种|何种|哪)([\u4e00-\u9fff]{1,4})", q
         )
         if m:
-            return zh_noun_type(m.group(1))
+            # The head noun is the first word after the wh-word and its classifier:
+            # "哪座城市成立的" → 城市.
+            import jieba
+
+            words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
+            return zh_noun_type(words[0] if words else m.group(1))
         return "NAME"
     low = q.lower()
     if re.search(r"\bhow\s+(many|much|old|long|far|tall|high|large|big)\b", low):

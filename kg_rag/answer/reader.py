@@ -26,7 +26,7 @@ from typing import Any
 
 from extraction.normalize import normalize_name
 from kg_rag.answer.offline import _term_set, split_sentences_with_offsets
-from kg_rag.answer.question import DATE_RX, find_dates
+from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_type
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
 from kg_rag.models import AnswerType, Evidence
@@ -155,6 +155,10 @@ class _Candidate:
 
 def _fit(expected: AnswerType, kind: str) -> float:
     """How well a candidate of ``kind`` fits an answer of type ``expected``."""
+    if kind == "TITLE":  # a work's title answers "which film/novel", not who/where/which firm
+        return 1.0 if expected in ("NAME", "TEXT") else 0.1
+    if kind == "NOUN":  # a common noun answers only an open question, and weakly
+        return 0.4 if expected in ("NAME", "TEXT") else 0.05
     if expected in ("NAME", "TEXT"):
         return {"DATE": 0.35, "NUMBER": 0.3}.get(kind, 1.0)
     if expected == kind:
@@ -235,6 +239,11 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
         return "NUMBER"
     if _LOCATIVE.search(before):
         return "LOCATION"
+    # A name holding a typed noun: "River Osk", "Saltreach County", "Orrinvale University".
+    for word in span.split()[1:] + span.split()[:1]:
+        kind = head_noun_type(word.lower().strip(".,'’"))
+        if kind in ("LOCATION", "ORGANIZATION") and len(span.split()) > 1:
+            return kind
     return "NAME"
 
 
@@ -244,12 +253,15 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
-    """(start, end, kind) of Chinese names in ``sentence``: jieba's person/place/organisation
-    words, a surname joined to its given name, and nouns followed by a place or org suffix."""
+    """(start, end, kind) of Chinese names in ``sentence``: titles in 《》, jieba's
+    person/place/organisation words, a surname joined to its given name, nouns followed by a
+    place or org suffix, the offline extractor's spans, and a person named after a role noun."""
     import jieba.posseg as pseg
 
     words = [(p.word, p.flag) for p in pseg.cut(sentence)]
     out: list[tuple[int, int, str]] = []
+    for m in re.finditer(r"《([^《》]{1,30})》", sentence):
+        out.append((m.start(1), m.end(1), "TITLE"))  # a work: a book, film, album …
     pos = 0
     i = 0
     while i < len(words):
@@ -267,30 +279,195 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
                 len(word) <= 2
                 and _CJK.match(nxt)
                 and len(nxt) <= 2
-                and nflag not in ("v", "p", "u", "uj", "c")
+                and not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a"))
             ) and len(word) + len(nxt) <= 4:
                 end = start + len(word) + len(nxt)
                 i += 1
+        if (
+            i + 1 < len(words)
+            and flag.startswith("n")
+            and len(words[i + 1][0]) == 1
+            and zh_noun_type(word + words[i + 1][0]) in ("LOCATION", "ORGANIZATION")
+            and words[i + 1][1].startswith("n")
+        ):
+            # A name and its one-character place or organisation suffix: 青榆 + 市.
+            kind = zh_noun_type(word + words[i + 1][0])
+            end += len(words[i + 1][0])
+            i += 1
         if kind is None and flag.startswith("n") and len(word) >= 2:
-            kind = "NAME"
+            # jieba's plain nouns (商业, 技术) are common nouns; nz/nrt/… and unknown
+            # words may be names.
+            kind = "NOUN" if flag in ("n", "vn", "an", "ng") else "NAME"
+        if _ZH_COUNTED.match(sentence[start:end]):
+            kind = None  # "二人", "三位": a count of people, not a name
         if kind is not None and _CJK.match(word):
             out.append((start, end, kind))
         pos = end
         i += 1
+    from extraction.chinese import find_chinese_spans
+
+    for span in find_chinese_spans(sentence)[0]:
+        kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
+        if (
+            kind not in ("DATE", "NUMBER")
+            and sentence[span.start : span.start + 1] not in "于在从向和与及"
+        ):
+            out.append((span.start, span.end, kind))
+    # A person named right after a role noun: "吉他手何北川", "校长为欧阳明哲".
+    from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
+
+    for w, _a, b in _tokens_with_offsets(words, sentence):
+        if len(w) < 2 or zh_noun_type(w) != "PERSON":
+            continue
+        at = b + (1 if sentence[b : b + 1] in ("为", "是") else 0)
+        rest = sentence[at : at + 5]
+        surname = (
+            2
+            if rest[:2] in CHINESE_COMPOUND_SURNAMES
+            else (1 if rest[:1] in CHINESE_SURNAMES else 0)
+        )
+        if not surname:
+            continue
+        size = f"{{{surname + 1},{surname + 2}}}"
+        name = re.match(rf"[\u4e00-\u9fff]{size}?(?=[和与及、，,。；;的（(]|$)", rest)
+        if name is not None:
+            out.append((at, at + len(name.group(0)), "PERSON"))
     return out
+
+
+def _tokens_with_offsets(
+    words: Sequence[tuple[str, str]], sentence: str
+) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
+    pos = 0
+    for w, _ in words:
+        start = sentence.find(w, pos)
+        if start < 0:
+            continue
+        out.append((w, start, start + len(w)))
+        pos = start + len(w)
+    return out
+
+
+# "多部电影", "这家公司": a count or a pointer, not a name.
+_ZH_QUANTIFIER = re.compile(
+    r"^[一二三四五六七八九十两几多数每各该这那此某本其全]+[个部家所座位条本首支名间只幅件种篇张项届]?$"
+)
+# A sentence that goes on about the previous one's subject: it opens with a pronoun or a
+# definite class noun ("The city …"), or has a subject pronoun ("With …, it is …").
+_PRONOUN_START = re.compile(
+    r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
+    r"river|film|book|school|university))\b|[它他她其该])|[,，]\s*(?:it|he|she|they)\s+[a-z]"
+)
+_ZH_COUNTED = re.compile(
+    r"^[一二两三四五六七八九十几数多]+[人位名个]?$|^[一二两三四五六七八九十几数]+[人位名个]"
+)
+# Between a role noun and the name it introduces: "吉他手唐晓北", "校长为司马怀瑾",
+# "the guitarist, Tom Reed", "its founder Ada Moe".
+_APPOSITION_GAP = re.compile(
+    r"^(?:\s*[,，:：]?\s*[\"“《]?|为|是|即|由|于|自|在|至|:\s*"
+    r"|(?:\s+(?:was|is|are|were|in|at|by|on)){1,2}\s+)$"
+)
+
+
+def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
+    """Chinese names that end in the question's head noun ("什么文学奖" → "漱玉文学奖"): the
+    run of characters before each occurrence of ``head`` back to punctuation or 的."""
+    out: list[tuple[int, int, str]] = []
+    if len(head) < 2:
+        return out
+    for m in re.finditer(re.escape(head), sentence):
+        a = m.start()
+        while (
+            a > 0
+            and m.start() - a < 6
+            and _CJK.match(sentence[a - 1])
+            and sentence[a - 1] not in "的了和与及在于是为由从把被将获得"
+        ):
+            a -= 1
+        if a < m.start() and not _ZH_QUANTIFIER.match(sentence[a : m.start()]):
+            out.append((a, m.end(), "NAME"))
+    return out
+
+
+def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
+    """Chinese "1928年2月生", "生于1928年", "2011年逝世": the verb beside the date says which."""
+    # The rest of the date's clause: "2009年在松城逝世" holds the verb a few words on.
+    after = re.split(r"[，,。；;、）)]", sentence[end : end + 12], maxsplit=1)[0]
+    before = sentence[max(0, start - 3) : start]
+    if event == "birth":
+        near = re.match(r"(?:出)?生|诞生", after) or re.search(r"(?:出)?生于$", before)
+        other = re.search(r"去世|逝世|病逝|卒", after)
+    else:
+        near = re.search(r"去世|逝世|病逝|卒", after) or re.search(r"(?:卒|死|逝世)于$", before)
+        other = re.match(r"(?:出)?生|诞生", after)
+    return 2.0 if near else (0.5 if other else 1.0)
 
 
 def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
     """Encyclopedic "(7 March 1934 – 12 July 1995)": the first date is the birth, the second
     the death; "(born 1950)" a birth."""
-    open_at = sentence.rfind("(", 0, pos)
-    if open_at < 0 or ")" in sentence[open_at:pos]:
+    open_at = max(sentence.rfind("(", 0, pos), sentence.rfind("（", 0, pos))
+    if open_at < 0 or ")" in sentence[open_at:pos] or "）" in sentence[open_at:pos]:
         return 1.0
     inside = sentence[open_at:pos]
-    dash = bool(re.search(r"[–—-]|\bto\b|\bd\.", inside))
+    dash = bool(re.search(r"[–—\-－~～至]|\bto\b|\bd\.", inside))
     if event == "birth":
         return 0.5 if dash else 1.8
     return 1.8 if dash else 0.6
+
+
+def _zh_common_word(name: str) -> bool:
+    """Is ``name`` one jieba word tagged a common noun or verb (商业, 回国), not a name?"""
+    import jieba.posseg as pseg
+
+    words = list(pseg.cut(name))
+    return len(words) == 1 and words[0].flag in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
+
+
+def _zh_head_noun(query: str) -> str:
+    """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
+    import jieba
+
+    m = re.search(r"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([\u4e00-\u9fff]{2,6})", query)
+    if m is None:
+        # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
+        tail = re.search(r"的([\u4e00-\u9fff]{2,6})$", query)
+        if tail is None:
+            return ""
+        words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
+        return words[-1] if words and len(words[-1]) >= 2 else ""
+    words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
+    return words[0] if words and len(words[0]) >= 2 else ""
+
+
+_EN_HEAD = re.compile(
+    r"^(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?(?P<a>[a-z]{3,})\s+(?:that|which|who|whom|whose|where|"
+    r"when|of)\b|\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
+)
+
+
+def _head_noun(query: str) -> str:
+    """The noun the step asks for: "river that runs through X" → "river", "which prize …" →
+    "prize", "获得过什么文学奖" → "文学奖"; "" when there is none."""
+    if _CJK.search(query):
+        return _zh_head_noun(query)
+    m = _EN_HEAD.search(query.lower())
+    if m is None:
+        return ""
+    head = (m["a"] or m["b"] or "").lower()
+    return "" if head in ("one", "year", "kind", "type", "name", "part") else head
+
+
+def _names_head(span: str, head: str) -> bool:
+    """Does the name ``span`` carry the noun ``head`` ("River Tallow" for river, "漱玉文学奖"
+    for 文学奖)?"""
+    if not head:
+        return False
+    if _CJK.search(head):
+        return span.endswith(head) and len(span) > len(head)
+    words = [w.lower().rstrip("s") for w in span.split()]
+    return head.rstrip("s") in words and len(words) > 1
 
 
 def read_evidence(
@@ -300,8 +477,12 @@ def read_evidence(
     linked: Sequence[Any],
     graph: GraphView | None = None,
     top: int = 6,
+    question: str = "",
 ) -> tuple[_Candidate | None, float]:
-    """The best answer candidate for ``query`` in ``evidence`` and the best sentence overlap."""
+    """The best answer candidate for ``query`` in ``evidence`` and the best sentence overlap.
+
+    ``question`` is the whole question when ``query`` is one of its steps: a name it gives is
+    never the answer (it asks about that name)."""
     if not evidence:
         return None, 0.0
     terms = _term_set(query)
@@ -312,8 +493,21 @@ def read_evidence(
         name_terms |= _term_set(m.group(0))
     relation_terms = terms - name_terms
     linked_terms = {t for n in linked_names for t in _term_set(n)}
-    life_event = "birth" if "birth" in terms else ("death" if "death" in terms else None)
-    q_norm = normalize_name(query)
+    life_event = (
+        "birth"
+        if "birth" in terms or re.search(r"出生|生于|诞生", query)
+        else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
+    )
+    q_norm = normalize_name(query) + " " + normalize_name(question)
+    zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
+    head = _head_noun(query)
+    cjk_query = bool(_CJK.search(query))
+    # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
+    work_head = (
+        expected in ("NAME", "TEXT")
+        and bool(head)
+        and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
+    )
     linked_norms = {normalize_name(n) for n in linked_names if n}
     ranked = list(evidence[:top])
     view = graph or GraphView()
@@ -327,12 +521,27 @@ def read_evidence(
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
         subject_here = any(n and n in text for n in linked_names)
+        previous_about_subject = False
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             sent_terms = _term_set(sentence)
             subject_in_sentence = any(n and n in sentence for n in linked_names)
-            shared_rel = sent_terms & relation_terms
             shared_name = sent_terms & name_terms
+            if (
+                not subject_in_sentence
+                and previous_about_subject
+                and _PRONOUN_START.search(sentence)
+            ):
+                # "It has a population of …": a sentence opening with a pronoun goes on
+                # about the subject of the one before.
+                subject_in_sentence = True
+                shared_name = shared_name | linked_terms
+            previous_about_subject = subject_in_sentence
+            shared_rel = sent_terms & relation_terms
+            if cjk_query:
+                # Chinese words are matched as characters: 就读 is in "就读于".
+                shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}
+                shared_name |= {t for t in name_terms if len(t) > 1 and t in sentence}
             overlap = 1.5 * len(shared_rel) + 0.6 * len(shared_name)
             # Meaning, not only words: "head office" answers "headquartered".
             lo, hi = ev.char_start + s_start, ev.char_start + s_end
@@ -349,6 +558,8 @@ def read_evidence(
             for ent_id, name, etype in ents:
                 for m in re.finditer(re.escape(name), sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
+                    if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
+                        kind = "NOUN"
                     spans.append((m.start(), m.end(), kind, ent_id))
             for d_start, d_end, _ in find_dates(sentence):
                 spans.append((d_start, d_end, "DATE", None))
@@ -357,6 +568,8 @@ def read_evidence(
                     spans.append((m.start(), m.end(), "NUMBER", None))
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
+                if zh_head:
+                    spans += [(a, b, k, None) for a, b, k in _head_compounds(sentence, zh_head)]
             else:
                 for m in _CAP_NAME.finditer(sentence):
                     spans.append(
@@ -367,9 +580,56 @@ def read_evidence(
                             None,
                         )
                     )
-            anchors = [sentence.lower().find(t) for t in (shared_rel or shared_name) if len(t) > 1]
+            low = sentence.lower()
+            anchors = [low.find(t) for t in (shared_rel or shared_name) if len(t) > 1]
             anchors = [a for a in anchors if a >= 0]
+            rel_ends = [
+                m.end() for t in shared_rel if len(t) > 1 for m in re.finditer(re.escape(t), low)
+            ]
+            if head:
+                # The asked-for noun standing on its own ("小说《北渡》", "guitarist Lee Marr"),
+                # not the end of another name (松城大学中文系).
+                rel_ends += [
+                    m.end()
+                    for m in re.finditer(re.escape(head), sentence)
+                    if m.start() == 0
+                    or (
+                        sentence[m.start() - 1] in "的，,。、 《（(是为"
+                        and (cjk_query or sentence[m.start() : m.start() + 1].islower())
+                    )
+                ]
+            # "the province of North Brabant": a place or organisation class noun, then "of"
+            # and its name.
+            class_ends = (
+                [m.end() for m in re.finditer(rf"\b{re.escape(head)}\b", sentence)]
+                if head and not cjk_query and head_noun_type(head) in ("LOCATION", "ORGANIZATION")
+                else []
+            )
+            # One candidate per stretch of text: the first generator's (graph entities first).
+            seen_spans: set[tuple[int, int]] = set()
+            unique_spans = []
             for a, b, kind, eid in spans:
+                if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
+                    a += 1  # a preposition the segmenter glued to the name: 于雁岭山
+                if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":
+                    kind = "TITLE" if sentence[b : b + 1] == "》" else kind
+                if (a, b) not in seen_spans:
+                    seen_spans.add((a, b))
+                    unique_spans.append((a, b, kind, eid))
+            if cjk_query:
+                # Whole names only: 苍岭 goes when 苍岭山 is a candidate too.
+                unique_spans = [
+                    sp
+                    for sp in unique_spans
+                    if not any(
+                        o[0] <= sp[0]
+                        and sp[1] <= o[1]
+                        and (o[1] - o[0]) > (sp[1] - sp[0])
+                        and o[2] not in ("NOUN", "DATE", "NUMBER")
+                        for o in unique_spans
+                    )
+                ]
+            for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if (
                     len(span) < 2
@@ -397,6 +657,9 @@ def read_evidence(
                 if span_terms and span_terms <= terms:
                     continue
                 fit = _fit(expected, kind)
+                if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
+                    fit *= 0.4  # "which novel": a title, not its author
+
                 dist = min((abs(x - a) for x in anchors), default=120)
                 proximity = 1.0 / (1.0 + dist / 60.0)
                 bonus = 1.0
@@ -410,8 +673,16 @@ def read_evidence(
                     bonus *= 1.2
                 if span_terms & linked_terms:
                     bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs
+                if kind not in ("DATE", "NUMBER") and (
+                    any(0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends)
+                    or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)
+                ):
+                    bonus *= 2.0  # the role noun introduces this name
+                if _names_head(span, head):
+                    bonus *= 1.5  # the name carries the noun asked for: "River Tallow"
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
+                    bonus *= _zh_life_bonus(sentence, a, b, life_event)
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")
@@ -440,7 +711,21 @@ def read_evidence(
     if not pool:
         return None, best_overlap
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    full = _full_name(best.text, ranked[best.evidence_index].text)
+    if full != best.text and normalize_name(full) not in q_norm:
+        best.text = full
     return best, best_overlap
+
+
+def _full_name(short: str, text: str) -> str:
+    """A one-word name's full form in the same text: "Hall" → "G. Stanley Hall" when the text
+    names him so (the longest capitalised run ending in the word, possessive dropped)."""
+    if " " in short or _CJK.search(short) or not short[:1].isupper():
+        return short
+    run = r"(?:[A-Z][\w\-’']*\.?\s+){1,3}"
+    found = [m.group(0) for m in re.finditer(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])", text)]
+    found = [f for f in found if f.split()[0] not in _CAP_STOP]
+    return max(found, key=len) if found else short
 
 
 def verify_claim(
@@ -504,7 +789,9 @@ class OfflineStepReader:
                 grade=Grade(score=1.0 if ok else 0.5, passed=True, reason=why, grader="offline"),
                 reader=self.name,
             )
-        best, overlap = read_evidence(ctx.query, step.answer_type, evidence, ctx.linked, self.graph)
+        best, overlap = read_evidence(
+            ctx.query, step.answer_type, evidence, ctx.linked, self.graph, question=ctx.question
+        )
         if best is None:
             return StepReading(
                 grade=Grade(

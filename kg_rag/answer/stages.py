@@ -61,6 +61,7 @@ class StepContext(BaseModel):
     query: str  # the step's text with earlier answers bound
     linked: list[LinkedEntity] = Field(default_factory=list)
     answers: dict[int, str] = Field(default_factory=dict)
+    question: str = ""  # the whole question (a bridge step never answers with its names)
 
 
 class StepReading(BaseModel):

@@ -113,6 +113,16 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
                 return "yes", f"both: {', '.join(sorted(a & b))}"
             return "no", f"{values[0]} vs {values[1]}"
         return None
+    if comp.order in ("gt", "lt"):
+        if not values or not values[0]:
+            return None
+        found, limit = _comparable(values[0]), _comparable(comp.threshold)
+        if found is None or limit is None or found[1] != limit[1]:
+            return None
+        above = found[0] > limit[0]
+        ok = above if comp.order == "gt" else found[0] < limit[0]
+        relation = "above" if above else ("equal to" if found[0] == limit[0] else "below")
+        return ("yes" if ok else "no"), f"{values[0]} is {relation} {comp.threshold}"
     keyed: list[tuple[Any, int]] = []
     for i, value in enumerate(values):
         if not value:
@@ -137,6 +147,19 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
             option = bridge[0]
     pretty = ", ".join(f"{comp.options[i]}: {values[i]}" for _, i in keyed)
     return option, f"{'smallest' if comp.order == 'min' else 'largest'} value ({pretty})"
+
+
+def _comparable(text: str) -> tuple[Any, str] | None:
+    """(sortable key, "date" | "number") of a value or threshold."""
+    key = date_key(text)
+    if (
+        key is not None
+        and key[0] != 0
+        and (key[1] or key[2] or re.search(r"年|\b1\d{3}\b|\b20\d{2}\b", text))
+    ) and not re.search(r"\d[\d,]*\s*(?:km|kilomet|metre|meter|mile|万|亿|人|公里|米)", text):
+        return key, "date"
+    number = number_value(text)
+    return None if number is None else (number, "number")
 
 
 class ExtractiveSynthesizer:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,17 +168,23 @@ def decode_text(data: bytes) -> str:
     return text
 
 
+# "Page | Site", "Page - Site", "Page — Site", "Page_Site": what browsers show as a tab title.
+_SITE_SEPARATOR = re.compile(r"\s+[|\-–—·]\s+|\s*[|｜_]\s*")
+
+
 def html_to_text(html: str) -> tuple[str, str]:
     """Convert HTML to Markdown-like text: headings as ``#`` lines, blocks as paragraphs.
 
     Returns:
-        ``(text, title)``; the title is ``<title>`` or the first ``<h1>``.
+        ``(text, title)``; the title is the page's first ``<h1>``, else its ``<title>`` without
+        a site name after a separator ("River Tallow | Rivers of …" → "River Tallow").
     """
     from bs4 import BeautifulSoup
     from bs4.element import NavigableString
 
     soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    head_title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    title = ""
     for tag in soup(["script", "style", "noscript", "template", "head", "svg", "iframe"]):
         tag.decompose()
     for level in range(1, 7):
@@ -187,6 +194,8 @@ def html_to_text(html: str) -> tuple[str, str]:
                 title = words
             marker = f"\n\n{'#' * level} {words}\n\n" if words else "\n\n"
             heading.replace_with(NavigableString(marker))
+    if not title:
+        title = _SITE_SEPARATOR.split(head_title, maxsplit=1)[0].strip() or head_title
     for br in soup.find_all("br"):
         br.replace_with(NavigableString("\n"))
     blocks = [
@@ -251,6 +260,21 @@ def _markdown_title(text: str) -> str:
     return ""
 
 
+def _text_title(text: str) -> str:
+    """A plain-text file's title: its first line when that line is short, ends without
+    sentence punctuation and is followed by more text (the common "title, blank line, body"
+    layout); otherwise ""."""
+    lines = [ln.strip() for ln in text.strip().splitlines()]
+    if len(lines) < 2 or not lines[0]:
+        return ""
+    first = lines[0]
+    cjk = sum(1 for ch in first if "\u4e00" <= ch <= "\u9fff")
+    short = len(first) <= 40 if cjk else (len(first) <= 100 and len(first.split()) <= 12)
+    if not short or first[-1] in ".。!！?？;；:：,，、" or not any(lines[1:]):
+        return ""
+    return first.lstrip("#").strip()
+
+
 def load_file(path: Path, *, doc_id: str | None = None) -> SourceDocument:
     """Load one file.
 
@@ -286,4 +310,6 @@ def load_file(path: Path, *, doc_id: str | None = None) -> SourceDocument:
         title = _markdown_title(text) or title
     elif fmt == "html":
         title = html_to_text(text)[1] or title
+    elif fmt == "txt":
+        title = _text_title(text) or title
     return SourceDocument(doc_id=doc_id, text=text, title=title, source=source, format=fmt)

@@ -43,6 +43,7 @@ from kg_rag.ingest.loaders import (
 )
 from kg_rag.models import CHUNK_LEVELS, Chunk, Document, stable_id
 from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
+from kg_rag.stores.ledger import crash_point
 from kg_rag.text import contains_cjk, content_hash
 
 __all__ = ["ChunkIngestor", "IngestReport", "SkippedFile", "SourceDocument"]
@@ -74,6 +75,8 @@ class IngestReport(BaseModel):
         seconds: Wall time.
         graph: Filled by the engine with its graph-extraction report.
         communities: Filled by the engine with its community report.
+        failures: Filled by the engine: LLM failures still recorded in the knowledge base's
+            ledger after this ingest (retried by the next ingest or ``kg-rag repair``).
     """
 
     files_seen: int = 0
@@ -89,6 +92,7 @@ class IngestReport(BaseModel):
     seconds: float = 0.0
     graph: Any = None
     communities: Any = None
+    failures: list[Any] = Field(default_factory=list)
 
     def _summary_lines(self) -> list[str]:
         lines = [
@@ -106,6 +110,11 @@ class IngestReport(BaseModel):
             value = getattr(self, name)
             if value is not None:
                 lines.append(f"{name}: {value}")
+        if self.failures:
+            lines.append(f"{len(self.failures)} LLM failures recorded (retried next ingest):")
+            lines.extend(f"  {f}"[:200] for f in self.failures[:20])
+            if len(self.failures) > 20:
+                lines.append(f"  ... and {len(self.failures) - 20} more")
         return lines
 
     def __str__(self) -> str:
@@ -379,6 +388,7 @@ class ChunkIngestor:
             for i, (p, chunks) in enumerate(batch)
         ]
         self.store.write_documents(writes)
+        crash_point("chunks")
         counts = Counter(c.level for _, chunks in batch for c in chunks)
         for level, n in counts.items():
             report.chunks_per_level[level] = report.chunks_per_level.get(level, 0) + n

@@ -14,8 +14,11 @@ import org.neo4j.server.CommunityBootstrapper;
  * Runs a Neo4j Community server for kg-rag (started by kg_rag/neo4j_server.py).
  *
  * <p>Usage: {@code java -cp <classes>:<jars>/* KgRagNeo4j <home> <bolt_port> <http_port>
- * [<pagecache> [<plugins>]]}; {@code <plugins>} is a folder of procedure jars (APOC core, which
- * langchain-neo4j's schema reading needs), by default {@code <home>/plugins}. The password of the {@code neo4j} user comes from the environment variable
+ * [<pagecache> [<plugins> [<setting>=<value> ...]]]}; {@code <plugins>} is a folder of procedure
+ * jars (APOC core, which langchain-neo4j's schema reading needs), by default {@code
+ * <home>/plugins}; each further argument is one Neo4j setting (the hardening kg_rag/neo4j_server.py
+ * applies: procedure allow-list, transaction memory limits and timeout, no file import). They win
+ * over the defaults below and over conf/neo4j.conf. The password of the {@code neo4j} user comes from the environment variable
  * {@code KG_RAG_NEO4J__PASSWORD}, never from the command line. It is applied only while the user
  * still has the factory password (a fresh data folder); an existing data folder keeps the password
  * it was created with.
@@ -35,7 +38,8 @@ public final class KgRagNeo4j {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            fail(2, "usage: KgRagNeo4j <home> <bolt_port> <http_port> [<pagecache> [<plugins>]]");
+            fail(2, "usage: KgRagNeo4j <home> <bolt_port> <http_port> [<pagecache> [<plugins>"
+                    + " [<setting>=<value> ...]]]");
         }
         Path home = Path.of(args[0]).toAbsolutePath().normalize();
         int boltPort = Integer.parseInt(args[1]);
@@ -68,10 +72,14 @@ public final class KgRagNeo4j {
         config.put("dbms.security.auth_enabled", "true");
         config.put("server.memory.pagecache.size", pageCache);
         config.put("dbms.usage_report.enabled", "false");
-        // langchain-neo4j / neo4j-graphrag read the schema with apoc.meta.*, apoc.schema.* and
-        // apoc.any.*, which touch kernel internals and must be unrestricted; nothing else of APOC is.
-        config.put("dbms.security.procedures.unrestricted", "apoc.meta.*,apoc.schema.*,apoc.any.*");
         config.put("db.tx_log.rotation.retention_policy", "2 files");
+        for (int i = 5; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            if (eq <= 0) {
+                fail(2, "not a <setting>=<value> argument: " + args[i]);
+            }
+            config.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
 
         // An optional <home>/conf/neo4j.conf is read too; the settings above win over it.
         Path confFile = home.resolve("conf").resolve("neo4j.conf");

@@ -188,11 +188,29 @@ class EntityLinker:
         """Entities mentioned in ``text``, longest spans first, at most ``limit``."""
         index = self._ensure()
         tokens = _TOKEN.findall(text)
+        found: list[tuple[str, str, str]] = []  # (entity id, span, method)
         if _CJK.search(text):
             import jieba
 
-            tokens = [t for t in jieba.lcut(text) if t.strip()]
-        found: list[tuple[str, str, str]] = []  # (entity id, span, method)
+            # Chinese names are matched by characters, longest first: the segmenter cuts
+            # names it does not know across their boundary (欧阳/静澜出生).
+            taken = [False] * len(text)
+            for start, end in _cjk_name_spans(text, index):
+                if any(taken[start:end]):
+                    continue
+                span = text[start:end]
+                for eid in index[normalize_name(span)]:
+                    ent = self._entities[eid]
+                    method = (
+                        "exact" if normalize_name(ent.name) == normalize_name(span) else "alias"
+                    )
+                    found.append((eid, span, method))
+                taken[start:end] = [True] * (end - start)
+            tokens = [
+                w
+                for w, a, b in jieba.tokenize(text)
+                if w.strip() and not any(taken[a:b]) and not _CJK.search(w)
+            ]
         used = [False] * len(tokens)
         for n in range(min(_MAX_NGRAM, len(tokens)), 0, -1):
             for i in range(len(tokens) - n + 1):
@@ -253,6 +271,27 @@ class EntityLinker:
         linked = [le for le in linked if le.weight > 0]
         linked.sort(key=lambda le: (-le.weight, le.entity_id))
         return linked[:limit]
+
+
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf0-9A-Za-z·]+")
+_CJK_NAME_MAX = 12
+
+
+def _cjk_name_spans(text: str, index: dict[str, list[str]]) -> list[tuple[int, int]]:
+    """(start, end) of every substring of ``text``'s Chinese runs that is a known entity name
+    (2–12 characters, holding a Chinese character), longest first."""
+    spans: list[tuple[int, int]] = []
+    for run in _CJK_RUN.finditer(text):
+        a, b = run.span()
+        for i in range(a, b):
+            for j in range(min(b, i + _CJK_NAME_MAX), i + 1, -1):
+                piece = text[i:j]
+                if _CJK.search(piece) and normalize_name(piece) in index:
+                    key = normalize_name(piece)
+                    if key and key not in _STOP_KEYS:
+                        spans.append((i, j))
+    spans.sort(key=lambda s: (-(s[1] - s[0]), s[0]))
+    return spans
 
 
 class GraphRetriever:

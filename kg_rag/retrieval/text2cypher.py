@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from kg_rag.answer.trace import CypherCall
-from kg_rag.errors import KgRagError
+from kg_rag.errors import KgRagError, StoreUnavailable
 
 __all__ = ["Text2Cypher"]
 
@@ -58,20 +58,29 @@ class Text2Cypher:
         """The live graph schema as text (cached)."""
         if self._schema is None:
             from langchain_neo4j import Neo4jGraph
+            from neo4j.exceptions import DriverError, Neo4jError
 
             s = self.store.settings
-            graph = Neo4jGraph(
-                url=s.uri,
-                username=s.user,
-                password=s.password.get_secret_value() if s.password else None,
-                database=s.database,
-                refresh_schema=False,
-            )
             try:
-                graph.refresh_schema()
-                self._schema = graph.get_schema
-            finally:
-                graph.close()
+                graph = Neo4jGraph(
+                    url=s.uri,
+                    username=s.user,
+                    password=s.password.get_secret_value() if s.password else None,
+                    database=s.database,
+                    refresh_schema=False,
+                    timeout=s.query_timeout_s,
+                )
+                try:
+                    graph.refresh_schema()
+                    self._schema = graph.get_schema
+                finally:
+                    graph.close()
+            except (ValueError, Neo4jError, DriverError, OSError) as exc:
+                # ValueError: langchain-neo4j's wording for "cannot connect" / "no APOC".
+                raise StoreUnavailable(
+                    f"could not read the graph schema for text2cypher from {s.uri} "
+                    f"({' '.join(str(exc).split())[:200]}); it needs APOC's apoc.meta.data"
+                ) from exc
         return self._schema
 
     async def run(self, question: str) -> tuple[list[dict[str, Any]] | None, CypherCall]:

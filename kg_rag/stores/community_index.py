@@ -43,6 +43,11 @@ class CommunityIndex:
             ]
         )
 
+    @staticmethod
+    def text_of(community: Community) -> str:
+        """The text embedded for ``community``: its title and the opening of its summary."""
+        return f"{community.title}. {community.summary}"[:_EMBED_CHARS]
+
     def replace(
         self, communities: Sequence[Community], reuse: dict[str, list[float]] | None = None
     ) -> int:
@@ -56,13 +61,13 @@ class CommunityIndex:
         if todo:
             # Title and the summary's opening are what a query matches; the cap keeps a build
             # with thousands of communities from spending minutes embedding long summaries.
-            texts = [f"{c.title}. {c.summary}"[:_EMBED_CHARS] for c in todo]
+            texts = [self.text_of(c) for c in todo]
             for c, v in zip(todo, self.embedder.embed_documents(texts), strict=True):
                 vectors[c.community_id] = v
-        if TABLE in self.db.list_tables().tables:
-            self.db.drop_table(TABLE)
         self._cache = None
         if not communities:
+            if TABLE in self.db.list_tables().tables:
+                self.db.drop_table(TABLE)
             return len(todo)
         dim = len(next(iter(vectors.values())))
         rows = [
@@ -74,7 +79,8 @@ class CommunityIndex:
             }
             for c in communities
         ]
-        self.db.create_table(TABLE, data=rows, schema=self._schema(dim))
+        # One overwrite commit: a process killed here leaves the old index or the new one.
+        self.db.create_table(TABLE, data=rows, schema=self._schema(dim), mode="overwrite")
         return len(todo)
 
     def vectors(self) -> dict[str, list[float]]:

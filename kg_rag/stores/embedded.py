@@ -631,6 +631,29 @@ class EmbeddedGraphStore:
                 del self._chunks[chunk_id]
             self._delete_entities({e for e in touched_entities if e not in self._entity_chunks})
 
+    # -- checkpoints (used by the ingest ledger to roll back an unfinished batch) ------------
+    def checkpoint(self) -> dict[str, int]:
+        """The current version of every graph table (see :meth:`restore`)."""
+        with self._lock:
+            return {name: int(self._table(name).version) for name in _SCHEMAS}
+
+    def restore(self, checkpoint: dict[str, int]) -> None:
+        """Put every graph table back to the versions of ``checkpoint`` and reload memory.
+
+        A batch of writes killed halfway is undone exactly this way (descriptions and
+        aliases it merged into stored entities included), before it is redone.
+        """
+        with self._lock:
+            try:
+                for name, version in checkpoint.items():
+                    table = self._table(name)
+                    if int(table.version) != int(version):
+                        table.restore(int(version))
+            finally:  # memory follows the tables, also when a restore failed halfway
+                self._reset_memory()
+                self._load()
+                self._dirty = True
+
     # -- reads -------------------------------------------------------------------------------
     def _full(self, entity_id: str) -> Entity:
         vector = self._vectors.get(entity_id)

@@ -15,12 +15,12 @@ from typing import Any, TypeVar
 
 import neo4j
 from neo4j import GraphDatabase, Query, RoutingControl
-from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kg_rag.config import Neo4jSettings
-from kg_rag.errors import SchemaMismatch, StoreUnavailable, UnsafeCypherError
+from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.models import Chunk, Community, Document, Entity, GraphPath, Mention, Relation, Subgraph
-from kg_rag.stores import cypher_safety, ppr
+from kg_rag.stores import cypher_safety, neo4j_read_only, ppr
 from kg_rag.stores import queries as q
 
 __all__ = ["Neo4jGraphStore"]
@@ -186,7 +186,13 @@ class Neo4jGraphStore:
                     f"a Neo4j query ran past neo4j.query_timeout_s={timeout}s; raise it or "
                     "narrow the request."
                 ) from exc
-            raise
+            raise StoreUnavailable(
+                f"Neo4j at {self.settings.uri} failed a query ({_one_line(exc.message or str(exc))})"
+            ) from exc
+        except DriverError as exc:
+            raise StoreUnavailable(
+                f"the Neo4j driver failed ({_one_line(str(exc))}); check neo4j.uri and the server."
+            ) from exc
         records: list[neo4j.Record] = result.records
         return records
 
@@ -596,56 +602,40 @@ class Neo4jGraphStore:
         timeout_s: float | None = None,
         row_limit: int = 100,
     ) -> list[dict[str, Any]]:
-        """Run LLM-written Cypher only if it is one read-only statement.
+        """Run LLM-written Cypher only if it is one bounded, read-only statement.
 
-        Checks (see :mod:`kg_rag.stores.cypher_safety`): lexical screening, then ``EXPLAIN``
-        must report a read-only plan; then the statement runs in a READ transaction with a
-        timeout, and at most ``row_limit`` rows are fetched.
+        Checks (see :mod:`kg_rag.stores.cypher_safety`): lexical and expression screening,
+        then ``EXPLAIN`` must report a read-only plan; then the statement runs once (never
+        retried) in an explicit READ transaction, and at most ``row_limit`` rows are fetched.
+        ``timeout_s`` is one deadline for ``EXPLAIN`` and the run together: the server stops
+        the transaction at it, and this call returns at most
+        :data:`~kg_rag.stores.neo4j_read_only.CLIENT_GRACE_S` later even if the server does
+        not answer. Every driver error comes out as a :class:`~kg_rag.errors.KgRagError`.
 
         Args:
             cypher: The statement.
             params: Its parameters.
-            timeout_s: Transaction timeout (default: ``neo4j.query_timeout_s``).
+            timeout_s: The deadline in seconds (default: ``neo4j.query_timeout_s``).
             row_limit: Maximum rows returned; the rest are discarded unread.
 
         Raises:
-            UnsafeCypherError: Refused, failed to compile, failed, or ran past the timeout.
+            UnsafeCypherError: Refused, failed to compile, or failed.
+            CypherLimitError: Ran past the deadline or the server's transaction memory limit.
+            StoreUnavailable: The server cannot be reached or dropped the connection.
         """
-        params = dict(params or {})
         timeout = self.settings.query_timeout_s if timeout_s is None else timeout_s
         if row_limit <= 0:
             raise ValueError("row_limit must be positive")
-        driver = self.driver
-        with driver.session(
-            database=self.settings.database,
-            default_access_mode=neo4j.READ_ACCESS,
-            fetch_size=min(row_limit, 1000),
-        ) as session:
-
-            def explain(statement: str, values: Mapping[str, Any]) -> str | None:
-                try:
-                    result = session.run(
-                        Query("EXPLAIN " + statement, timeout=timeout), dict(values)
-                    )
-                    return result.consume().query_type
-                except Neo4jError as exc:
-                    raise UnsafeCypherError(
-                        f"refused: does not compile ({_one_line(exc.message or str(exc))})"
-                    ) from exc
-
-            statement = cypher_safety.validate_read_only(cypher, params, explain)
-
-            @neo4j.unit_of_work(timeout=timeout)
-            def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-                result = tx.run(statement, params)
-                return [record.data() for record in result.fetch(row_limit)]
-
-            try:
-                rows: list[dict[str, Any]] = session.execute_read(work)
-            except Neo4jError as exc:
-                code = exc.code or ""
-                if "TransactionTimedOut" in code or "Terminated" in code:
-                    raise UnsafeCypherError(f"refused: ran past the {timeout}s timeout") from exc
-                raise UnsafeCypherError(f"failed: {_one_line(exc.message or str(exc))}") from exc
+        if timeout <= 0:
+            raise ValueError("timeout_s must be positive")
+        statement = cypher_safety.check_statement(cypher)
+        rows = neo4j_read_only.run_bounded(
+            self.driver,
+            self.settings,
+            statement,
+            dict(params or {}),
+            timeout_s=timeout,
+            row_limit=row_limit,
+        )
         logger.debug("read-only Cypher returned %d rows", len(rows))
         return rows

@@ -155,6 +155,61 @@ def test_wrong_password_is_a_clear_error(neo4j_settings: Neo4jSettings) -> None:
     assert wrong not in message
 
 
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # the process ended meanwhile
+        return b""
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_failed_start_leaves_no_server_behind(
+    neo4j_settings: Neo4jSettings, tmp_path: Path
+) -> None:
+    """A data folder created with one password, started with another: the start reports the
+    mismatch and stops the server it launched (ports free, no pid file, the JVM gone)."""
+    settings = neo4j_settings.model_copy(
+        update={
+            "home": tmp_path / "neo4j",
+            "bolt_port": _free_port(),
+            "http_port": _free_port(),
+            "password": SecretStr("first-password"),
+        }
+    )
+    first = neo4j_server.start(settings, log=lambda _: None)
+    assert first.pid is not None
+    neo4j_server.stop(settings, log=lambda _: None)
+    other = settings.model_copy(update={"password": SecretStr("second-password")})
+    with pytest.raises(ServerError, match="rejects the password"):
+        neo4j_server.start(other, log=lambda _: None)
+    assert not (settings.home / "neo4j.pid").exists()
+    assert not _listening(settings.bolt_port) and not _listening(settings.http_port)
+    info = neo4j_server.status(other)
+    assert info.pid is None and not info.running
+    home = str(settings.home.resolve()).encode()
+    assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if home in _read(p)], (
+        "a JVM for the failed start is still alive"
+    )
+
+
+def test_managed_server_applies_the_hardening(neo4j_settings: Neo4jSettings) -> None:
+    from kg_rag import neo4j_check
+
+    protections = {p.name: p for p in neo4j_check.check(neo4j_settings)}
+    assert len(protections) >= 8
+    off = [p for p in protections.values() if p.state not in ("on", "n/a")]
+    assert off == [], off
+    assert "apoc.meta.data" in protections["procedure allow-list"].detail
+    from kg_rag.cli import main
+
+    assert main(["neo4j", "check"]) == 0
+
+
 def test_missing_password_is_a_config_error(tmp_path: Path) -> None:
     settings = Neo4jSettings(password=None, home=tmp_path / "neo4j")
     with pytest.raises(ConfigError, match="KG_RAG_NEO4J__PASSWORD"):

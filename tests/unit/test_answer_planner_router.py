@@ -11,7 +11,7 @@ from kg_rag.answer.planner import RulePlanner, bind_query
 from kg_rag.answer.question import answer_type, comparison_order, date_key, is_yes_no
 from kg_rag.answer.router import RuleRouter
 from kg_rag.answer.stages import StepContext
-from kg_rag.models import PlanStep
+from kg_rag.models import PlanStep, RouteDecision
 from kg_rag.retrieval.graph import LinkedEntity
 
 pytestmark = pytest.mark.unit
@@ -109,6 +109,53 @@ PLANNER = RulePlanner()
         ("周明与赵一鸣是否都出生于杭州？", "both-yesno", "周明出生于杭州", "YESNO"),
         ("周明是否毕业于北辰大学？", "yesno", "周明毕业于北辰大学", "YESNO"),
         ("周明的出生地是哪里？", "single", "周明的出生地是哪里", "LOCATION"),
+        (
+            "Is the River Lenn more than 90 kilometres long?",
+            "threshold-yesno",
+            "How long is the River Lenn",
+            "YESNO",
+        ),
+        (
+            "Was the bridge longer than 300 metres?",
+            "threshold-yesno",
+            "How long was the bridge",
+            "YESNO",
+        ),
+        (
+            "Does Orbit Corp have fewer than 50 employees?",
+            "threshold-yesno",
+            "How many employees does Orbit Corp have",
+            "YESNO",
+        ),
+        (
+            "Was Vexa Labs founded before 1990?",
+            "threshold-yesno",
+            "When was Vexa Labs founded",
+            "YESNO",
+        ),
+        (
+            "Was Blue Harbor directed by someone born in Oslo?",
+            "yesno",
+            "Who directed Blue Harbor",
+            "YESNO",
+        ),
+        (
+            "Was the director of Blue Harbor born in Oslo?",
+            "yesno",
+            "director of Blue Harbor",
+            "YESNO",
+        ),
+        ("白河的长度是否超过300公里？", "threshold-yesno", "白河的长度是多少", "YESNO"),
+        ("收购北辰软件的公司是由谁创办的？", "bridge", "收购北辰软件的公司", "PERSON"),
+        ("北辰大学所在城市的人口有多少？", "bridge", "北辰大学所在城市", "NUMBER"),
+        ("《远山》所改编的那部小说获得过什么奖？", "bridge", "《远山》所改编的小说", "NAME"),
+        (
+            "录制专辑《远方》的乐队是在哪座城市成立的？",
+            "bridge",
+            "录制专辑《远方》的乐队",
+            "LOCATION",
+        ),
+        ("东湖中学的校长毕业于哪所大学？", "bridge", "东湖中学的校长", "ORGANIZATION"),
     ],
 )
 def test_rule_plans_from_grammar(
@@ -120,6 +167,79 @@ def test_rule_plans_from_grammar(
     assert plan.answer_type == final_type
     for step in plan.steps:  # dependencies point backwards only
         assert all(d < step.index for d in step.depends_on)
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "Who directed the film whose score was written by the drummer of Grey Tide?",
+            ["drummer of Grey Tide", "film whose score was written by #1", "Who directed #2"],
+        ),
+        (
+            "Who founded the label that signed the band Ada Moe put together?",
+            ["band that Ada Moe put together", "label that signed #1", "Who founded #2"],
+        ),
+        (
+            "Which town has more residents, Tollby or Varna?",
+            [
+                "How many residents does Tollby have",
+                "How many residents does Varna have",
+                "Which town has more residents, Tollby or Varna",
+            ],
+        ),
+        (
+            "由白鹭乐队鼓手担任配乐的那部电影，导演是谁？",
+            ["白鹭乐队鼓手", "由#1担任配乐的电影", "#2的导演是谁"],
+        ),
+        (
+            "赵一鸣担任主唱的乐队签约的唱片公司，创始人是谁？",
+            ["赵一鸣担任主唱的乐队", "#1签约的唱片公司", "#2的创始人是谁"],
+        ),
+        ("北辰大学所在城市的人口有多少？", ["北辰大学所在城市", "#1的人口有多少"]),
+        ("收购北辰软件的公司是由谁创办的？", ["收购北辰软件的公司", "#1是由谁创办的"]),
+        ("周明的导师的母校的校长是谁？", ["周明的导师", "#1的母校", "#2的校长是谁"]),
+        ("蓝海科技创始人毕业于哪所大学？", ["蓝海科技创始人", "#1毕业于哪所大学"]),
+        ("赵一鸣曾就读的大学，其校长是谁？", ["赵一鸣曾就读的大学", "#1的校长是谁"]),
+        (
+            "Was Blue Harbor directed by someone born in Oslo?",
+            ["Who directed Blue Harbor", "Was #1 born in Oslo"],
+        ),
+    ],
+)
+def test_chinese_subject_and_predicate_make_the_chain(question: str, queries: list[str]) -> None:
+    """The subject noun phrase is split at each 的 into relative clauses and attributes; the
+    predicate (from the wh-word back to the head noun) stays whole in the final step."""
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "value", "expected"),
+    [
+        ("Is the River Lenn more than 90 kilometres long?", "112 kilometres", "yes"),
+        ("Is the River Lenn more than 90 kilometres long?", "64 km", "no"),
+        ("Does Orbit Corp have fewer than 50 employees?", "1,200", "no"),
+        ("Does Orbit Corp have fewer than 50 employees?", "about 35", "yes"),
+        ("Was Vexa Labs founded before 1990?", "12 March 1984", "yes"),
+        ("Was Vexa Labs founded before 1990?", "1996", "no"),
+        ("白河的长度是否超过300公里？", "563公里", "yes"),
+        ("白河的长度是否超过300公里？", "120公里", "no"),
+    ],
+)
+def test_threshold_questions_decide_from_the_value(
+    question: str, value: str, expected: str
+) -> None:
+    from kg_rag.answer.synthesizer import decide_comparison
+    from kg_rag.answer.trace import StepTrace
+
+    plan = PLANNER.plan(question)
+    assert plan.comparison is not None and plan.comparison.order in ("gt", "lt")
+    decision = RouteDecision(route="chunks", granularity="sentence", top_k=5, reason="test")
+    step = StepTrace(
+        index=1, query=plan.steps[0].query, bound_query="", decision=decision, answer=value
+    )
+    decided = decide_comparison(plan, [step])
+    assert decided is not None and decided[0] == expected
 
 
 def test_nested_bridges_chain_their_placeholders() -> None:

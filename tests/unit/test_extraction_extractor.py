@@ -190,3 +190,67 @@ async def test_aextract_inside_a_loop_and_sync_face_agree() -> None:
 def test_bad_concurrency_is_refused() -> None:
     with pytest.raises(ValueError, match="concurrency"):
         LLMExtractor(FakeChatModel(script=[]), concurrency=0)
+
+
+# -- validation of replies -----------------------------------------------------------------------
+ADA = ChunkInput(
+    chunk_id="a1",
+    doc_id="d9",
+    title="Notes",
+    text="Ada Lovelace wrote the first program with Charles Babbage in London.",
+)
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        (_reply([("Ada Lovelace", "PERSON"), ("Grace Hopper", "PERSON")]), "not in the text"),
+        (_reply([("Isaac Newton", "PERSON")]), "not in the text"),
+        (_reply([]), "no entities"),
+        (json.dumps({"unexpected": True}), "unknown keys"),
+        ('{"entities": [{"name": "Ada Lovelace", "type": "PERSON"}, {"name": "Cha', "truncated"),
+    ],
+)
+def test_a_wrong_reply_is_retried_then_recorded(bad: str, problem: str) -> None:
+    good = _reply([("Ada Lovelace", "PERSON"), ("Charles Babbage", "PERSON")])
+    retried = LLMExtractor(
+        FakeChatModel(script=[("Ada Lovelace", [bad, good])]), max_retries=1, backoff_s=0
+    )
+    (ok,) = retried.extract([ADA])
+    assert ok.error is None and {e.name for e in ok.entities} == {"Ada Lovelace", "Charles Babbage"}
+    assert ok.llm_calls == 2
+    failing = LLMExtractor(
+        FakeChatModel(script=[("Ada Lovelace", bad)]), max_retries=1, backoff_s=0
+    )
+    (failed,) = failing.extract([ADA])
+    assert failed.error is not None and problem in failed.error
+    assert failed.entities == [] and failed.relations == []
+
+
+@pytest.mark.parametrize(
+    "entities",
+    [
+        [("ada lovelace", "PERSON")],  # other case
+        [("Lovelace, Ada", "PERSON")],  # not as written, but alias below is
+        [("London", "LOCATION"), ("Notes", "WORK")],  # the title counts
+    ],
+)
+def test_names_found_in_the_text_or_title_pass(entities: list[tuple[str, str]]) -> None:
+    reply = json.loads(_reply(entities))
+    for e in reply["entities"]:
+        if e["name"] == "Lovelace, Ada":
+            e["aliases"] = ["Ada Lovelace"]
+    extractor = LLMExtractor(
+        FakeChatModel(script=[("Ada Lovelace", json.dumps(reply))]), max_retries=0, backoff_s=0
+    )
+    (result,) = extractor.extract([ADA])
+    assert result.error is None
+
+
+def test_an_empty_reply_passes_when_the_text_names_nothing() -> None:
+    plain = ChunkInput(chunk_id="p1", text="it was raining and nobody came to the meeting.")
+    extractor = LLMExtractor(
+        FakeChatModel(script=[("raining", _reply([]))]), max_retries=0, backoff_s=0
+    )
+    (result,) = extractor.extract([plain])
+    assert result.error is None and result.entities == []

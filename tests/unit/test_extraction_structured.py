@@ -84,13 +84,73 @@ async def test_malformed_then_valid_json_is_one_retry_and_success() -> None:
     assert fake.calls[1].prompt.startswith(fake.calls[0].prompt)
 
 
-async def test_truncated_tool_arguments_are_repaired_without_retry() -> None:
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # cut off inside the second entity: the first alone would pass for the whole answer
+        '{"entities": [{"name": "Ada Lovelace", "type": "PERSON"}, {"name": "Charles Bab',
+        # cut off before the relations
+        '{"entities": [{"name": "Ada Lovelace", "type": "PERSON"}], "relations": [',
+        # a key without its value
+        '{"entities": [{"name": "Ada Lovelace", "type": "PERSON"}], "relations": }',
+    ],
+)
+async def test_truncated_tool_arguments_are_a_failed_attempt_not_partial_data(reply: str) -> None:
+    fake = FakeChatModel(script=[("Ada Lovelace", [reply, VALID])])
+    usage = LLMUsage()
+    out = await acall_structured(fake, ExtractionOutput, MESSAGES, usage=usage, backoff_s=0)
+    assert [e.name for e in out.entities] == ["Ada Lovelace"]
+    assert (usage.calls, usage.retries) == (2, 1)
+
+
+async def test_truncated_every_time_fails_and_says_so() -> None:
     truncated = '{"entities": [{"name": "Ada Lovelace", "type": "PERSON"}, {"name": "Charles Bab'
     fake = FakeChatModel(script=[("Ada Lovelace", truncated)])
-    usage = LLMUsage()
-    out = await acall_structured(fake, ExtractionOutput, MESSAGES, usage=usage)
-    assert [e.name for e in out.entities] == ["Ada Lovelace"]
-    assert (usage.calls, usage.retries) == (1, 0)
+    with pytest.raises(StructuredOutputError, match="truncated"):
+        await acall_structured(fake, ExtractionOutput, MESSAGES, max_retries=1, backoff_s=0)
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ('{"unexpected": true}', "unknown keys"),
+        ('{"entities": [], "relations": [], "note": "x"}', "unknown keys"),
+        ('{"result": "ok"}', "unknown keys"),
+    ],
+)
+async def test_schema_valid_nonsense_is_refused(reply: str, problem: str) -> None:
+    fake = FakeChatModel(script=[("Ada Lovelace", reply)])
+    with pytest.raises(StructuredOutputError, match=problem):
+        await acall_structured(fake, ExtractionOutput, MESSAGES, max_retries=1, backoff_s=0)
+    assert len(fake.calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        ("{'a': [1, 2,]}", [{"a": [1, 2]}]),
+        ('```json\n{"a": true}\n```', [{"a": True}]),
+        ('{"a": [1, 2', []),
+        ('{"a": {"b": "cut', []),
+        ('{"a": 1, "b": }', []),
+    ],
+)
+def test_complete_only_repairs_syntax_but_not_truncation(text: str, complete: list[Any]) -> None:
+    assert repair_json_candidates(text, complete_only=True) == complete
+
+
+async def test_check_refuses_a_reply_and_the_next_one_is_taken() -> None:
+    other = json.dumps({"entities": [{"name": "Grace Hopper", "type": "PERSON"}]})
+    fake = FakeChatModel(script=[("Ada Lovelace", [other, VALID])])
+
+    def check(out: ExtractionOutput) -> str | None:
+        return None if out.entities[0].name == "Ada Lovelace" else "not in the text"
+
+    out = await acall_structured(
+        fake, ExtractionOutput, MESSAGES, backoff_s=0, check=check, max_retries=1
+    )
+    assert out.entities[0].name == "Ada Lovelace"
+    assert "not in the text" in fake.calls[1].prompt
 
 
 async def test_three_failures_raise_with_every_problem_recorded() -> None:

@@ -173,7 +173,7 @@ def test_html_headings_become_sections() -> None:
     <h1>Eiffel Tower</h1><p>It stands
     in Paris.</p><h2>History</h2><p>Built in 1889.</p><script>var x;</script></body></html>"""
     text, title = html_to_text(page)
-    assert title == "Tower"
+    assert title == "Eiffel Tower"  # the page's own heading, not the tab title
     assert "var x" not in text
     chunks = chunk_document("h", clean_text(text, ChunkingSettings()), fmt="html")
     assert [s.heading_path for s in _by_level(chunks, "section")] == [

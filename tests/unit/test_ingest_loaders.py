@@ -121,3 +121,56 @@ def test_discovery_is_recursive_sorted_and_filtered(tmp_path: Path) -> None:
     assert [f.relative for f in single] == ["c.txt"]
     with pytest.raises(IngestError, match="does not exist"):
         list(discover_files([tmp_path / "missing"]))
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Harbour Lights\n\nHarbour Lights is a novel.", "Harbour Lights"),
+        ("青石乐队\n\n青石乐队是一支独立摇滚乐队。", "青石乐队"),
+        ("The River Lenn\nThe Lenn rises in the hills.", "The River Lenn"),
+        # A first sentence is not a title.
+        ("Harbour Lights is a novel.\n\nIt was published in 1990.", "story"),
+        ("青石乐队是一支独立摇滚乐队。\n\n成立于2003年。", "story"),
+        # A single line, or a long first line, is body text.
+        ("Harbour Lights", "story"),
+        (
+            "A very long opening line that runs on and on with many words and never ends in a "
+            "full stop because it is a paragraph\n\nmore",
+            "story",
+        ),
+    ],
+)
+def test_plain_text_titles(tmp_path: Path, text: str, title: str) -> None:
+    """A .txt file's short first line before the body is its title; else the file name."""
+    path = tmp_path / "story.txt"
+    path.write_text(text, encoding="utf-8")
+    assert load_file(path).title == title
+
+
+@pytest.mark.parametrize(
+    ("html", "title"),
+    [
+        (
+            "<title>River Lenn | Rivers of the North</title><h1>River Lenn</h1><p>x</p>",
+            "River Lenn",
+        ),
+        (
+            "<title>About us - Blue Media Group</title><h1>Blue Media Group</h1><p>x</p>",
+            "Blue Media Group",
+        ),
+        ("<title>白河 | 河流志</title><p>白河是一条河。</p>", "白河"),
+        ("<title>Ada Berg – Physicists of the North</title><p>x</p>", "Ada Berg"),
+        ("<title>Page T</title><p>x</p>", "Page T"),
+        ("<title>Jean-Luc Picard</title><p>x</p>", "Jean-Luc Picard"),
+    ],
+)
+def test_html_titles_drop_the_site_name(tmp_path: Path, html: str, title: str) -> None:
+    """The page's own heading is its title; a tab title loses the site after a separator."""
+    page = tmp_path / "page.html"
+    page.write_text(
+        f"<html><head>{html.split('</title>')[0]}</title></head><body>"
+        f"{html.split('</title>')[1]}</body></html>",
+        encoding="utf-8",
+    )
+    assert load_file(page).title == title

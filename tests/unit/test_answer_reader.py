@@ -1,0 +1,254 @@
+"""The offline step reader on a table of invented passages, English and Chinese: the answer is
+a whole entity mention of the type the step asks for, found beside the step's relation words,
+never a name the question already gives (no graph, no vectors: the text alone decides)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_rag.answer.reader import _full_name, _head_noun, _names_head, read_evidence, verify_claim
+from kg_rag.models import AnswerType, Evidence
+from kg_rag.retrieval.graph import LinkedEntity
+
+pytestmark = pytest.mark.unit
+
+
+def _ev(*texts: str) -> list[Evidence]:
+    return [
+        Evidence(chunk_id=f"c{i}", doc_id=f"d{i}", text=t, score=1.0 - i / 10, char_end=len(t))
+        for i, t in enumerate(texts)
+    ]
+
+
+def _linked(*names: str) -> list[LinkedEntity]:
+    return [
+        LinkedEntity(entity_id=f"e{i}", name=n, type="", method="exact", span=n, weight=1.0)
+        for i, n in enumerate(names)
+    ]
+
+
+CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # (step query, expected type, passages, linked names, answer)
+    (
+        "Where was Ada Lind born",
+        "LOCATION",
+        ["Ada Lind was born in Varkholm, a fishing port. She later moved to Brenna."],
+        ["Ada Lind"],
+        "Varkholm",
+    ),
+    (
+        "When was Ada Lind born",
+        "DATE",
+        ["Ada Lind (3 May 1931 – 9 June 2004) was a chemist who taught in Brenna from 1960."],
+        ["Ada Lind"],
+        "3 May 1931",
+    ),
+    (
+        "When did Ada Lind die",
+        "DATE",
+        ["Ada Lind (3 May 1931 – 9 June 2004) was a chemist who taught in Brenna from 1960."],
+        ["Ada Lind"],
+        "9 June 2004",
+    ),
+    (
+        "Who founded Corvel Instruments",
+        "PERSON",
+        [
+            "Corvel Instruments was founded in 1972 by Piet Harmsen, an engineer from Oude Brug.",
+            "Its current chief executive is Mara Quist.",
+        ],
+        ["Corvel Instruments"],
+        "Piet Harmsen",
+    ),
+    (
+        "How many people live in Varkholm",
+        "NUMBER",
+        ["Varkholm is a port town founded in 1412. It has a population of 48,300."],
+        ["Varkholm"],
+        "48,300",
+    ),
+    (
+        "river that runs through Brenna",
+        "LOCATION",
+        ["Brenna lies in the Osk valley. The River Osk runs through the old town from Dalby."],
+        ["Brenna"],
+        "River Osk",
+    ),
+    (
+        "Who directed The Salt Road",
+        "PERSON",
+        ["The Salt Road is a 1998 drama film directed by Ines Valder and produced by Ola Berg."],
+        ["The Salt Road"],
+        "Ines Valder",
+    ),
+    (
+        "Who was the guitarist of The Gray Tides",
+        "PERSON",
+        ["The Gray Tides were a band from Dalby: singer Tom Reyes and guitarist Lee Marr."],
+        ["The Gray Tides"],
+        "Lee Marr",
+    ),
+    (
+        "Which company did Mara Quist join",
+        "ORGANIZATION",
+        ["In 2001 Mara Quist joined Halden Optics as head of research, leaving Brenna."],
+        ["Mara Quist"],
+        "Halden Optics",
+    ),
+    (
+        "Who was the first president of the Osk Society",
+        "PERSON",
+        [
+            "The founding of the society followed a lecture by G. Harold Venn in 1880. Venn, who "
+            "was the first president of the Osk Society, wrote on river fish."
+        ],
+        ["Osk Society"],
+        "G. Harold Venn",
+    ),
+    (
+        "青岚乐队的吉他手是谁",
+        "PERSON",
+        ["青岚乐队成立于2004年，成员有主唱林墨、吉他手何北川和鼓手程远。"],
+        ["青岚乐队"],
+        "何北川",
+    ),
+    (
+        "白河发源于哪里",
+        "LOCATION",
+        ["白河是省内第二长河，它发源于雁岭山北麓，向东流经松城、柳城，注入东海。"],
+        ["白河"],
+        "雁岭山",
+    ),
+    (
+        "方静远出生于哪一年",
+        "DATE",
+        ["方静远，物理学家，1931年4月生，2009年在松城逝世。"],
+        ["方静远"],
+        "1931年4月",
+    ),
+    (
+        "方静远在哪一年去世",
+        "DATE",
+        ["方静远，物理学家，1931年4月生，2009年在松城逝世。"],
+        ["方静远"],
+        "2009年",
+    ),
+    (
+        "《远山》获得过什么文学奖",
+        "NAME",
+        ["长篇小说《远山》出版于1996年，次年获得白鹭文学奖，作者林墨因此成名。"],
+        ["远山"],
+        "白鹭文学奖",
+    ),
+    (
+        "松城大学的校长是谁",
+        "PERSON",
+        ["松城大学创办于1902年。现任校长为欧阳明哲，2015年上任。"],
+        ["松城大学"],
+        "欧阳明哲",
+    ),
+    (
+        "《远山》改编自哪部小说",
+        "NAME",
+        ["电影《远山》由程远执导，改编自林墨的小说《北渡》。"],
+        ["远山"],
+        "北渡",
+    ),
+    (
+        "林墨曾就读的大学",
+        "ORGANIZATION",
+        ["林墨本科就读于松城大学中文系，毕业后在报社工作，后来移居柳城。"],
+        ["林墨"],
+        "松城大学",
+    ),
+    (
+        "松城的常住人口有多少",
+        "NUMBER",
+        ["松城位于白河下游，常住人口约286万，是省内第二大城市。"],
+        ["松城"],
+        "286万",
+    ),
+    (
+        "青岚乐队是在哪座城市成立的",
+        "LOCATION",
+        ["青岚乐队2004年成立于柳城，2010年签约白鹭唱片。"],
+        ["青岚乐队"],
+        "柳城",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "kind", "texts", "linked", "answer"), CASES)
+def test_reader_finds_whole_typed_mentions(
+    query: str, kind: AnswerType, texts: list[str], linked: list[str], answer: str
+) -> None:
+    best, overlap = read_evidence(query, kind, _ev(*texts), _linked(*linked))
+    assert best is not None and best.text.removeprefix("The ") == answer
+    assert overlap > 0
+
+
+def test_names_of_the_whole_question_are_never_the_answer() -> None:
+    texts = ["Dalby Harbour was directed by Ines Valder; she later married Ola Berg."]
+    best, _ = read_evidence(
+        "Who is the spouse of Ines Valder",
+        "PERSON",
+        _ev(*texts),
+        _linked("Ines Valder"),
+        question="Who is the spouse of the director of Dalby Harbour?",
+    )
+    assert best is not None and best.text == "Ola Berg"
+
+
+@pytest.mark.parametrize(
+    ("short", "text", "full"),
+    [
+        ("Venn", "a lecture by G. Harold Venn in 1880. Venn, who was", "G. Harold Venn"),
+        ("Marsh", "Edwin Marsh left. Later Marsh returned.", "Edwin Marsh"),
+        ("Marsh", "Marsh returned alone.", "Marsh"),
+        ("Ada Lind", "Dr Ada Lind", "Ada Lind"),  # already a full name
+        ("林墨", "作家林墨", "林墨"),  # Chinese names are whole already
+    ],
+)
+def test_one_word_answers_take_their_full_form(short: str, text: str, full: str) -> None:
+    assert _full_name(short, text) == full
+
+
+@pytest.mark.parametrize(
+    ("query", "head", "name", "carries"),
+    [
+        ("river that runs through Brenna", "river", "River Osk", True),
+        ("Which prize did Ines Valder win", "prize", "Halden Prize", True),
+        ("label that signed The Gray Tides", "label", "Halden Optics", False),
+        ("《远山》获得过什么文学奖", "文学奖", "白鹭文学奖", True),
+        ("Who directed #1", "", "Ines Valder", False),
+    ],
+)
+def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
+    assert _head_noun(query) == head
+    assert _names_head(name, head) is carries
+
+
+@pytest.mark.parametrize(
+    ("claim", "texts", "linked", "supported"),
+    [
+        (
+            "Was Ines Valder born in Dalby",
+            ["Ines Valder was born in Dalby in 1950."],
+            ["Ines Valder", "Dalby"],
+            True,
+        ),
+        (
+            "Was Ines Valder born in Brenna",
+            ["Ines Valder was born in Dalby in 1950."],
+            ["Ines Valder", "Brenna"],
+            False,
+        ),
+        ("林墨毕业于松城大学", ["林墨本科毕业于松城大学中文系。"], ["林墨", "松城大学"], True),
+        ("林墨毕业于柳城大学", ["林墨本科毕业于松城大学中文系。"], ["林墨", "柳城大学"], False),
+    ],
+)
+def test_claims_are_verified_against_one_sentence(
+    claim: str, texts: list[str], linked: list[str], supported: bool
+) -> None:
+    ok, _ = verify_claim(claim, _ev(*texts), _linked(*linked))
+    assert ok is supported
