@@ -85,13 +85,11 @@ class EmbeddingSettings(BaseModel):
     picks per knowledge base: a new one takes ``multilingual_model`` when its first ingest
     holds Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is
     recorded in the knowledge base, so later opens (and queries) use the same model. Any
-    other model name forces that model. The default is ``auto``: on ``bench/embedders.py``
-    multilingual-e5-small leads on Chinese and mixed text by a wide margin while English
-    keeps MiniLM (late chunking, the tuned fusion).
+    other model name forces that model.
     """
 
     provider: Literal["local", "openai", "hash"] = "local"
-    model: str = "auto"
+    model: str = "all-MiniLM-L6-v2"
     english_model: str = "all-MiniLM-L6-v2"
     """What ``model="auto"`` takes for a corpus without CJK text."""
     multilingual_model: str = "multilingual-e5-small"
