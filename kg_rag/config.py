@@ -85,7 +85,10 @@ class EmbeddingSettings(BaseModel):
     picks per knowledge base: a new one takes ``multilingual_model`` when its first ingest
     holds Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is
     recorded in the knowledge base, so later opens (and queries) use the same model. Any
-    other model name forces that model.
+    other model name forces that model. The default stays ``all-MiniLM-L6-v2`` for now:
+    ``auto`` wins on Chinese and mixed text in ``bench/embedders.py``, but on the demo corpus
+    (English and Chinese) one English multi-hop question goes wrong with e5's vectors, whose
+    cosines crowd into 0.8-0.95 where the answer stages read absolute dense scores.
     """
 
     provider: Literal["local", "openai", "hash"] = "local"
