@@ -91,6 +91,15 @@ def _finish_ingest(report: Any) -> int:
 def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from kg_rag.engine import KnowledgeEngine
 
+    if args.reembed:
+        from kg_rag.reembed import reembed
+
+        print(reembed(settings, force=args.force))
+        if not args.paths:
+            return 0
+    elif not args.paths:
+        print("kg-rag ingest: give paths to ingest, or --reembed", file=sys.stderr)
+        return 2
     with KnowledgeEngine.open(settings=settings) as kg:
         report = kg.ingest(
             [Path(p) for p in args.paths],
@@ -175,7 +184,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["start", "stop", "status"])
 
     p = add("ingest", _cmd_ingest, "ingest files or folders into a knowledge base")
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("paths", nargs="*", metavar="PATH")
+    p.add_argument(
+        "--reembed",
+        action="store_true",
+        help="first re-embed the knowledge base with the configured embedding model "
+        "(KG_RAG_EMBEDDING__MODEL; chunks, entity names, community summaries; the graph is "
+        "kept)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="with --reembed: even if the model is the same"
+    )
     p.add_argument("--include", action="append", metavar="GLOB", help="only files matching")
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip files matching")
     p.add_argument(

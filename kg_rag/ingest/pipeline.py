@@ -381,7 +381,9 @@ class ChunkIngestor:
         logger.warning(
             "Chinese text is being ingested with the English-only embedder %s: its vectors "
             "carry little meaning for Chinese, so Chinese retrieval leans on BM25 (jieba). "
-            "Use a multilingual embedder for better Chinese recall.",
+            "Use a multilingual embedder for better Chinese recall: "
+            "KG_RAG_EMBEDDING__MODEL=multilingual-e5-small (or auto) for a new knowledge "
+            "base, `kg-rag ingest --reembed` for this one.",
             name,
         )
 

@@ -220,11 +220,19 @@ class LanceChunkStore:
         values = {r["key"]: r["value"] for r in meta.to_arrow().to_pylist()}
         built_model = values.get("embedding_model", "?")
         built_dim = int(values.get("embedding_dimensions", "0"))
+        if "reembed_target" in values:
+            raise SchemaMismatch(
+                f"The knowledge base at {self.path} is half-way through a migration from "
+                f"{built_model!r} to {values['reembed_target']!r}: finish it with `kg-rag "
+                f"ingest --reembed --kb {self.path}` (KG_RAG_EMBEDDING__MODEL="
+                f"{values['reembed_target']})."
+            )
         if built_model != name:
             raise SchemaMismatch(
                 f"The knowledge base at {self.path} was built with embedding model "
                 f"{built_model!r} ({built_dim}-d), not {name!r}: open it with that embedder "
-                "or ingest into a new knowledge base folder."
+                f"(KG_RAG_EMBEDDING__MODEL={built_model}, or 'auto'), migrate it with `kg-rag "
+                f"ingest --reembed --kb {self.path}`, or ingest into a new knowledge base folder."
             )
         dim = int(getattr(self.embedder, "dimensions", 0) or 0) or built_dim
         if dim != built_dim:

@@ -187,7 +187,7 @@ def test_factory_and_model_facts(tmp_path: Path) -> None:
     local = build_embedder(EmbeddingSettings())
     assert isinstance(local, LocalMiniLMEmbeddings) and is_english_only(local)
     assert embedder_dimensions(local) == 384
-    with pytest.raises(ConfigError, match="ships only"):
+    with pytest.raises(ConfigError, match="has no model"):
         build_embedder(EmbeddingSettings(model="bge-m3"))
     fake = build_embedder(EmbeddingSettings(provider="hash", dimensions=16))
     assert isinstance(fake, HashEmbeddings) and not is_english_only(fake)

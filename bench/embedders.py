@@ -1,0 +1,331 @@
+"""Embedder benchmark: MiniLM against the multilingual local models, in one run.
+
+For each model (``--models``; default every local model kg-rag ships) it measures
+
+* **English** on ``shared/bench/musique-dev``: paragraph-level R@2/5/10 of ``dense`` and
+  ``hybrid`` (and ``bm25``, which does not depend on the model), with the systems and recall
+  of ``bench/retrieval.py`` and ``bench/_common.py``. ``--musique-limit N`` keeps the first N
+  questions and a corpus of their gold passages plus 18 × N others (``load_dataset``'s
+  documented subset; 0 = the whole 1,890-passage corpus);
+* **Chinese** on ``bench/data/zh_retrieval`` (``zh/`` and ``mixed/``): R@5 of ``dense``,
+  ``bm25`` and ``hybrid`` for the dev and the test half separately, plus hybrid at a few
+  dense weights of relative-score fusion and with RRF **on the dev half only** (to check that
+  the store's default fusion holds there; the test half is only ever reported);
+* **throughput and memory**: raw embedding throughput (passages/s: the model alone on the
+  passage texts) and ingest throughput (the same passages through ``ChunkIngestor``: cleaning,
+  four chunk levels, vectors, LanceDB writes), interleaved slice by slice on the first
+  ``--throughput-passages`` musique passages, by wall clock and by CPU time; and the peak
+  resident memory of the process that ran the model.
+
+Each model runs in its own subprocess (so peak memory is its own). Run:
+``nice -n 10 .venv/bin/python bench/embedders.py [--json OUT] [--musique-limit N]``.
+Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._common import (
+    BenchContext,
+    Dataset,
+    Question,
+    evaluate,
+    load_dataset,
+    print_table,
+)
+from bench.retrieval import (
+    ingest_measured,
+    ingest_plain,
+    open_store,
+    run_systems,
+)
+from kg_rag.embeddings import LOCAL_MODELS, embedder_name, local_embedder
+from kg_rag.stores.chunks import LanceChunkStore
+
+_ROOT = Path(__file__).resolve().parent.parent
+_ZH = _ROOT / "bench" / "data" / "zh_retrieval"
+_MUSIQUE = _ROOT.parent / "shared" / "bench" / "musique-dev"
+DENSE_WEIGHTS = (0.5, 0.75, 0.9)
+
+
+def _split(dataset: Dataset, half: str) -> list[Question]:
+    path = _ZH / dataset.name / "questions.jsonl"
+    halves = {
+        r["id"]: r["split"]
+        for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    }
+    return [q for q in dataset.questions if halves[q.id] == half]
+
+
+def _chunk_run(store: LanceChunkStore, mode: str, top_k: int = 10) -> Any:
+    def run(question: str) -> list[str]:
+        hits = store.search(question, mode=mode, level="paragraph", top_k=top_k)  # type: ignore[arg-type]
+        return list(dict.fromkeys(h.chunk.doc_id for h in hits))[:top_k]
+
+    return run
+
+
+def _zh_results(store: LanceChunkStore, dataset: Dataset) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for half in ("dev", "test"):
+        questions = _split(dataset, half)
+        row: dict[str, float] = {}
+        for mode in ("dense", "bm25", "hybrid"):
+            store.clear_query_cache()
+            metrics = evaluate(_chunk_run(store, mode), questions, ks=(2, 5))
+            row[mode] = metrics["recall@5"]
+            row[f"{mode}@2"] = metrics["recall@2"]
+        if half == "dev":
+            default = (store.fusion, store.dense_weight)
+            for weight in DENSE_WEIGHTS:
+                store.fusion, store.dense_weight = "relative", weight
+                row[f"hybrid_w{weight}"] = evaluate(
+                    _chunk_run(store, "hybrid"), questions, ks=(5,)
+                )["recall@5"]
+            store.fusion = "rrf"
+            row["hybrid_rrf"] = evaluate(_chunk_run(store, "hybrid"), questions, ks=(5,))[
+                "recall@5"
+            ]
+            store.fusion, store.dense_weight = default
+        out[half] = {k: round(v, 4) for k, v in row.items()}
+        out[f"{half}_questions"] = len(questions)
+    return out
+
+
+def worker(model: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Every measurement of one model (run in a subprocess)."""
+    embedder = local_embedder(model)
+    embedder.embed_documents(["warm-up sentence"] * 4)  # load weights outside the timings
+    result: dict[str, Any] = {"model": embedder_name(embedder)}
+    limit = args.musique_limit or None
+    musique = load_dataset(args.musique, limit)
+    result["musique_passages"] = len(musique.passages)
+    result["musique_questions"] = len(musique.questions)
+    with tempfile.TemporaryDirectory(prefix="kg-rag-embedders-") as tmp:
+        # (c) throughput: the same passages through the model alone and through the ingest.
+        sample = Dataset(
+            name="throughput",
+            passages=musique.passages[: args.throughput_passages],
+            questions=[],
+        )
+        scratch = open_store(Path(tmp) / "throughput", embedder)
+        report, rates = ingest_measured(scratch, embedder, sample, rounds=4)  # type: ignore[arg-type]
+        result["throughput"] = {
+            "passages": len(sample.passages),
+            "embed_only_per_s": round(rates.embed_only, 2),
+            "ingest_per_s": round(rates.ingest, 2),
+            "embed_only_cpu_per_s": round(rates.embed_only_cpu, 2),
+            "ingest_cpu_per_s": round(rates.ingest_cpu, 2),
+            "ratio_wall": round(rates.ingest / rates.embed_only, 3),
+            "ratio_cpu": round(rates.ingest_cpu / rates.embed_only_cpu, 3),
+            "texts_through_model": report.embeddings_computed,
+        }
+        # (a) English
+        started = time.perf_counter()
+        store = open_store(Path(tmp) / "musique", embedder)
+        ingest_plain(store, musique)
+        result["musique_ingest_s"] = round(time.perf_counter() - started, 1)
+        ctx = BenchContext(dataset=musique, store=store, kb_dir=Path(tmp) / "musique")
+        systems = ["dense", "bm25", "hybrid"]
+        if args.engine:
+            import bench.engine_systems  # noqa: F401 - registers the engine systems
+
+            systems.append("engine")
+        result["musique"] = {
+            name: {k: round(v, 4) for k, v in metrics.items()}
+            for name, metrics in run_systems(ctx, systems).items()
+        }
+        # (b) Chinese and mixed
+        for name in ("zh", "mixed"):
+            dataset = load_dataset(_ZH / name)
+            zh_store = open_store(Path(tmp) / name, embedder)
+            ingest_plain(zh_store, dataset)
+            result[name] = _zh_results(zh_store, dataset)
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return result
+
+
+def _tables(results: list[dict[str, Any]]) -> None:
+    print_table(
+        f"English: musique-dev ({results[0]['musique_questions']} questions, "
+        f"{results[0]['musique_passages']} passages), paragraph level",
+        ["model", "dense R@2", "R@5", "R@10", "hybrid R@2", "R@5", "R@10", "bm25 R@5"]
+        + (["engine R@5"] if "engine" in results[0]["musique"] else []),
+        [
+            [
+                r["model"],
+                r["musique"]["dense"]["recall@2"],
+                r["musique"]["dense"]["recall@5"],
+                r["musique"]["dense"]["recall@10"],
+                r["musique"]["hybrid"]["recall@2"],
+                r["musique"]["hybrid"]["recall@5"],
+                r["musique"]["hybrid"]["recall@10"],
+                r["musique"]["bm25"]["recall@5"],
+            ]
+            + ([r["musique"]["engine"]["recall@5"]] if "engine" in r["musique"] else [])
+            for r in results
+        ],
+    )
+    for name, label in (("zh", "Chinese"), ("mixed", "Mixed zh/en")):
+        print_table(
+            f"{label} ({name}/): R@5, dev ({results[0][name]['dev_questions']} q) and test "
+            f"({results[0][name]['test_questions']} q)",
+            [
+                "model",
+                "dev dense",
+                "dev bm25",
+                "dev hybrid",
+                "test dense",
+                "test bm25",
+                "test hybrid",
+            ],
+            [
+                [
+                    r["model"],
+                    r[name]["dev"]["dense"],
+                    r[name]["dev"]["bm25"],
+                    r[name]["dev"]["hybrid"],
+                    r[name]["test"]["dense"],
+                    r[name]["test"]["bm25"],
+                    r[name]["test"]["hybrid"],
+                ]
+                for r in results
+            ],
+        )
+        print_table(
+            f"{label}: R@2 (stricter: the corpus is small), dev and test",
+            [
+                "model",
+                "dev dense",
+                "dev bm25",
+                "dev hybrid",
+                "test dense",
+                "test bm25",
+                "test hybrid",
+            ],
+            [
+                [r["model"]]
+                + [
+                    r[name][h][f"{m}@2"]
+                    for h in ("dev", "test")
+                    for m in ("dense", "bm25", "hybrid")
+                ]
+                for r in results
+            ],
+        )
+        print_table(
+            f"{label}: hybrid R@5 on the dev half by fusion (default: relative, dense 0.75)",
+            ["model", *[f"w={w}" for w in DENSE_WEIGHTS], "rrf"],
+            [
+                [
+                    r["model"],
+                    *[r[name]["dev"][f"hybrid_w{w}"] for w in DENSE_WEIGHTS],
+                    r[name]["dev"]["hybrid_rrf"],
+                ]
+                for r in results
+            ],
+        )
+    print_table(
+        f"Throughput ({results[0]['throughput']['passages']} musique passages) and memory",
+        [
+            "model",
+            "embed p/s",
+            "ingest p/s",
+            "ratio",
+            "embed p/s CPU",
+            "ingest p/s CPU",
+            "ratio CPU",
+            "peak RSS MB",
+        ],
+        [
+            [
+                r["model"],
+                r["throughput"]["embed_only_per_s"],
+                r["throughput"]["ingest_per_s"],
+                r["throughput"]["ratio_wall"],
+                r["throughput"]["embed_only_cpu_per_s"],
+                r["throughput"]["ingest_cpu_per_s"],
+                r["throughput"]["ratio_cpu"],
+                r["peak_rss_mb"],
+            ]
+            for r in results
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--models", nargs="*", default=list(LOCAL_MODELS))
+    parser.add_argument("--musique", type=Path, default=_MUSIQUE, help="musique-dev folder")
+    parser.add_argument(
+        "--musique-limit",
+        type=int,
+        default=20,
+        help="first N questions with their gold passages + 18 x N others (0: all)",
+    )
+    parser.add_argument("--throughput-passages", type=int, default=64)
+    parser.add_argument("--engine", action="store_true", help="also the engine's R@k on musique")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    if args.worker:
+        out = worker(args.worker, args)
+        args.worker_out.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        return [out]
+    started = time.perf_counter()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="kg-rag-embedders-") as tmp:
+        for model in args.models:
+            out_file = Path(tmp) / f"{model}.json"
+            forwarded = [a for a in (argv if argv is not None else sys.argv[1:])]
+            forwarded = _without(forwarded, "--json", "--models")
+            cmd = [sys.executable, __file__, *forwarded, "--worker", model]
+            cmd += ["--worker-out", str(out_file)]
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True)
+            result = json.loads(out_file.read_text(encoding="utf-8"))
+            result["seconds"] = round(time.perf_counter() - t0, 1)
+            print(f"{model}: {result['seconds']} s", flush=True)
+            results.append(result)
+    _tables(results)
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return results
+
+
+def _without(argv: list[str], *options: str) -> list[str]:
+    """``argv`` less the named options and their values."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            if arg.startswith("--"):
+                skip = False
+            else:
+                continue
+        name = arg.split("=", 1)[0]
+        if name in options:
+            skip = "=" not in arg
+            continue
+        out.append(arg)
+    return out
+
+
+if __name__ == "__main__":
+    main()
