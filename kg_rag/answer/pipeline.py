@@ -216,6 +216,13 @@ class AnswerPipeline:
             trace.calls_by_stage = dict(run.stage_calls)
             if caller.exhausted:
                 run.truncated = True
+        if run.truncated and not any("cap" in note for note in trace.notes):
+            used = f" ({trace.llm_calls} calls, {trace.prompt_tokens + trace.completion_tokens} tokens)"
+            trace.notes.append(
+                "LLM budget cap reached"
+                + (used if caller is not None else "")
+                + ": the remaining stages used their deterministic methods"
+            )
         trace.truncated = run.truncated
         trace.ms = round((time.perf_counter() - t0) * 1000, 2)
         answer.trace = trace
