@@ -583,7 +583,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         return det.start(), clause_end, step, " ".join(head_words), trailing
     red = _REDUCED_RELATIVE.search(text)
     if red is not None and red["verb"] not in _FUNCTION and red.start() > 0:
-        # "the band Ivo Pembry put together": a relative clause without its "that".
+        # "the band Ada Moe put together": a relative clause without its "that".
         noun, name = red["noun"], _clean(red["name"])
         step = _clean(f"{noun} that {name} {red['verb']}{red['rest']}")
         return red.start(), red.end(), step, noun, ""
@@ -757,7 +757,7 @@ def _zh_compare(q: str, question: str) -> Plan | None:
 
 
 def _zh_strip_option(option: str) -> str:
-    """ "光学家欧阳静澜" → "欧阳静澜": a role noun before a name goes (the name stays whole)."""
+    """ "物理学家欧阳明哲" → "欧阳明哲": a role noun before a name goes (the name stays whole)."""
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
     words = _zh_words(option)
@@ -839,7 +839,7 @@ _ZH_RELATIONAL = ("所在", "所属")
 
 def _zh_split_agent(np: str) -> tuple[str, str] | None:
     """A name followed by a relational noun: "蓝海科技创始人" → ("蓝海科技", "创始人") (an agent
-    or kinship noun), "青榆大学所在城市" → ("青榆大学", "所在城市") (所在/所属 + a noun)."""
+    or kinship noun), "松城大学所在城市" → ("松城大学", "所在城市") (所在/所属 + a noun)."""
     words = _zh_words(np)
     if len(words) < 2:
         return None
@@ -887,8 +887,8 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
 
 
 def _zh_relative(part: str, head: str) -> list[tuple[str, AnswerType]]:
-    """Steps of a relative clause ``part`` + 的 + ``head``: "由青石乐队吉他手担任配乐的电影"
-    → the agent "青石乐队吉他手" first when the clause's subject is itself a relational noun
+    """Steps of a relative clause ``part`` + 的 + ``head``: "由青岚乐队鼓手担任配乐的电影"
+    → the agent "青岚乐队鼓手" first when the clause's subject is itself a relational noun
     phrase, then the clause with ``#`` for it."""
     m = re.match(r"^(由|被)(.+?)(?=[\u4e00-\u9fff]{2})", part)
     if m is not None:
@@ -934,7 +934,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     whole phrase names an entity; otherwise its last 的-part is the attribute the question
     asks about and gets no step of its own.
 
-    Each 的 joins what precedes it to a noun: a relative clause (it holds a verb: "陈明担任主唱
+    Each 的 joins what precedes it to a noun: a relative clause (it holds a verb: "林墨担任主唱
     的乐队", "#签约的唱片公司") makes a step naming the clause's head; an owner followed by a
     noun ("#的母校") makes a step naming the owner's attribute."""
     parts = [p for p in subject.split("的") if p]

@@ -239,7 +239,7 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
         return "NUMBER"
     if _LOCATIVE.search(before):
         return "LOCATION"
-    # A name holding a typed noun: "River Osk", "Saltreach County", "Orrinvale University".
+    # A name holding a typed noun: "River Osk", "Brenna County", "Dunmore University".
     for word in span.split()[1:] + span.split()[:1]:
         kind = head_noun_type(word.lower().strip(".,'’"))
         if kind in ("LOCATION", "ORGANIZATION") and len(span.split()) > 1:
@@ -290,7 +290,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
             and zh_noun_type(word + words[i + 1][0]) in ("LOCATION", "ORGANIZATION")
             and words[i + 1][1].startswith("n")
         ):
-            # A name and its one-character place or organisation suffix: 青榆 + 市.
+            # A name and its one-character place or organisation suffix: 柳溪 + 市.
             kind = zh_noun_type(word + words[i + 1][0])
             end += len(words[i + 1][0])
             i += 1
@@ -362,7 +362,7 @@ _PRONOUN_START = re.compile(
 _ZH_COUNTED = re.compile(
     r"^[一二两三四五六七八九十几数多]+[人位名个]?$|^[一二两三四五六七八九十几数]+[人位名个]"
 )
-# Between a role noun and the name it introduces: "吉他手唐晓北", "校长为司马怀瑾",
+# Between a role noun and the name it introduces: "吉他手何北川", "校长为欧阳明哲",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
 _APPOSITION_GAP = re.compile(
     r"^(?:\s*[,，:：]?\s*[\"“《]?|为|是|即|由|于|自|在|至|:\s*"
@@ -371,7 +371,7 @@ _APPOSITION_GAP = re.compile(
 
 
 def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
-    """Chinese names that end in the question's head noun ("什么文学奖" → "漱玉文学奖"): the
+    """Chinese names that end in the question's head noun ("什么文学奖" → "白鹭文学奖"): the
     run of characters before each occurrence of ``head`` back to punctuation or 的."""
     out: list[tuple[int, int, str]] = []
     if len(head) < 2:
@@ -460,7 +460,7 @@ def _head_noun(query: str) -> str:
 
 
 def _names_head(span: str, head: str) -> bool:
-    """Does the name ``span`` carry the noun ``head`` ("River Tallow" for river, "漱玉文学奖"
+    """Does the name ``span`` carry the noun ``head`` ("River Osk" for river, "白鹭文学奖"
     for 文学奖)?"""
     if not head:
         return False
@@ -598,7 +598,7 @@ def read_evidence(
                         and (cjk_query or sentence[m.start() : m.start() + 1].islower())
                     )
                 ]
-            # "the province of North Brabant": a place or organisation class noun, then "of"
+            # "the province of Westmark": a place or organisation class noun, then "of"
             # and its name.
             class_ends = (
                 [m.end() for m in re.finditer(rf"\b{re.escape(head)}\b", sentence)]
@@ -617,7 +617,7 @@ def read_evidence(
                     seen_spans.add((a, b))
                     unique_spans.append((a, b, kind, eid))
             if cjk_query:
-                # Whole names only: 苍岭 goes when 苍岭山 is a candidate too.
+                # Whole names only: 雁岭 goes when 雁岭山 is a candidate too.
                 unique_spans = [
                     sp
                     for sp in unique_spans
@@ -679,7 +679,7 @@ def read_evidence(
                 ):
                     bonus *= 2.0  # the role noun introduces this name
                 if _names_head(span, head):
-                    bonus *= 1.5  # the name carries the noun asked for: "River Tallow"
+                    bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)

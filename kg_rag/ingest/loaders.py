@@ -260,7 +260,7 @@ def html_to_text(html: str) -> tuple[str, str]:
 
     Returns:
         ``(text, title)``; the title is the page's first ``<h1>``, else its ``<title>`` without
-        a site name after a separator ("River Tallow | Rivers of …" → "River Tallow").
+        a site name after a separator ("River Osk | Rivers of …" → "River Osk").
     """
     from bs4 import BeautifulSoup
     from bs4.element import NavigableString

@@ -193,7 +193,7 @@ class EntityLinker:
             import jieba
 
             # Chinese names are matched by characters, longest first: the segmenter cuts
-            # names it does not know across their boundary (欧阳/静澜出生).
+            # names it does not know across their boundary (欧阳/明哲出生).
             taken = [False] * len(text)
             for start, end in _cjk_name_spans(text, index):
                 if any(taken[start:end]):
