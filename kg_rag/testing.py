@@ -451,14 +451,4 @@ class FaultInjectingChatModel(BaseChatModel):
             message = AIMessage(content=text, usage_metadata=usage)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def bind_tools(
-        self,
-        tools: Sequence[Any],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools like :meth:`FakeChatModel.bind_tools`."""
-        formatted = [convert_to_openai_tool(t) for t in tools]
-        kwargs.pop("ls_structured_output_format", None)
-        return self.bind(tools=formatted, **kwargs)
+    bind_tools = FakeChatModel.bind_tools  # bind tools like an OpenAI model

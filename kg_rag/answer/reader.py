@@ -499,9 +499,9 @@ def read_evidence(
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
     q_norm = normalize_name(query) + " " + normalize_name(question)
-    zh_head = _zh_head_noun(query) if _CJK.search(query) else ""
     head = _head_noun(query)
     cjk_query = bool(_CJK.search(query))
+    zh_head = head if cjk_query else ""
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
     work_head = (
         expected in ("NAME", "TEXT")

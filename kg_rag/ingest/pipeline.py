@@ -402,14 +402,8 @@ class ChunkIngestor:
                 label = doc.source or doc.doc_id or doc.title or "(document)"
                 try:
                     prepared = self._prepare(doc, fingerprint)
-                except IngestError as exc:
-                    report.skipped.append(SkippedFile(path=label, reason=str(exc)))
-                    continue
                 except Exception as exc:  # one bad document must not stop the others
-                    logger.warning("cannot prepare %s", label, exc_info=True)
-                    report.skipped.append(
-                        SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
-                    )
+                    report.skipped.append(_skipped(label, "prepare", exc))
                     continue
                 report.notes.extend(
                     IngestNote(path=prepared.label, reason=n) for n in prepared.notes
@@ -427,14 +421,8 @@ class ChunkIngestor:
                 self._warn_cjk(prepared.document.text)
                 try:
                     prepared, chunks = self._chunk(prepared, report)
-                except IngestError as exc:
-                    report.skipped.append(SkippedFile(path=label, reason=str(exc)))
-                    continue
                 except Exception as exc:  # one bad document must not stop the others
-                    logger.warning("cannot chunk %s", label, exc_info=True)
-                    report.skipped.append(
-                        SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
-                    )
+                    report.skipped.append(_skipped(label, "chunk", exc))
                     continue
                 batch.append((prepared, chunks))
                 paragraphs += sum(1 for c in chunks if c.level == "paragraph")
@@ -528,3 +516,12 @@ class ChunkIngestor:
             else:
                 report.documents_added += 1
             report.changed_doc_ids.append(doc_id)
+
+
+def _skipped(label: str, stage: str, exc: Exception) -> SkippedFile:
+    """The report line for a document that failed at ``stage``: an :class:`IngestError` says
+    its own reason; anything else is logged with its traceback and named by its type."""
+    if isinstance(exc, IngestError):
+        return SkippedFile(path=label, reason=str(exc))
+    logger.warning("cannot %s %s", stage, label, exc_info=exc)
+    return SkippedFile(path=label, reason=f"{type(exc).__name__}: {exc}")
