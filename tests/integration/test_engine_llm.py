@@ -66,15 +66,9 @@ def test_ask_runs_every_stage_through_the_real_server(llm_engine: KnowledgeEngin
     if plan.planner == "rules":
         assert any(f.stage == "planner" for f in trace.fallbacks), trace.fallbacks
     assert trace.steps, "at least the first step ran"
-    routed_by_model = 0
     for step in trace.steps:
         assert step.decision.router in {"llm", "rules"} and step.decision.reason
-        routed_by_model += step.decision.router == "llm"
         assert step.attempts and step.grades
-    # The rules route where they are confident; the model is asked only where they abstain,
-    # so a step the model should have routed either was routed by it or fell back, recorded.
-    asked = routed_by_model + sum(f.stage == "router" for f in trace.fallbacks)
-    assert asked <= len(trace.steps)
     if answer.truncated:
         assert trace.truncated and any("cap" in note for note in trace.notes), (
             trace.notes,
