@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from extraction.english import Span
+from extraction.language import HAN
 from extraction.lexicon import (
     CHINESE_COMPOUND_SURNAMES,
     CHINESE_NOT_GIVEN,
@@ -86,7 +87,7 @@ _TITLE = re.compile(r"《(?P<t>[^《》]{1,60})》")
 _DATE = re.compile(
     r"(?:公元前?\s*\d{1,4}|(?<!\d)\d{4})\s*年(?:代|\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?"
 )
-_HAN = re.compile(r"^[\u3400-\u9fff\uf900-\ufaff]+$")
+_HAN = re.compile(f"^[{HAN}]+$")
 _DOTS = ("·", "•", "・", "‧")
 
 

@@ -6,6 +6,8 @@ any corpus and stay deterministic.
 
 from __future__ import annotations
 
+from extraction.language import NON_NAME_WORDS
+
 __all__ = [
     "ABBREVIATIONS",
     "ADJECTIVE_MODIFIERS",
@@ -42,29 +44,8 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-STOPWORDS = _words(
-    """
-    a an the this that these those there here it its it's he she they we you i him her them us
-    me my our your his their hers theirs ours yours who whom whose which what when where why how
-    whatever whichever whoever is are was were be been being am has have had having do does did
-    doing done can could will would shall should may might must ought and or nor but yet so if
-    then else than as because since while although though unless until whether once of in on at
-    by for with without from to into onto upon about above below over under between among amid
-    through throughout during before after against within along around across behind beyond
-    near toward towards via per like unlike despite except including following according due
-    prior also however today currently originally later earlier eventually finally initially
-    subsequently previously recently meanwhile moreover furthermore additionally nevertheless
-    nonetheless instead therefore thus hence indeed otherwise overall generally usually
-    typically often sometimes always never only even still just now soon again already almost
-    nearly approximately roughly about all any both each every either neither few many much more
-    most other another some such same own several various certain one two three four five six
-    seven eight nine ten first second third last next no not yes born located based founded
-    released named known called considered described see note notes both although thereafter
-    together further many most upon whereas whilst amongst inside outside according
-    following besides apart whereby wherein whereof
-    """
-)
-"""Function and common words: never a name on their own (checked lower-cased)."""
+STOPWORDS = NON_NAME_WORDS
+"""Function and common words: never a name on their own (see :mod:`extraction.language`)."""
 
 CONNECTORS = _words(
     "of the de del della dei des der den van von da di du la le y al bin ibn & 'n und et"

@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from extraction.chinese import find_chinese_spans, relation_cue
 from extraction.english import Span, find_english_spans, type_from_words
+from extraction.language import HAN
 from extraction.normalize import is_cjk, normalize_name, normalize_type
 from extraction.schema import (
     DEFAULT_ENTITY_TYPES,
@@ -53,7 +54,7 @@ _TITLE_SUBJECT = re.compile(
 )
 _PAREN = re.compile(r"\s*[(（][^)）]*[)）]\s*")
 _WORDS = re.compile(r"\w+")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{HAN}]")
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
 _CLOSE_WORDS = 8
 _DESCRIPTION_CHARS = 240

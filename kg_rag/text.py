@@ -1,4 +1,6 @@
-"""Shared text utilities: CJK detection, BM25 tokens (jieba for Chinese), token counts, hashes.
+"""Shared text utilities: BM25 tokens (jieba for Chinese), token counts, hashes.
+
+Language facts (scripts, stopwords, sentences, names) live in :mod:`extraction.language`.
 
 BM25 needs words. Latin-script text is split on word characters and lower-cased; runs of CJK
 characters go through jieba's search mode, which emits a long word *and* its shorter parts
@@ -17,6 +19,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from extraction.language import CJK, ENGLISH_STOPWORDS, cjk_ratio, contains_cjk
+
 __all__ = [
     "ENGLISH_STOPWORDS",
     "bm25_tokens",
@@ -29,27 +33,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# Han (CJK unified ideographs + extension A + compatibility), kana, hangul.
-_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_CJK_RUN = re.compile(f"[{CJK}]+")
 # A "token" for budgets: one CJK character, a run of other word characters, or one symbol.
-_TOKEN = re.compile(f"[{_CJK_CLASS}]|[^\\W{_CJK_CLASS}]+|[^\\w\\s]")
-_WORD = re.compile(f"[^\\W_{_CJK_CLASS}]+")
-
-# fmt: off
-ENGLISH_STOPWORDS: frozenset[str] = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "been", "being", "but", "by", "did", "do",
-        "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in",
-        "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "than", "that",
-        "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "us",
-        "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "whose",
-        "why", "will", "with", "would", "you", "your",
-    }
-)
-# fmt: on
-"""Function words dropped from BM25 tokens: they carry no signal and make postings long."""
+_TOKEN = re.compile(f"[{CJK}]|[^\\W{CJK}]+|[^\\w\\s]")
+_WORD = re.compile(f"[^\\W_{CJK}]+")
 
 _jieba_lock = threading.Lock()
 _jieba: Any = None
@@ -65,19 +52,6 @@ def _jieba_module() -> Any:
             jieba.initialize()
             _jieba = jieba
     return _jieba
-
-
-def contains_cjk(text: str) -> bool:
-    """True when the text has at least one CJK (Han, kana or hangul) character."""
-    return _CJK_CHAR.search(text) is not None
-
-
-def cjk_ratio(text: str) -> float:
-    """Share of CJK characters among the non-space characters of ``text`` (0 for empty)."""
-    chars = sum(1 for c in text if not c.isspace())
-    if chars == 0:
-        return 0.0
-    return len(_CJK_CHAR.findall(text)) / chars
 
 
 def content_hash(*parts: str) -> str:

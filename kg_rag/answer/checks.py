@@ -17,7 +17,7 @@ import operator
 import re
 from typing import Any
 
-from extraction.normalize import normalize_name
+from extraction.language import HAN, normalize_name
 from kg_rag.answer.question import DATE_RX
 from kg_rag.answer.stages import GateDecision, Reflection
 from kg_rag.answer.trace import Answer
@@ -94,7 +94,7 @@ class RuleGate:
 
     def gate(self, question: str) -> GateDecision:
         """Decide whether ``question`` needs the knowledge base."""
-        zh = bool(re.search(r"[\u4e00-\u9fff]", question))
+        zh = bool(re.search(rf"[{HAN}]", question))
         if _GREETING.match(question):
             reply = (
                 "你好！请问关于知识库有什么问题？" if zh else "Hello! Ask me about your documents."

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from extraction.language import ENGLISH_STOPWORDS, HAN
 from kg_rag.answer.trace import Grade
 from kg_rag.models import Evidence
 
@@ -16,126 +17,37 @@ __all__ = [
     "grade_evidence",
     "query_terms",
     "rewrite_query",
-    "split_sentences_with_offsets",
 ]
 
-_STOP = frozenset(
+# Query terms drop the closed-class words, and also quantifiers, polarity words and the frame
+# nouns of a question ("what kind of", "the name of") that say nothing about its content.
+_STOP = ENGLISH_STOPWORDS | frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "from",
-        "by",
-        "with",
-        "and",
-        "or",
-        "but",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "do",
-        "does",
-        "did",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "that",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "as",
-        "into",
-        "than",
-        "then",
-        "there",
-        "their",
-        "they",
-        "he",
-        "she",
-        "his",
-        "her",
         "him",
-        "them",
-        "we",
-        "you",
-        "i",
-        "me",
-        "my",
-        "our",
-        "your",
         "not",
         "no",
         "yes",
-        "many",
-        "much",
-        "first",
-        "name",
-        "named",
-        "kind",
-        "type",
-        "any",
-        "some",
-        "same",
-        "other",
-        "another",
         "also",
         "about",
         "after",
         "before",
         "during",
-        "#1",
-        "#2",
-        "#3",
-        "#4",
-        "#5",
+        "another",
+        "any",
+        "many",
+        "much",
+        "other",
+        "same",
+        "some",
+        "first",
+        "kind",
+        "type",
+        "name",
+        "named",
     ]
 )
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-.]*|[\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_SENT_END = re.compile(r"(?<=[.!?。！？；])[\"'”’)\]]*\s+|(?<=[。！？；])")
-_ABBREV = frozenset(
-    [
-        "Dr",
-        "Mr",
-        "Mrs",
-        "Ms",
-        "St",
-        "Jr",
-        "Sr",
-        "Prof",
-        "Gen",
-        "Col",
-        "Lt",
-        "Mt",
-        "No",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "U.S",
-        "Inc",
-        "Co",
-        "Ltd",
-    ]
-)
+_WORD = re.compile(f"[A-Za-z0-9][A-Za-z0-9'\\-.]*|[{HAN}]+")
+_CJK = re.compile(f"[{HAN}]")
 
 
 def query_terms(text: str) -> list[str]:
@@ -292,30 +204,6 @@ def rewrite_query(query: str, names: Sequence[str], attempt: int) -> str:
         terms = sorted(terms, key=len, reverse=True)[: max(3, len(terms) // 2)]
     extra = [n for n in names if n.lower() not in query.lower()]
     return " ".join([*extra, *terms]).strip() or query
-
-
-def split_sentences_with_offsets(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text`` (English and Chinese end marks)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _SENT_END.finditer(text):
-        word = text[max(0, m.start() - 6) : m.start()].split()
-        if word and (word[-1].rstrip(".") in _ABBREV or re.fullmatch(r"[A-Z]\.", word[-1])):
-            continue
-        end = m.start() if m.start() > start else m.end()
-        if text[start:end].strip():
-            spans.append((start, end))
-        start = m.end()
-    if text[start:].strip():
-        spans.append((start, len(text)))
-    out: list[tuple[int, int]] = []
-    for s, e in spans:  # trim whitespace so offsets point at the sentence itself
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        out.append((s, e))
-    return out
 
 
 class OfflineRewriter:

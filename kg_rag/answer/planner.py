@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from extraction.language import ENGLISH_STOPWORDS, HAN
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
@@ -38,7 +39,7 @@ __all__ = ["RulePlanner", "bind_query"]
 _PLACEHOLDER = re.compile(r"#(\d+)")
 _PRONOUN = re.compile(r"\b(it|he|she|they|him|her|them|its|his|their)\b", re.IGNORECASE)
 _MAX_BRIDGES = 3
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN}]")
 
 
 def bind_query(query: str, answers: dict[int, str]) -> str:
@@ -451,49 +452,7 @@ _POSS = re.compile(
     rf"(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
 )
 # Words that end a noun phrase: auxiliaries, prepositions, pronouns, determiners, wh-words.
-_FUNCTION = AUXILIARIES | frozenset(
-    [
-        "be",
-        "been",
-        "in",
-        "on",
-        "at",
-        "of",
-        "to",
-        "for",
-        "from",
-        "by",
-        "with",
-        "and",
-        "or",
-        "but",
-        "his",
-        "her",
-        "its",
-        "their",
-        "he",
-        "she",
-        "it",
-        "they",
-        "this",
-        "that",
-        "these",
-        "those",
-        "a",
-        "an",
-        "the",
-        "who",
-        "whom",
-        "which",
-        "where",
-        "when",
-        "whose",
-        "as",
-        "into",
-        "than",
-        "not",
-    ]
-)
+_FUNCTION = AUXILIARIES | ENGLISH_STOPWORDS | {"not"}
 _DET_WINDOW = 5
 _MAIN_VERB = re.compile(
     r"\s(?:is|was|are|were|has|had|lies|lay|stands|stood|became|remains|located|based)\s"
@@ -772,7 +731,7 @@ def _zh_strip_option(option: str) -> str:
 _ZH_BOTH = re.compile(r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:都|均|同样)(?P<rest>.+)$")
 _ZH_SAME = re.compile(
     r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:是|来自|出生于|位于|在)?"
-    r"(?:同一个|同一座|同一家|同一所|同一|相同的?)(?P<attr>[\u4e00-\u9fff]{1,4}?)(?:的人|的)?(?:吗|么)?$"
+    rf"(?:同一个|同一座|同一家|同一所|同一|相同的?)(?P<attr>[{HAN}]{{1,4}}?)(?:的人|的)?(?:吗|么)?$"
 )
 
 
@@ -815,7 +774,7 @@ _ZH_LESS = frozenset(["少于", "不到", "低于", "小于", "不足", "短于"
 _ZH_WH_PRED = re.compile(
     r"(?:是|为|在|位于|叫|叫做|有)?(?:谁|哪里|哪儿|何处|什么|哪|多少|几|何时|何年|怎样|如何)"
 )
-_ZH_PRONOUN = re.compile(r"^(?:其|它的|他的|她的|它|他|她|该[\u4e00-\u9fff]{0,3}?(?=的|$))")
+_ZH_PRONOUN = re.compile(rf"^(?:其|它的|他的|她的|它|他|她|该[{HAN}]{{0,3}}?(?=的|$))")
 
 
 def _zh_words(text: str) -> list[tuple[str, str]]:
@@ -827,7 +786,7 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
 # A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers
 # are a closed class of the language.
 _ZH_DEMONSTRATIVE = re.compile(
-    r"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届]?(?=[\u4e00-\u9fff《])"
+    rf"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届]?(?=[{HAN}《])"
 )
 # Predicate words walked over from the wh-word back to the subject's head noun.
 _ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f")
@@ -890,7 +849,7 @@ def _zh_relative(part: str, head: str) -> list[tuple[str, AnswerType]]:
     """Steps of a relative clause ``part`` + 的 + ``head``: "由青岚乐队鼓手担任配乐的电影"
     → the agent "青岚乐队鼓手" first when the clause's subject is itself a relational noun
     phrase, then the clause with ``#`` for it."""
-    m = re.match(r"^(由|被)(.+?)(?=[\u4e00-\u9fff]{2})", part)
+    m = re.match(rf"^(由|被)(.+?)(?=[{HAN}]{{2}})", part)
     if m is not None:
         words = _zh_words(part[1:])
         # The clause's verb: the first verb after a relational noun phrase (jieba tags some

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from extraction.language import AUXILIARIES, HAN
 from kg_rag.models import AnswerType
 
 __all__ = [
@@ -374,30 +375,6 @@ _DATE_NOUNS = frozenset(
     ["year", "date", "day", "month", "decade", "century", "era", "time", "period"]
 )
 _NUMBER_NOUNS = frozenset(["number", "amount", "population", "count", "total", "percentage"])
-# English auxiliary and modal verbs: a question that starts with one is a yes/no question.
-AUXILIARIES = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "shall",
-        "may",
-        "might",
-        "must",
-    ]
-)
 
 # Chinese: the last characters of a noun carry its class (创始人, 作者, 校长, 画家, 演员 are
 # people; 城市, 省, 国家, 出生地 are places; 公司, 大学, 乐队 are organisations).
@@ -471,7 +448,7 @@ def zh_noun_type(noun: str) -> AnswerType:
 def is_yes_no(question: str) -> bool:
     """Auxiliary-first English questions and 是否/是不是/…吗 Chinese ones."""
     q = question.strip()
-    if re.search(r"[\u4e00-\u9fff]", q):
+    if re.search(rf"[{HAN}]", q):
         return bool(re.search(r"是否|是不是|有没有|对不对|吗[？?]?\s*$", q))
     first = q.split()[0].lower() if q.split() else ""
     if first not in AUXILIARIES:
@@ -500,13 +477,11 @@ def answer_type(question: str) -> AnswerType:
     q = question.strip()
     if is_yes_no(q):
         return "YESNO"
-    if re.search(r"[\u4e00-\u9fff]", q):
+    if re.search(rf"[{HAN}]", q):
         for rx, kind in _ZH_WH:
             if rx.search(q):
                 return kind  # type: ignore[return-value]
-        m = re.search(
-            r"(?:哪个|哪一个|哪座|哪条|哪部|哪本|什么|哪种|何种|哪)([\u4e00-\u9fff]{1,4})", q
-        )
+        m = re.search(rf"(?:哪个|哪一个|哪座|哪条|哪部|哪本|什么|哪种|何种|哪)([{HAN}]{{1,4}})", q)
         if m:
             # The head noun is the first word after the wh-word and its classifier:
             # "哪座城市成立的" → 城市.

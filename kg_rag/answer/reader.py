@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from extraction.normalize import normalize_name
-from kg_rag.answer.offline import _term_set, split_sentences_with_offsets
+from extraction.language import HAN, NON_NAME_WORDS, normalize_name, split_sentences
+from extraction.lexicon import CALENDAR_WORDS
+from kg_rag.answer.offline import _term_set
 from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_type
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
@@ -33,7 +34,7 @@ from kg_rag.models import AnswerType, Evidence
 
 __all__ = ["OfflineStepReader", "read_evidence"]
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN}]")
 _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
     r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*)*"
@@ -43,79 +44,8 @@ _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\
 _MODIFIER = re.compile(r"-(?:born|based|language|speaking|era|style)$|(?:ian|ese|ish|ic|an)$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
 _AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
-_CAP_STOP = frozenset(
-    [
-        "The",
-        "A",
-        "An",
-        "In",
-        "On",
-        "At",
-        "Of",
-        "For",
-        "From",
-        "By",
-        "With",
-        "And",
-        "Or",
-        "But",
-        "He",
-        "She",
-        "It",
-        "They",
-        "His",
-        "Her",
-        "Its",
-        "Their",
-        "This",
-        "That",
-        "These",
-        "Those",
-        "There",
-        "Here",
-        "When",
-        "Where",
-        "Who",
-        "What",
-        "Which",
-        "While",
-        "After",
-        "Before",
-        "During",
-        "Since",
-        "Although",
-        "Though",
-        "However",
-        "Also",
-        "As",
-        "Is",
-        "Was",
-        "Are",
-        "Were",
-        "Be",
-        "If",
-        "Then",
-        "Thus",
-        "So",
-        "Not",
-        "No",
-        "Yes",
-        "One",
-        "Two",
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ]
-)
+# Capitalised words that are no name alone: function and common words, months and days.
+_CAP_STOP = frozenset(w.capitalize() for w in NON_NAME_WORDS | CALENDAR_WORDS)
 _CJK_FLAGS = {
     "nr": "PERSON",
     "nrfg": "PERSON",
@@ -248,7 +178,7 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
-    spans = split_sentences_with_offsets(text)
+    spans = split_sentences(text)
     return spans or [(0, len(text))]
 
 
@@ -329,7 +259,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
         if not surname:
             continue
         size = f"{{{surname + 1},{surname + 2}}}"
-        name = re.match(rf"[\u4e00-\u9fff]{size}?(?=[和与及、，,。；;的（(]|$)", rest)
+        name = re.match(rf"[{HAN}]{size}?(?=[和与及、，,。；;的（(]|$)", rest)
         if name is not None:
             out.append((at, at + len(name.group(0)), "PERSON"))
     return out
@@ -429,10 +359,10 @@ def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
 
-    m = re.search(r"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([\u4e00-\u9fff]{2,6})", query)
+    m = re.search(rf"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([{HAN}]{{2,6}})", query)
     if m is None:
         # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
-        tail = re.search(r"的([\u4e00-\u9fff]{2,6})$", query)
+        tail = re.search(rf"的([{HAN}]{{2,6}})$", query)
         if tail is None:
             return ""
         words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]

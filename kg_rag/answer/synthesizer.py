@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from extraction.normalize import normalize_name
+from extraction.language import normalize_name, split_sentences
 from kg_rag.answer import offline
 from kg_rag.answer.prompts import SYNTH_PROMPT
 from kg_rag.answer.question import date_key, number_value
@@ -67,7 +67,7 @@ def _sentence_with(ev: Evidence, needle: str) -> tuple[int, int] | None:
     pos = ev.text.find(needle)
     if pos < 0:
         return None
-    for s, e in offline.split_sentences_with_offsets(ev.text):
+    for s, e in split_sentences(ev.text):
         if s <= pos < e:
             return s, e
     return None
@@ -83,7 +83,7 @@ def _first_sentence_demonyms(st: StepTrace, option: str) -> set[str]:
     for ev in st.hits[:3]:
         if option and option.split()[0] not in ev.text:
             continue
-        spans = offline.split_sentences_with_offsets(ev.text)
+        spans = split_sentences(ev.text)
         if spans:
             s, e = spans[0]
             words = set(_DEMONYM.findall(ev.text[s:e]))

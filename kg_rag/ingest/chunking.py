@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from extraction.language import split_sentences, trim_span
 from kg_rag.config import ChunkingSettings
 from kg_rag.models import Chunk, ChunkLevel, stable_id
 from kg_rag.text import count_tokens, token_spans
@@ -33,35 +34,6 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
-_CJK_END = re.compile(r"(?:[。！？；]+|…{1,2}|！|？)[”’」』）》〉】\"']*")
-_LATIN_END = re.compile(r"(?:[.!?]+|…)[\"'”’)\]]*(?=\s|$)")
-_LIST_LINE = re.compile(r"\n(?=[ \t]*(?:[-*+•]\s|\d+[.)]\s|#|>|\|))")
-_WORD_BEFORE = re.compile(r"(\S+)$")
-_NEXT_CHAR = re.compile(r"\s*(\S)")
-
-# Never sentence ends when followed by a space (titles, Latin abbreviations, company forms).
-# fmt: off
-_ABBREVIATIONS = frozenset(
-    {
-        "mr", "mrs", "ms", "mx", "dr", "prof", "sr", "jr", "st", "mt", "ft", "vs", "etc", "e.g",
-        "i.e", "cf", "al", "inc", "ltd", "co", "corp", "dept", "univ", "est", "approx", "gen",
-        "col", "lt", "sgt", "capt", "cmdr", "adm", "gov", "sen", "rep", "rev", "hon", "messrs",
-        "mme", "mlle", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.a", "m.a", "b.sc", "m.sc",
-        "d.c", "n.y", "l.a",
-    }
-)
-# fmt: on
-# Abbreviations that are only abbreviations before a number ("No. 5", "Fig. 2", "Jan. 3").
-# fmt: off
-_NUMERIC_ABBREVIATIONS = frozenset(
-    {
-        "no", "nos", "p", "pp", "vol", "vols", "fig", "figs", "sec", "ch", "art", "eq", "jan",
-        "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    }
-)
-# fmt: on
-_DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
-
 
 @dataclass(frozen=True)
 class _Section:
@@ -69,69 +41,6 @@ class _Section:
     body_start: int
     end: int
     heading_path: tuple[str, ...]
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def _is_latin_boundary(text: str, match: re.Match[str], end: int) -> bool:
-    following = _NEXT_CHAR.match(text, match.end(), end)
-    nxt = following.group(1) if following else ""
-    if nxt and nxt.islower():
-        return False
-    if not match.group().startswith("."):
-        return True
-    if match.group().startswith(".."):
-        return True  # an ellipsis followed by a capital starts a new sentence
-    # Look back a bounded distance: words are short, and a search from 0 would be quadratic.
-    window = text[max(0, match.start() - 40) : match.start()]
-    before = _WORD_BEFORE.search(window)
-    if before is None:
-        return True
-    word = before.group(1).lstrip("\"'“‘([{").lower()
-    if word in _ABBREVIATIONS or _DOTTED.fullmatch(word):
-        return False
-    if word in _NUMERIC_ABBREVIATIONS and nxt.isdigit():
-        return False
-    # A single capital letter is an initial ("J. R. R. Tolkien").
-    return not (len(word) == 1 and before.group(1)[-1].isupper())
-
-
-def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence spans of ``text[start:end]`` (absolute offsets, trimmed, non-empty).
-
-    Args:
-        text: The full text.
-        start: Where the passage to split starts.
-        end: Where it ends (default: end of text).
-
-    Returns:
-        ``(char_start, char_end)`` pairs in order.
-    """
-    end = len(text) if end is None else end
-    cuts: set[int] = set()
-    for m in _CJK_END.finditer(text, start, end):
-        cuts.add(m.end())
-    for m in _LATIN_END.finditer(text, start, end):
-        if _is_latin_boundary(text, m, end):
-            cuts.add(m.end())
-    for m in _LIST_LINE.finditer(text, start, end):
-        cuts.add(m.start())
-    spans = []
-    prev = start
-    for cut in [*sorted(cuts), end]:
-        if cut <= prev:
-            continue
-        s, e = _trim(text, prev, cut)
-        if e > s:
-            spans.append((s, e))
-        prev = cut
-    return spans
 
 
 def _fenced_ranges(text: str) -> list[tuple[int, int]]:
@@ -195,11 +104,11 @@ def _char_split(text: str, start: int, end: int, max_chars: int) -> list[tuple[i
         cut = max(text.rfind(" ", start + max_chars // 2, limit), text.rfind("\n", start, limit))
         if cut <= start + max_chars // 2:
             cut = limit
-        s, e = _trim(text, start, cut)
+        s, e = trim_span(text, start, cut)
         if e > s:
             out.append((s, e))
         start = cut
-    s, e = _trim(text, start, end)
+    s, e = trim_span(text, start, end)
     if e > s:
         out.append((s, e))
     return out
@@ -314,20 +223,20 @@ def chunk_document(
         text gives no chunks.
     """
     settings = settings or ChunkingSettings()
-    start, end = _trim(text, 0, len(text))
+    start, end = trim_span(text, 0, len(text))
     if start == end:
         return []
     build = _Builder(doc_id, text, metadata or {})
     document = build.add("document", start, end, None, 0, ())
     for s_ord, section in enumerate(_sections(text, fmt)):
-        s_start, s_end = _trim(text, section.start, section.end)
+        s_start, s_end = trim_span(text, section.start, section.end)
         sec = build.add("section", s_start, s_end, document, s_ord, section.heading_path)
         p_ord = 0
         body_start = section.body_start
         boundaries = [m.start() for m in _PARAGRAPH_BREAK.finditer(text, body_start, section.end)]
         block_start = body_start
         for cut in [*boundaries, section.end]:
-            b_start, b_end = _trim(text, block_start, cut)
+            b_start, b_end = trim_span(text, block_start, cut)
             block_start = cut
             if b_end <= b_start:
                 continue

@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from extraction.language import contains_han
 from kg_rag.errors import IngestError
 from kg_rag.text import cjk_ratio, contains_cjk
 
@@ -359,7 +360,7 @@ def _text_title(text: str) -> str:
     if len(lines) < 2 or not lines[0]:
         return ""
     first = lines[0]
-    cjk = sum(1 for ch in first if "\u4e00" <= ch <= "\u9fff")
+    cjk = sum(1 for ch in first if contains_han(ch))
     short = len(first) <= 40 if cjk else (len(first) <= 100 and len(first.split()) <= 12)
     if not short or first[-1] in ".。!！?？;；:：,，、" or not any(lines[1:]):
         return ""

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from extraction.normalize import normalize_name
+from extraction.language import HAN, normalize_name
 from kg_rag.answer.trace import CypherCall
 from kg_rag.models import Entity, Evidence
 from kg_rag.stores.base import GraphStore
@@ -28,11 +28,11 @@ __all__ = ["EntityLinker", "GraphRetriever", "LinkedEntity"]
 
 T = TypeVar("T")
 
-_TOKEN = re.compile(r"[\w][\w\-.'’]*|[\u4e00-\u9fff]")
+_TOKEN = re.compile(f"[\\w][\\w\\-.'’]*|[{HAN}]")
 _CAPITAL_SPAN = re.compile(
     r"(?:[A-Z][\w\-.'’]*)(?:\s+(?:of|the|de|von|van|and)?\s*[A-Z][\w\-.'’]*)*"
 )
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN}]")
 _STOP_KEYS = frozenset(
     [
         "the",
@@ -273,7 +273,7 @@ class EntityLinker:
         return linked[:limit]
 
 
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf0-9A-Za-z·]+")
+_CJK_RUN = re.compile(f"[{HAN}0-9A-Za-z·]+")
 _CJK_NAME_MAX = 12
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -26,6 +25,7 @@ import networkx as nx
 import numpy as np
 from scipy import sparse
 
+from extraction.language import HAN, KANA, normalize_name
 from kg_rag.models import Entity, GraphPath, Relation
 
 __all__ = [
@@ -336,16 +336,11 @@ def lexicographic_shortest_paths(
 
 # -- entity name matching ------------------------------------------------------------------
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = HAN + KANA
 # CJK ideographs and kana are single tokens (names are not space-separated); elsewhere a
 # token is a run of word characters.
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
 _SPACE = re.compile(r"\s+")
-
-
-def normalize_name(text: str) -> str:
-    """NFKC, case-folded, whitespace-collapsed form used for every name comparison."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
 def tokens(text: str) -> list[str]:

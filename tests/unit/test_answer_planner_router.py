@@ -362,10 +362,3 @@ def test_grade_is_weak_without_matching_terms() -> None:
     ev = [Evidence(chunk_id="c", doc_id="d", text="Vexa Labs was founded in 1999.", score=1.0)]
     assert offline.grade_evidence("When was Vexa Labs founded?", ev, 0.35).passed
     assert not offline.grade_evidence("Who painted the ceiling?", ev, 0.35).passed
-
-
-def test_sentence_offsets_handle_abbreviations_and_chinese() -> None:
-    text = "Dr. Ada Moe left in 2008. She moved on. 她去了杭州。然后回来了。"
-    spans = offline.split_sentences_with_offsets(text)
-    assert [text[s:e] for s, e in spans][:2] == ["Dr. Ada Moe left in 2008.", "She moved on."]
-    assert len(spans) == 4
