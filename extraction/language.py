@@ -29,12 +29,15 @@ __all__ = [
     "ENGLISH_STOPWORDS",
     "HAN",
     "HANGUL",
+    "IRREGULAR_PARTICIPLES",
     "KANA",
     "NON_NAME_WORDS",
+    "STRANDED_PARTICLES",
     "cjk_ratio",
     "compact_name",
     "contains_cjk",
     "contains_han",
+    "is_participle",
     "normalize_name",
     "split_sentences",
     "trim_span",
@@ -119,6 +122,47 @@ NON_NAME_WORDS = _words(
     """
 )
 """Function and common words: never a name on their own (checked lower-cased)."""
+
+
+IRREGULAR_PARTICIPLES = _words(
+    """
+    arisen awoken beaten become begun bent bitten blown born borne bought bound broken brought
+    built burnt caught chosen come cut dealt done drawn dreamt driven drunk dug eaten fallen fed
+    felt fled flown forbidden forgotten forgiven found frozen given gone got gotten grown heard
+    held hidden hit hung hurt kept knelt known laid led lent let lit lost made meant met mistaken
+    overseen paid put quit read rebuilt rewritten ridden risen run rung said sat seen sent set
+    sewn shaken shed shone shot shown shrunk shut slain slept slid sought sold spent split
+    spoken spread sprung spun stood stolen struck stuck stung sung sunk sworn swept swum taken
+    taught thought thrown told torn understood undertaken upheld withdrawn withheld woken won
+    worn wound written
+    """
+)
+"""Past participles that do not end in *-ed*: with the regular *-ed* forms, what opens a
+participial postmodifier ("the film *written* by X", "the city *founded* by Y")."""
+
+STRANDED_PARTICLES = _words(
+    "about across after against along among around at by for from in into of off on onto out "
+    "over through to toward towards under up with within without together down away back"
+)
+"""Prepositions and particles that can end a clause whose object moved away ("the country X is
+*from*", "the band X put *together*"): a stranded one marks the gap of a relative clause."""
+
+
+# Closed-class words in -ing that are no verb forms: a preposition and the indefinite pronouns.
+_ING_FUNCTION_WORDS = frozenset(["during", "nothing", "something", "anything", "everything"])
+
+
+def is_participle(word: str) -> bool:
+    """True for an English past or present participle: *-ed* / *-ing* forms of four letters or
+    more, or an irregular past participle (``written``, ``born``)."""
+    low = word.lower()
+    if low in IRREGULAR_PARTICIPLES:
+        return True
+    if not low.isalpha() or low in ENGLISH_STOPWORDS or low in _ING_FUNCTION_WORDS:
+        return False
+    stem = low[:-3] if low.endswith("ing") else low[:-2] if low.endswith("ed") else ""
+    # The stem must be a syllable of its own: "bring", "thing", "red", "bed" are not forms.
+    return len(stem) >= 3 and any(v in stem for v in "aeiouy")
 
 
 # -- sentences -------------------------------------------------------------------------------

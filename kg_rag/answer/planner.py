@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from extraction.language import ENGLISH_STOPWORDS, HAN
+from extraction.language import ENGLISH_STOPWORDS, HAN, STRANDED_PARTICLES, is_participle
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
@@ -246,6 +246,13 @@ def _en_compare(q: str, question: str) -> Plan | None:
         # "Which film has the director who was born later, X or Y?": the value belongs to the
         # option's director (a bridge per option), the answer is the option itself.
         role, pred = rel["role"], _en_predicate(rel["pred"])
+        role_words = role.split()
+        if len(role_words) > 1 and (is_participle(role_words[-1]) or role_words[-1] in _FUNCTION):
+            # "has the director born later": the participle is the predicate, not the role
+            # (a reduced passive: "born" → "was born"); "whose director was born": so is "was".
+            verb = role_words[-1]
+            role = role_words[0]
+            pred = _clean(f"{'' if verb in _FUNCTION else 'was'} {verb} {pred}")
         queries = [_en_value_query(f"the {role} of {o}", pred, kind) for o in options]
     else:
         pred = _en_predicate(pre)
@@ -454,6 +461,7 @@ _POSS = re.compile(
 # Words that end a noun phrase: auxiliaries, prepositions, pronouns, determiners, wh-words.
 _FUNCTION = AUXILIARIES | ENGLISH_STOPWORDS | {"not"}
 _DET_WINDOW = 5
+_PARTICLE_OR_AS = STRANDED_PARTICLES | {"as"}
 _MAIN_VERB = re.compile(
     r"\s(?:is|was|are|were|has|had|lies|lay|stands|stood|became|remains|located|based)\s"
 )
@@ -500,10 +508,124 @@ def _noun_phrase(words: list[str]) -> list[str]:
     return phrase[: typed[-1] + 1] if typed else phrase[:1]
 
 
-_REDUCED_RELATIVE = re.compile(
-    rf"\bthe\s+(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<verb>[a-z][\w\-]*)"
-    r"(?P<rest>[^,?]*)$"
+_CONTACT = re.compile(
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<rest>[a-z][^,?]*)$"
 )
+# A be-auxiliary right before a noun phrase makes it the subject of a question whose main verb
+# follows it: "When was the band Queen formed?", "Was the film released in 1990?".
+_BE_SUBJECT = re.compile(
+    r"(?:^|\b(?:when|where|how|why|what|which|who))\s*(?:is|was|are|were)\s+$", re.IGNORECASE
+)
+_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
+_OF_COMPOUND = re.compile(r"\s+of\s+(?!the\b|a\b|an\b)[a-z][\w\-]*(?=\s+[a-z]|\s*$|[,?])")
+_WORD_AT = re.compile(r"\S+")
+_PASSIVE_AFTER_NAME = re.compile(
+    r"(?<=[A-Za-z0-9’'])\s+(?P<verb>[a-z]+)\b(?=\s+(?:by|in|on|at|to|from|as|into)\b|\s*\??$)"
+)
+_NAME_AT = re.compile(rf"{_NAME}|#\d+")
+
+
+_DO_SUBJECT = re.compile(
+    r"(?:^|\b(?:when|where|how|why|what|which|who)(?:\s+[a-z]+)?)\s*(?:do|does|did)\s+$",
+    re.IGNORECASE,
+)
+_CLAUSE_TOKEN = re.compile(r"\"[^\"]+\"|“[^”]+”|\S+")
+_BE = frozenset(["is", "was", "are", "were"])
+
+
+def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
+    """Where a relative clause inside the subject of a do-question ends: after a participle
+    ("where the Olympics will be held"), a name or a quoted title ("who prepared "X""), a
+    stranded copula ("where X is"), or a whose-clause's complement ("whose sport is jousting"),
+    when the next word is a bare verb (lower-case, neither a function word nor a participle)."""
+    toks = [(m.group(0), m.end()) for m in _CLAUSE_TOKEN.finditer(text, start)]
+    for i in range(len(toks) - 1):
+        word = toks[i][0]
+        prev = toks[i - 1][0] if i > 0 else ""
+        ends = (
+            word[0] in '"“'
+            or is_participle(word)
+            or (word[0].isupper() or word[0].isdigit())
+            or (word in _BE and prev[:1].isupper())
+            or (whose and (prev in _BE or prev in _DETERMINERS) and word not in _DETERMINERS)
+        )
+        nxt = toks[i + 1][0]
+        if (
+            ends
+            and i > 0
+            and nxt.isalpha()
+            and nxt.islower()
+            and nxt not in _FUNCTION
+            and not is_participle(nxt)
+        ):
+            return toks[i][1]
+    return None
+
+
+def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
+    """The innermost "the N <participle> [particle] X": "the film directed by Ada Moe", "the
+    country containing Tollby", "the actor born in 1970", "the book named after #1"."""
+    found: tuple[int, int, str, str, str] | None = None
+    for det in re.finditer(r"\bthe\s+", text):
+        words = [(w.group(0), w.start(), w.end()) for w in _WORD_AT.finditer(text, det.end())]
+        head: list[str] = []
+        k = 0
+        while k < min(3, len(words)):
+            w = words[k][0]
+            if not re.fullmatch(r"[a-z][\w\-]*", w) or w in _FUNCTION or is_participle(w):
+                break
+            head.append(w)
+            k += 1
+        if not head or k >= len(words) or not is_participle(words[k][0]):
+            continue
+        if head[-1] in _PARTITIVE or _BE_SUBJECT.search(text[: det.start()]):
+            continue
+        j = k + 1
+        while j < len(words) and j <= k + 2 and words[j][0] in _PARTICLE_OR_AS:
+            j += 1
+        if j >= len(words):
+            continue
+        obj_start = words[j][1]
+        name = _NAME_AT.match(text, obj_start)
+        if name is not None and (text[obj_start].isupper() or text[obj_start] in "#0123456789"):
+            end = name.end()
+        elif words[j][0] in _DETERMINERS:
+            end = len(text.rstrip(" ?"))  # "the artist known as the creator of X": to the end
+        else:
+            continue
+        step = _clean(f"{' '.join(head)} {text[words[k][1] : end]}")
+        found = (det.start(), end, step, " ".join(head), "")
+    return found
+
+
+def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
+    """A relative clause without "that": "the country Ada Moe is from", "the band Ada Moe put
+    together", "the company X is part of (dissolve)"; the gap shows as a stranded particle, or
+    as a transitive verb closing an object noun phrase ("who managed the band Ada Moe formed")."""
+    m = _CONTACT.search(text)
+    if m is None or m.start() == 0:
+        return None
+    words = m["rest"].split()
+    gap = None
+    for i in range(len(words) - 1, 0, -1):
+        after = words[i + 1 :]
+        if (
+            words[i] in STRANDED_PARTICLES
+            and len(after) <= 2
+            and all(w.isalpha() and w.islower() and w not in _DETERMINERS for w in after)
+        ):
+            gap = i
+            break
+    noun, name = m["noun"], _clean(m["name"])
+    if gap is not None:
+        clause = " ".join(words[: gap + 1])
+        end = m.start("rest") + m["rest"].index(clause) + len(clause) if clause else m.end()
+        return m.start(), end, _clean(f"{noun} that {name} {clause}"), noun, ""
+    if words[0] in _FUNCTION or _BE_SUBJECT.search(text[: m.start()]):
+        return None  # "When was the band Queen formed?": apposition and the main verb
+    return m.start(), m.end(), _clean(f"{noun} that {name} {m['rest']}"), noun, ""
+
+
 _QUESTION_LEAD = re.compile(
     r"^(?:who|whom|whose|what|when|where|which|why|how|in|on|at|from|to|for|is|was|are|were|"
     r"do|does|did|has|have|had|can|could|will|would|name|list|tell|give)\b",
@@ -526,6 +648,18 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         if not head[:1].islower() or len(words) > _DET_WINDOW:
             continue
         clause_end = len(text)
+        if _BE_SUBJECT.search(before[: det.start()]):
+            # "When was the country that produced X taken by the British?": the subject's
+            # clause ends where a participle follows its last name, the passive main verb.
+            main = _PASSIVE_AFTER_NAME.search(text, rel.end())
+            if main is not None and is_participle(main["verb"]):
+                clause_end = main.start("verb")
+        elif _DO_SUBJECT.search(before[: det.start()]):
+            # "When did the state whose official sport is jousting make X its religion?": the
+            # subject's clause ends where the bare main verb of the do-question begins.
+            end = _do_clause_end(text, rel.end(), rel.group(0).lower() == "whose")
+            if end is not None:
+                clause_end = end
         if det.start() == 0:
             # "The shipyard that built X was located in which city?": the relative clause of
             # the subject ends at the main verb.
@@ -540,16 +674,20 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         trailing = " ".join(words[len(head_words) :])
         step = _clean(f"{' '.join(head_words)} {rel.group(0)} {clause}")
         return det.start(), clause_end, step, " ".join(head_words), trailing
-    red = _REDUCED_RELATIVE.search(text)
-    if red is not None and red["verb"] not in _FUNCTION and red.start() > 0:
-        # "the band Ada Moe put together": a relative clause without its "that".
-        noun, name = red["noun"], _clean(red["name"])
-        step = _clean(f"{noun} that {name} {red['verb']}{red['rest']}")
-        return red.start(), red.end(), step, noun, ""
+    post = _participial_bridge(text)
+    if post is not None:
+        return post
+    contact = _contact_relative(text)
+    if contact is not None:
+        return contact
     m = _POSS.search(text)
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
         end = m.start("noun") + len(phrase)
+        compound = _OF_COMPOUND.match(text, end)
+        if compound is not None:  # "X's city of birth", "X's country of origin"
+            phrase += compound.group(0)
+            end = compound.end()
         owner = _clean(m["owner"])
         return m.start(), end, f"{phrase} of {owner}", phrase, ""
     for m2 in _OF_NAME.finditer(text):

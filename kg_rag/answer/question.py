@@ -64,6 +64,7 @@ _NUMBER_RX = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _PERSON_NOUNS = frozenset(
     [
         "person",
+        "individual",
         "people",
         "man",
         "woman",
@@ -508,6 +509,16 @@ def answer_type(question: str) -> AnswerType:
         kind = head_noun_type(m.group(1))
         if kind != "NAME":
             return kind
+    m = re.match(
+        r"\s*what\s+(?:is|was|are|were)\s+the\s+((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)\s+of\b",
+        low,
+    )
+    if m:
+        # "What is the native language of the person who …": the head noun after the
+        # question's own wh-word decides, not a relative "who" or "where" further on.
+        return head_noun_type(m.group(1))
+    if re.match(r"\s*(?:in|on|at|from|to|for|of|by|with)?\s*(?:what|which)\b", low):
+        return "NAME"  # a "what" question whose head noun says nothing: no later "who" decides
     if re.search(r"\bwhen\b", low):
         return "DATE"
     if re.search(r"^\s*(?:\w+\s+){0,3}?(?:who|whom)\b", low):

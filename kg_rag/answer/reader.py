@@ -389,6 +389,70 @@ def _head_noun(query: str) -> str:
     return "" if head in ("one", "year", "kind", "type", "name", "part") else head
 
 
+# Place nouns by the rank they take in an English address, small to large: "Tulsa, Oklahoma,
+# United States" names a city, then a state, then a country (a construction of the language).
+_ADDRESS_RANK = {
+    **dict.fromkeys(
+        [
+            "city",
+            "town",
+            "village",
+            "hamlet",
+            "suburb",
+            "neighbourhood",
+            "neighborhood",
+            "borough",
+            "commune",
+        ],
+        0,
+    ),
+    **dict.fromkeys(["county", "district", "parish", "prefecture", "department"], 1),
+    **dict.fromkeys(["state", "province", "region", "territory"], 2),
+    **dict.fromkeys(["country", "nation"], 3),
+}
+_ADDRESS_ITEM = r"[A-Z][\w\-'’.]*(?:\s+(?:(?:of|de|the)\s+)?[A-Z][\w\-'’.]*)*"
+_ADDRESS = re.compile(rf"{_ADDRESS_ITEM}(?:,\s+{_ADDRESS_ITEM})+")
+
+
+def _address_items(sentence: str) -> list[tuple[int, int]]:
+    """Spans of the places of every address ("Varn, Westmark, Kestria") in ``sentence``."""
+    return [item for m in _ADDRESS.finditer(sentence) for item in _items(m)]
+
+
+def _items(m: re.Match[str]) -> list[tuple[int, int]]:
+    return [
+        (m.start() + x.start(), m.start() + x.start() + len(x.group(0).rstrip(".")))
+        for x in re.finditer(_ADDRESS_ITEM, m.group(0))
+    ]
+
+
+def _address_factor(sentence: str, a: int, b: int, head: str) -> float:
+    """×1.5 when the place at ``sentence[a:b]`` stands where an address puts the asked noun
+    (the city first, the country last, a state just before the country), ×0.7 when it stands
+    elsewhere in the address, 1 when it is in none."""
+    rank = _ADDRESS_RANK.get(head)
+    if rank is None:
+        return 1.0
+    for m in _ADDRESS.finditer(sentence):
+        if not (m.start() <= a and b <= m.end()):
+            continue
+        items = _items(m)
+        index = next((i for i, (s, e) in enumerate(items) if s == a and e == b), None)
+        if index is None:
+            return 1.0
+        n = len(items)
+        if rank == 0:
+            want = {0}
+        elif rank == 3:
+            want = {n - 1}
+        elif rank == 2:
+            want = {n - 1} if n == 2 else {n - 2}
+        else:
+            want = set(range(n - 1))
+        return 1.5 if index in want else 0.7
+    return 1.0
+
+
 def _names_head(span: str, head: str) -> bool:
     """Does the name ``span`` carry the noun ``head`` ("River Osk" for river, "白鹭文学奖"
     for 文学奖)?"""
@@ -510,6 +574,17 @@ def read_evidence(
                             None,
                         )
                     )
+                if head in _ADDRESS_RANK:
+                    # "in Varn, Westmark": each place of an address is a candidate of its own,
+                    # and the address as a whole is none (it answers no one level).
+                    items = _address_items(sentence)
+                    spans = [
+                        sp
+                        for sp in spans
+                        if not any(sp[0] <= s < e <= sp[1] for s, e in items)
+                        or (sp[0], sp[1]) in items
+                    ]
+                    spans += [(s, e, "LOCATION", None) for s, e in items]
             low = sentence.lower()
             anchors = [low.find(t) for t in (shared_rel or shared_name) if len(t) > 1]
             anchors = [a for a in anchors if a >= 0]
@@ -610,6 +685,8 @@ def read_evidence(
                     bonus *= 2.0  # the role noun introduces this name
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
+                if kind in ("LOCATION", "NAME") and head and not cjk_query:
+                    bonus *= _address_factor(sentence, a, b, head)
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)

@@ -30,6 +30,34 @@ def _linked(*names: str) -> list[LinkedEntity]:
 CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # (step query, expected type, passages, linked names, answer)
     (
+        "city where the Marren Gallery is located",
+        "LOCATION",
+        ["The Marren Gallery is an art museum in Dovreby, Halland Province, Kestria."],
+        ["Marren Gallery"],
+        "Dovreby",
+    ),
+    (
+        "province where the Marren Gallery is located",
+        "LOCATION",
+        ["The Marren Gallery is an art museum in Dovreby, Halland Province, Kestria."],
+        ["Marren Gallery"],
+        "Halland Province",
+    ),
+    (
+        "country where the Marren Gallery is located",
+        "LOCATION",
+        ["The Marren Gallery is an art museum in Dovreby, Halland, Kestria."],
+        ["Marren Gallery"],
+        "Kestria",
+    ),
+    (
+        "state where Tollby Bridge is located",
+        "LOCATION",
+        ["Tollby Bridge crosses the Osk near Varn, Westmark. It opened in 1911."],
+        ["Tollby Bridge"],
+        "Westmark",
+    ),
+    (
         "Where was Ada Lind born",
         "LOCATION",
         ["Ada Lind was born in Varkholm, a fishing port. She later moved to Brenna."],
