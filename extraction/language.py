@@ -25,6 +25,7 @@ from functools import lru_cache
 
 __all__ = [
     "AUXILIARIES",
+    "BARE_PARTICIPLES",
     "CJK",
     "ENGLISH_STOPWORDS",
     "HAN",
@@ -139,6 +140,12 @@ IRREGULAR_PARTICIPLES = _words(
 )
 """Past participles that do not end in *-ed*: with the regular *-ed* forms, what opens a
 participial postmodifier ("the film *written* by X", "the city *founded* by Y")."""
+
+BARE_PARTICIPLES = _words(
+    "become come run put set cut hit hurt let quit read shed shut split spread overcome"
+)
+"""Irregular participles that are also the verb's bare form: after "did" they are the main
+verb ("When did X *become* part of Y?")."""
 
 STRANDED_PARTICLES = _words(
     "about across after against along among around at by for from in into of off on onto out "

@@ -22,7 +22,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from extraction.language import ENGLISH_STOPWORDS, HAN, STRANDED_PARTICLES, is_participle
+from extraction.language import (
+    BARE_PARTICIPLES,
+    ENGLISH_STOPWORDS,
+    HAN,
+    STRANDED_PARTICLES,
+    is_participle,
+)
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
@@ -48,6 +54,7 @@ def bind_query(query: str, answers: dict[int, str]) -> str:
 
 
 def _clean(text: str) -> str:
+    text = re.sub(r"(#\d+)\s+,\s*", r"\1 ", text)  # "#1 , became" → "#1 became"
     return re.sub(r"\s+", " ", text).strip(" ,，?？:：")
 
 
@@ -493,6 +500,33 @@ _PARTITIVE = frozenset(
 )
 
 
+# "the city of Tollby", "the province of Westmark": a class noun and "of" before a name is an
+# apposition (the city *is* Tollby), not a relation to it as in "the capital of Westmark".
+_APPOSITIVE_CLASS = frozenset(
+    [
+        "city",
+        "town",
+        "village",
+        "hamlet",
+        "borough",
+        "municipality",
+        "commune",
+        "province",
+        "county",
+        "parish",
+        "state",
+        "island",
+        "isle",
+        "kingdom",
+        "republic",
+        "duchy",
+        "principality",
+        "emirate",
+        "prefecture",
+    ]
+)
+
+
 def _noun_phrase(words: list[str]) -> list[str]:
     """The noun phrase a possessive or determiner opens: up to 3 words, stopping at function
     words and verbs, ending at the last word with a known type when there is one."""
@@ -520,13 +554,13 @@ _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
 _OF_COMPOUND = re.compile(r"\s+of\s+(?!the\b|a\b|an\b)[a-z][\w\-]*(?=\s+[a-z]|\s*$|[,?])")
 _WORD_AT = re.compile(r"\S+")
 _PASSIVE_AFTER_NAME = re.compile(
-    r"(?<=[A-Za-z0-9’'])\s+(?P<verb>[a-z]+)\b(?=\s+(?:by|in|on|at|to|from|as|into)\b|\s*\??$)"
+    r"(?<=[A-Za-z0-9’'])\s+(?P<verb>[a-z]+)\b(?=\s+(?:by|in|on|at|to|from|as|into|after|for)\b|\s*\??$)"
 )
 _NAME_AT = re.compile(rf"{_NAME}|#\d+")
 
 
 _DO_SUBJECT = re.compile(
-    r"(?:^|\b(?:when|where|how|why|what|which|who)(?:\s+[a-z]+)?)\s*(?:do|does|did)\s+$",
+    r"(?:^|\b(?:when|where|how|why|what|which|who)(?:\s+\S+){0,3}?)\s*(?:do|does|did)\s+$",
     re.IGNORECASE,
 )
 _CLAUSE_TOKEN = re.compile(r"\"[^\"]+\"|“[^”]+”|\S+")
@@ -542,12 +576,19 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
     for i in range(len(toks) - 1):
         word = toks[i][0]
         prev = toks[i - 1][0] if i > 0 else ""
+        if word.endswith(",") and len(word) > 1:
+            word = word[:-1]
+            toks[i] = (word, toks[i][1] - 1)
         ends = (
             word[0] in '"“'
             or is_participle(word)
-            or (word[0].isupper() or word[0].isdigit())
+            or (word[0].isupper() or word[0].isdigit() or word[0] == "#")
             or (word in _BE and prev[:1].isupper())
-            or (whose and (prev in _BE or prev in _DETERMINERS) and word not in _DETERMINERS)
+            or (
+                (prev in _BE or prev in _DETERMINERS)
+                and word not in _FUNCTION
+                and (whose or prev in _DETERMINERS)
+            )
         )
         nxt = toks[i + 1][0]
         if (
@@ -556,7 +597,7 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
             and nxt.isalpha()
             and nxt.islower()
             and nxt not in _FUNCTION
-            and not is_participle(nxt)
+            and (not is_participle(nxt) or nxt in BARE_PARTICIPLES)
         ):
             return toks[i][1]
     return None
@@ -672,7 +713,11 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             continue
         head_words = _noun_phrase(words)
         trailing = " ".join(words[len(head_words) :])
-        step = _clean(f"{' '.join(head_words)} {rel.group(0)} {clause}")
+        rel_word = rel.group(0)
+        if trailing in STRANDED_PARTICLES:
+            # "the country in which X is a citizen": the preposition goes with the clause.
+            rel_word, trailing = f"{trailing} {rel_word}", ""
+        step = _clean(f"{' '.join(head_words)} {rel_word} {clause}")
         return det.start(), clause_end, step, " ".join(head_words), trailing
     post = _participial_bridge(text)
     if post is not None:
@@ -693,8 +738,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     for m2 in _OF_NAME.finditer(text):
         # "the X of Y" closing the question is the question itself ("Who is the father of
         # Y?"), unless a real question precedes it around an earlier answer.
-        if m2["noun"].split()[-1] in _PARTITIVE:
-            continue
+        if m2["noun"].split()[-1] in _PARTITIVE or m2["noun"] in _APPOSITIVE_CLASS:
+            continue  # "the east of X" locates; "the village of X" is X itself
         closes = m2.end() >= len(text.rstrip(" ?"))
         if closes and re.search(r"\bof\s*$", text[: m2.start()]):
             closes = False  # "the hometown of the director of F": the inner "of" is a bridge
