@@ -576,6 +576,7 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
     for i in range(len(toks) - 1):
         word = toks[i][0]
         prev = toks[i - 1][0] if i > 0 else ""
+        before_prev = toks[i - 2][0] if i > 1 else ""
         if word.endswith(",") and len(word) > 1:
             word = word[:-1]
             toks[i] = (word, toks[i][1] - 1)
@@ -584,11 +585,8 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
             or is_participle(word)
             or (word[0].isupper() or word[0].isdigit() or word[0] == "#")
             or (word in _BE and prev[:1].isupper())
-            or (
-                (prev in _BE or prev in _DETERMINERS)
-                and word not in _FUNCTION
-                and (whose or prev in _DETERMINERS)
-            )
+            or (whose and prev in _BE and word not in _FUNCTION)
+            or (prev in _DETERMINERS and before_prev in _BE and word not in _FUNCTION)
         )
         nxt = toks[i + 1][0]
         if (

@@ -377,15 +377,25 @@ _EN_HEAD = re.compile(
 )
 
 
+_FRAME = re.compile(r"\b(?:the\s+)?(?:name|kind|type|sort|form)\s+of\s+(?:an?\s+|the\s+)?")
+_EN_COPULA_HEAD = re.compile(
+    r"^(?:what|which|who)\s+(?:is|was|are|were)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
+    r"(?P<c>[a-z]{3,})\s+(?:of|in|at|for|from|on|that|which|who|where|near|by)\b"
+)
+
+
 def _head_noun(query: str) -> str:
     """The noun the step asks for: "river that runs through X" → "river", "which prize …" →
     "prize", "获得过什么文学奖" → "文学奖"; "" when there is none."""
     if _CJK.search(query):
         return _zh_head_noun(query)
-    m = _EN_HEAD.search(query.lower())
+    # Frame nouns say how the answer is asked for, not what it is: "what kind of plane" asks
+    # for a plane, "the name of the airport" for an airport.
+    low = _FRAME.sub("", query.lower())
+    m = _EN_HEAD.search(low) or _EN_COPULA_HEAD.search(low)
     if m is None:
         return ""
-    head = (m["a"] or m["b"] or "").lower()
+    head = m.groupdict().get("a") or m.groupdict().get("b") or m.groupdict().get("c") or ""
     return "" if head in ("one", "year", "kind", "type", "name", "part") else head
 
 
@@ -451,6 +461,15 @@ def _address_factor(sentence: str, a: int, b: int, head: str) -> float:
             want = set(range(n - 1))
         return 1.5 if index in want else 0.7
     return 1.0
+
+
+def _surname_only(span: str, shared: set[str], linked_names: Sequence[str]) -> bool:
+    """Is the one term ``span`` shares with a linked name the last word of both ("Astrid
+    Young" beside "Neil Young")?"""
+    last = _term_set(span.split()[-1]) if span.split() else set()
+    if len(span.split()) < 2 or shared != last:
+        return False
+    return any(len(n.split()) > 1 and _term_set(n.split()[-1]) == last for n in linked_names if n)
 
 
 def _names_head(span: str, head: str) -> bool:
@@ -676,8 +695,14 @@ def read_evidence(
                     bonus *= 1.6
                 elif subject_here:
                     bonus *= 1.2
-                if span_terms & linked_terms:
-                    bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs
+                shared_linked = span_terms & linked_terms
+                if shared_linked and not (
+                    expected == "PERSON"
+                    and kind in ("PERSON", "NAME")
+                    and _surname_only(span, shared_linked, linked_names)
+                ):
+                    bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs (relatives
+                    # share a surname, so a person sharing only the last name stays)
                 if kind not in ("DATE", "NUMBER") and (
                     any(0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends)
                     or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)

@@ -212,6 +212,18 @@ PLANNER = RulePlanner()
             "NAME",
         ),
         (
+            "Where did the band form that made the live album Grey Tide?",
+            "bridge",
+            "band that made the live album Grey Tide",
+            "LOCATION",
+        ),
+        (
+            "When did the town where the first harvest fair was held join the league?",
+            "bridge",
+            "town where the first harvest fair was held",
+            "DATE",
+        ),
+        (
             "When was the band Grey Tide formed?",
             "single",
             "When was the band Grey Tide formed",

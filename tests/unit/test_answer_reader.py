@@ -30,6 +30,34 @@ def _linked(*names: str) -> list[LinkedEntity]:
 CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # (step query, expected type, passages, linked names, answer)
     (
+        "Who is the sister of Oren Vale",
+        "PERSON",
+        ["Oren Vale toured with Tom Reed in 1970. His sister Mira Vale sang on Grey Tide."],
+        ["Oren Vale"],
+        "Mira Vale",
+    ),
+    (
+        "Who is the sibling of Oren Vale",
+        "PERSON",
+        ["Oren Vale and his sibling Mira Vale were raised by Tom Reed in Tollby."],
+        ["Oren Vale"],
+        "Mira Vale",
+    ),
+    (
+        "What kind of ship sank off Varkholm",
+        "NAME",
+        ["Off Varkholm in 1912 the Osk Line lost a ship, the Grey Heron, in a storm."],
+        ["Varkholm"],
+        "Grey Heron",
+    ),
+    (
+        "What is the name of the harbour in Brenna",
+        "NAME",
+        ["Brenna, a town in Westmark, is served by the harbour of Lund Quay, built in 1850."],
+        ["Brenna"],
+        "Lund Quay",
+    ),
+    (
         "city where the Marren Gallery is located",
         "LOCATION",
         ["The Marren Gallery is an art museum in Dovreby, Halland Province, Kestria."],
