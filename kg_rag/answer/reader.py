@@ -568,6 +568,7 @@ def read_evidence(
             if overlap == 0 and len(terms) > 1:
                 continue
             spans: list[tuple[int, int, str, str | None]] = []
+            attached: set[tuple[int, int]] = set()
             for ent_id, name, etype in ents:
                 for m in re.finditer(re.escape(name), sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
@@ -593,6 +594,14 @@ def read_evidence(
                             None,
                         )
                     )
+                for m in _CAP_NAME.finditer(sentence):
+                    # "the Philbrook Museum of Tulsa" for a question about the Philbrook
+                    # Museum: the name after "of" places or owns it and is a candidate.
+                    left, of, right = m.group(0).rpartition(" of ")
+                    if of and right[:1].isupper() and normalize_name(left) in linked_norms:
+                        start = m.start() + len(left) + len(of)
+                        attached.add((start, m.end()))
+                        spans.append((start, m.end(), _kind_of_span(right, "in ", expected), None))
                 if head in _ADDRESS_RANK:
                     # "in Varn, Westmark": each place of an address is a candidate of its own,
                     # and the address as a whole is none (it answers no one level).
@@ -708,6 +717,8 @@ def read_evidence(
                     or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)
                 ):
                     bonus *= 2.0  # the role noun introduces this name
+                if (a, b) in attached:
+                    bonus *= 2.0  # part of the subject's own name: "the Museum of Tulsa"
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

@@ -30,6 +30,16 @@ def _linked(*names: str) -> list[LinkedEntity]:
 CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # (step query, expected type, passages, linked names, answer)
     (
+        "city where the Marren Gallery is located",
+        "LOCATION",
+        [
+            "Westmark has many museums. The Marren Gallery of Dovreby ranks among the best in "
+            "Kestria, and Kestria funds it."
+        ],
+        ["Marren Gallery"],
+        "Dovreby",
+    ),
+    (
         "Who is the sister of Oren Vale",
         "PERSON",
         ["Oren Vale toured with Tom Reed in 1970. His sister Mira Vale sang on Grey Tide."],
