@@ -171,7 +171,19 @@ class RouterSettings(BaseModel):
     max_retries: int = 1
     grade_threshold: float = 0.35
     max_llm_calls: int = 20
+    """Most LLM calls per question, retries included; held as reservations, so steps running
+    side by side cannot pass it."""
     max_tokens: int = 40_000
+    """Most prompt + completion tokens per question; a call that would pass it is not sent and
+    the answer is marked truncated."""
+    completion_reserve: int = 256
+    """Tokens held back for each call's reply when checking ``max_tokens`` (the model's own
+    completion limit when that is lower); a longer reply still counts, and marks the answer
+    truncated once the cap is reached."""
+    max_plan_steps: int = 5
+    """Longest plan taken from the LLM planner; a longer one falls back to the rules plan."""
+    max_top_k: int = 20
+    """Most evidence one step retrieves, whatever top_k a router (or the LLM) asks for."""
     text2cypher: bool = False
     fixed_granularity: Literal["document", "section", "paragraph", "sentence", "mixed"] | None = (
         None
