@@ -150,6 +150,12 @@ class ExtractionSettings(BaseModel):
     max_retries: int = 2
     concurrency: int = 4
     gleaning: int = 0
+    batch_tokens: int = 600
+    """Short chunks are packed several to one LLM call up to this many text tokens (the
+    prompt and tool schema are then paid once per call); 0 sends one chunk per call."""
+    max_batch: int = 4
+    """Most chunks in one extraction call (their replies must fit the model's completion
+    limit, ``llm.max_tokens``)."""
     resolution_threshold: float = 0.9
     embed_entities: bool = False
     """Embed entity names (vector index in Neo4j, vector linking of question spans). Off by
@@ -162,6 +168,10 @@ class CommunitySettings(BaseModel):
     max_cluster_size: int = 10
     seed: int = 42
     summary_token_budget: int = 1500
+    llm_min_size: int = 10
+    """Communities with fewer members get the extractive summary (no LLM call): on a
+    passage collection most communities hold 2-6 entities, and summarizing each costs more
+    than extracting the passages."""
 
 
 class RouterSettings(BaseModel):
@@ -195,6 +205,10 @@ class RouterSettings(BaseModel):
     llm_gate: bool = False
     """Ask the model whether a question needs the knowledge base (one more call); the rule gate
     always runs."""
+    llm_route: bool = False
+    """Ask the model to route a step where the rules abstain (no entity linked, no overview
+    cue); one more call per such step (cached across questions), so a question may then cost
+    more than steps + 2 calls. Off: those steps take the rules' hybrid chunk search."""
     llm_reflect: bool = False
     """Ask the model to check the final answer against its citations (one more call); the
     offline reflector always runs."""

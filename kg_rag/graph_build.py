@@ -161,6 +161,8 @@ class GraphBuilder:
                 concurrency=cfg.concurrency,
                 gleaning=cfg.gleaning,
                 cache=ResponseCache(self._cache_path("extraction")),
+                batch_tokens=cfg.batch_tokens,
+                max_batch=cfg.max_batch,
             )
             results = extractor.extract(inputs)
             return list(results), extractor.usage.snapshot(), "llm"
@@ -361,6 +363,7 @@ class GraphBuilder:
                 cache=ResponseCache(self._cache_path("community")),
                 fallback=extractive,
                 progress=self.progress,
+                min_size=cfg.llm_min_size,
             )
             salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
         old = {c.community_id: c for c in self.graph.communities()}

@@ -66,14 +66,20 @@ class LLMPlanner:
 
 class LLMRouter:
     """Routes by rules where they are confident, asks the model only where they abstain (no
-    entity linked, no overview cue), and caches its decisions across questions."""
+    entity linked, no overview cue), and caches its decisions across questions.
+
+    Disabled (``enabled=False``, the default of ``RouterSettings.llm_route``) it never calls the
+    model: the rules' decision stands, so a question costs at most steps + 2 calls."""
 
     name = "llm"
 
-    def __init__(self, rules: RuleRouter, model_key: str = "", max_top_k: int = 20) -> None:
+    def __init__(
+        self, rules: RuleRouter, model_key: str = "", max_top_k: int = 20, *, enabled: bool = True
+    ) -> None:
         self.rules = rules
         self.model_key = model_key
         self.max_top_k = max_top_k
+        self.enabled = enabled
         self._cache: dict[tuple[str, str, str], RouteDecision] = {}
 
     def abstains(self, ctx: StepContext) -> bool:
@@ -83,7 +89,7 @@ class LLMRouter:
 
     async def aroute(self, ctx: StepContext, run: Run) -> RouteDecision:
         """Route ``ctx``'s step (rules first; the model where they abstain)."""
-        if not self.abstains(ctx):
+        if not self.enabled or not self.abstains(ctx):
             return self.rules.route(ctx)
         linked = ", ".join(le.name for le in ctx.linked[:8])
         key = (self.model_key, ctx.query, linked)

@@ -98,7 +98,9 @@ class AnswerPipeline:
         # LLM stages (used when a model is configured).
         self.llm_gate = LLMGate() if settings.llm_gate else None
         self.llm_planner = LLMPlanner(settings.max_plan_steps)
-        self.llm_router = LLMRouter(self.router, model_key(model), settings.max_top_k)
+        self.llm_router = LLMRouter(
+            self.router, model_key(model), settings.max_top_k, enabled=settings.llm_route
+        )
         self.llm_reader = LLMStepReader(settings.grade_threshold)
         self.llm_rewriter = LLMRewriter()
         self.llm_synthesizer = LLMSynthesizer()
@@ -200,7 +202,7 @@ class AnswerPipeline:
         return {
             "gate": "llm" if llm and self.llm_gate else "rules",
             "planner": "llm" if llm else "rules",
-            "router": "rules+llm" if llm else "rules",
+            "router": "rules+llm" if llm and self.settings.llm_route else "rules",
             "reader": "llm" if llm else "offline",
             "rewriter": "offline",
             "synthesizer": "llm" if llm else "extractive",

@@ -251,7 +251,9 @@ def test_pipeline_retrieves_at_most_max_top_k(
 ) -> None:
     reply = {"route": "chunks", "granularity": "paragraph", "top_k": 1000, "reason": "r"}
     model = FakeChatModel(script=_script(**{PLAN: _plan(1), ROUTE: json.dumps(reply)}))
-    answer = engine_with(demo_kb, model, max_top_k=limit).ask("Tell me about Brightwell")
+    answer = engine_with(demo_kb, model, max_top_k=limit, llm_route=True).ask(
+        "Tell me about Brightwell"
+    )
     for st in answer.trace.steps:
         assert st.decision.top_k <= max(limit, 20)
         assert len(st.hits) <= 2 * max(limit, 5)
@@ -284,3 +286,32 @@ def test_the_caller_raises_budget_exceeded_without_sending() -> None:
     with pytest.raises(BudgetExceeded, match="call cap"):
         asyncio.run(LLMPlanner().aplan("q", run))
     assert model.calls == [] and caller.exhausted
+
+
+def _chain(n: int) -> str:
+    steps = [
+        {
+            "index": i + 1,
+            "query": f"what is linked to #{i}" if i else "what is it about",
+            "depends_on": [i] if i else [],
+        }
+        for i in range(n)
+    ]
+    return json.dumps({"question": "q", "steps": steps})
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 4])
+@pytest.mark.parametrize("llm_route", [False, True])
+def test_a_question_costs_at_most_steps_plus_two_calls_unless_llm_routing_is_on(
+    demo_kb: Path, engine_with: EngineFactory, steps: int, llm_route: bool
+) -> None:
+    # Steps that link no entity: the rules abstain, so only an LLM router would call.
+    model = FakeChatModel(script=_script(**{PLAN: _chain(steps), READ: _read(answer="")}))
+    answer = engine_with(demo_kb, model, llm_route=llm_route).ask("Tell me about it")
+    assert len(answer.trace.steps) == steps
+    routed = len(model.calls_matching(ROUTE))
+    assert len(model.calls) == answer.trace.llm_calls
+    if llm_route:
+        assert routed >= 1 and answer.trace.llm_calls == steps + 2 + routed
+    else:
+        assert routed == 0 and answer.trace.llm_calls <= steps + 2
