@@ -177,6 +177,45 @@ def questions(kb: Path, questions: list[str]) -> list[list[Any]]:
     return rows
 
 
+def _actual(report: Any) -> tuple[int, int, int]:
+    graph, comms = report.graph, report.communities
+    calls = graph.llm_calls + (comms.llm_calls if comms else 0)
+    prompt = graph.prompt_tokens + (comms.prompt_tokens if comms else 0)
+    completion = graph.completion_tokens + (comms.completion_tokens if comms else 0)
+    return calls, prompt, completion
+
+
+def _rows(label: str, est: Any, actual: tuple[int, int, int]) -> list[list[Any]]:
+    rows = []
+    for name, e, a in zip(
+        ("calls", "prompt tok", "completion tok"),
+        (est.calls, est.prompt_tokens, est.completion_tokens),
+        actual,
+        strict=True,
+    ):
+        error = f"{(e - a) / a * 100:+.1f}%" if a else ("exact" if e == a else "n/a")
+        rows.append([label, est.basis, name, e, a, error])
+    return rows
+
+
+def estimates(root: Path, docs: list[SourceDocument], others: list[SourceDocument]) -> list[Any]:
+    """Estimate vs actual: a new knowledge base (priors), one that ingested ``others`` first
+    (its own ratios), and a re-ingest of the same documents (cache and hashes)."""
+    rows: list[list[Any]] = []
+    fresh = root / "est-fresh"
+    with _open(fresh, graph_chat_model(tokenizer="cl100k")) as kg:
+        est = kg.estimate(docs)
+        rows += _rows("new KB", est, _actual(kg.ingest(docs)))
+        again = kg.estimate(docs)
+        rows += _rows("re-ingest, unchanged", again, _actual(kg.ingest(docs)))
+    grown = root / "est-history"
+    with _open(grown, graph_chat_model(tokenizer="cl100k")) as kg:
+        kg.ingest(others)
+        est = kg.estimate(docs)
+        rows += _rows(f"KB with {len(others)} passages", est, _actual(kg.ingest(docs)))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -207,6 +246,14 @@ def main(argv: list[str] | None = None) -> None:
                 f"LLM calls per question by plan length ({len(qs)} questions each, max_retries=1)",
                 ["steps", "llm_route", "max calls", "mean calls", "steps+2", "rewrites", "tokens"],
                 questions(kb, qs),
+            )
+        if "estimate" not in args.skip:
+            others = documents(args.data, 2 * args.passages)[args.passages :]
+            print_table(
+                f"Ingest estimate vs actual ({len(docs)} passages; fake model, "
+                f"{tokenizer_name()} tokens)",
+                ["ingest", "ratios", "count", "estimate", "actual", "error"],
+                estimates(Path(tmp), docs, others),
             )
 
 

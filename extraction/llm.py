@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 from tqdm import tqdm
 
 from extraction.budget import CallBudget
@@ -216,6 +217,28 @@ class LLMExtractor:
             self.prompt_version, self._model_id, messages_hash(messages, "ExtractionOutput")
         )
 
+    def planned_calls(
+        self, chunks: Sequence[ChunkInput]
+    ) -> list[tuple[list[BaseMessage], type[BaseModel], bool]]:
+        """The first calls :meth:`aextract` would make for ``chunks``, sent nowhere: per call
+        its messages, its tool schema and whether the response cache already answers it
+        (retries, gleaning and chunks redone alone come on top)."""
+        planned: list[tuple[list[BaseMessage], type[BaseModel], bool]] = []
+        todo: list[ChunkInput] = []
+        for chunk in chunks:
+            messages = self.build_messages(chunk)
+            if self.cache is not None and self.cache.get(self._key(messages)) is not None:
+                planned.append((messages, ExtractionOutput, True))
+            else:
+                todo.append(chunk)
+        for group in self.batches(todo):
+            if len(group) == 1:
+                planned.append((self.build_messages(todo[group[0]]), ExtractionOutput, False))
+            else:
+                batch = [todo[i] for i in group]
+                planned.append((self.build_batch_messages(batch), BatchExtractionOutput, False))
+        return planned
+
     # -- extraction ----------------------------------------------------------------------
     async def aextract(self, chunks: Sequence[ChunkInput]) -> list[ChunkExtraction]:
         """Extract from every chunk, at most ``concurrency`` model calls at a time.
@@ -228,6 +251,18 @@ class LLMExtractor:
         """
         semaphore = asyncio.Semaphore(self.concurrency)
         results: list[ChunkExtraction | None] = [None] * len(chunks)
+        todo = list(range(len(chunks)))
+        if self.batch_tokens:
+            # Answers are cached per chunk (batch replies too), so a chunk seen before costs
+            # nothing whatever batch it falls in now.
+            todo = []
+            for i, chunk in enumerate(chunks):
+                hit = self._cached(chunk)
+                if hit is None:
+                    todo.append(i)
+                else:
+                    self.usage.add(cache_hits=1)
+                    results[i] = hit
 
         async def run(group: list[int]) -> int:
             if len(group) == 1:
@@ -240,9 +275,16 @@ class LLMExtractor:
                     results[i] = result
             return len(group)
 
-        tasks = [asyncio.create_task(run(g)) for g in self.batches(chunks)]
+        groups = [[todo[j] for j in g] for g in self.batches([chunks[i] for i in todo])]
+        tasks = [asyncio.create_task(run(g)) for g in groups]
         disable = not (self.show_progress and sys.stderr.isatty())
-        with tqdm(total=len(chunks), desc="extract", unit="chunk", disable=disable) as bar:
+        with tqdm(
+            total=len(chunks),
+            initial=len(chunks) - len(todo),
+            desc="extract",
+            unit="chunk",
+            disable=disable,
+        ) as bar:
             for finished in asyncio.as_completed(tasks):
                 bar.update(await finished)
         failed = sum(1 for r in results if r is not None and r.error)
@@ -260,11 +302,6 @@ class LLMExtractor:
         """One call for ``chunks``; a chunk whose part is missing or refused goes alone."""
         usage = LLMUsage()
         messages = self.build_batch_messages(chunks)
-        key = None
-        if self.cache is not None:
-            key = ResponseCache.make_key(
-                self.prompt_version, self._model_id, messages_hash(messages, "batch")
-            )
         parts: dict[int, ExtractionOutput] = {}
         try:
             output = await acall_structured(
@@ -273,8 +310,6 @@ class LLMExtractor:
                 messages,
                 max_retries=self.max_retries,
                 usage=usage,
-                cache=self.cache,
-                cache_key=key,
                 semaphore=semaphore,
                 backoff_s=self.backoff_s,
                 budget=self.budget,
@@ -296,6 +331,10 @@ class LLMExtractor:
         for n, chunk in enumerate(chunks, start=1):
             reply = parts.get(n)
             if reply is not None and self.check_reply(chunk)(reply) is None:
+                if self.cache is not None:  # under the chunk's own key: see aextract
+                    self.cache.put(
+                        self._key(self.build_messages(chunk)), reply.model_dump(mode="json")
+                    )
                 entities, relations = self._clean(reply.entities, reply.relations, chunk.text)
                 results.append(
                     ChunkExtraction(
@@ -304,12 +343,33 @@ class LLMExtractor:
                         entities=entities,
                         relations=relations,
                         llm_calls=usage.calls if n == 1 else 0,
-                        cached=usage.calls == 0 and usage.cache_hits > 0,
                     )
                 )
             else:
                 results.append(await self._extract_one(chunk, semaphore))
         return results
+
+    def _cached(self, chunk: ChunkInput) -> ChunkExtraction | None:
+        """The chunk's cached answer, cleaned, when the cache holds a valid one."""
+        if self.cache is None:
+            return None
+        stored = self.cache.get(self._key(self.build_messages(chunk)))
+        if stored is None:
+            return None
+        try:
+            output = ExtractionOutput.model_validate(stored)
+        except ValueError:
+            return None
+        if self.check_reply(chunk)(output) is not None:
+            return None
+        entities, relations = self._clean(output.entities, output.relations, chunk.text)
+        return ChunkExtraction(
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            entities=entities,
+            relations=relations,
+            cached=True,
+        )
 
     @staticmethod
     def _failed(chunk: ChunkInput, error: str, calls: int) -> ChunkExtraction:

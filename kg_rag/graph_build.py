@@ -124,6 +124,8 @@ class GraphBuilder:
         self.embedder = embedder
         self.llm = llm
         self.progress = progress
+        self.budget: Any = None
+        """An ``extraction.budget.CallBudget`` every LLM call of this build reserves from."""
 
     def _use_llm(self) -> bool:
         mode = self.settings.extraction.mode
@@ -163,6 +165,7 @@ class GraphBuilder:
                 cache=ResponseCache(self._cache_path("extraction")),
                 batch_tokens=cfg.batch_tokens,
                 max_batch=cfg.max_batch,
+                budget=self.budget,
             )
             results = extractor.extract(inputs)
             return list(results), extractor.usage.snapshot(), "llm"
@@ -364,6 +367,7 @@ class GraphBuilder:
                 fallback=extractive,
                 progress=self.progress,
                 min_size=cfg.llm_min_size,
+                budget=self.budget,
             )
             salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
         old = {c.community_id: c for c in self.graph.communities()}
