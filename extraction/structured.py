@@ -212,7 +212,8 @@ class ResponseCache:
 
 
 def model_id(model: BaseChatModel) -> str:
-    """A stable name for a chat model, used in cache keys: ``"<llm type>:<model name>"``."""
+    """A stable name for a chat model, used in cache keys: ``"<llm type>:<model name>"``, with
+    ``@<base url>`` for an OpenAI-compatible endpoint other than OpenAI's."""
     name = ""
     for attr in ("model_name", "model", "model_id", "deployment_name"):
         value = getattr(model, attr, None)
@@ -223,6 +224,11 @@ def model_id(model: BaseChatModel) -> str:
         llm_type = model._llm_type
     except Exception:  # a model without _llm_type still gets a usable id
         llm_type = type(model).__name__
+    # Two servers may serve different models under one name: a cache shared across
+    # knowledge bases must tell them apart.
+    base = getattr(model, "openai_api_base", None)
+    if isinstance(base, str) and base and "api.openai.com" not in base:
+        name = f"{name}@{base.rstrip('/')}"
     return f"{llm_type}:{name}" if name else llm_type
 
 

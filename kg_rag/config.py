@@ -58,6 +58,14 @@ class LLMSettings(BaseModel):
     timeout_s: float = 60.0
     max_retries: int = 2
     structured_method: Literal["function_calling", "json_mode", "json_schema"] = "function_calling"
+    response_cache: Literal["kb", "shared", "off"] = "kb"
+    """Where validated LLM answers (extraction, community summaries) are cached, keyed by
+    model and endpoint + prompt version + input: ``"kb"`` in the knowledge-base folder,
+    ``"shared"`` in ``cache_dir`` for every knowledge base (the same files in a second
+    knowledge base then cost no calls), ``"off"`` nowhere. The default stays ``"kb"`` so
+    that test suites and benchmarks that count calls see no answers from earlier runs."""
+    cache_dir: Path = DEFAULT_CACHE / "responses"
+    """Folder of the shared response cache (``response_cache="shared"``)."""
 
     @property
     def enabled(self) -> bool:

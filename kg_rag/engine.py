@@ -440,8 +440,8 @@ class KnowledgeEngine:
         """
         from extraction.llm import LLMExtractor
         from extraction.schema import ChunkInput
-        from extraction.structured import ResponseCache
         from kg_rag.estimate import IngestEstimate, UsageHistory, estimate_ingest
+        from kg_rag.llm import response_cache
 
         self.open_stores()
         items = list(sources)
@@ -484,7 +484,7 @@ class KnowledgeEngine:
             entity_types=cfg.entity_types,
             relation_types=cfg.relation_types,
             gleaning=cfg.gleaning,
-            cache=ResponseCache(self.settings.kb_dir / "extraction-cache.sqlite"),
+            cache=response_cache(self.settings, "extraction"),
             batch_tokens=cfg.batch_tokens,
             max_batch=cfg.max_batch,
             show_progress=False,

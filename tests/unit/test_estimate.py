@@ -143,3 +143,35 @@ def test_cli_estimate_prints_and_json(
         ["ingest", str(corpora[0]), "--max-llm-tokens", "500", "--kb", str(tmp_path / "kb")]
     )
     assert code == EXIT_FAILURES_LEFT
+
+
+@pytest.mark.parametrize(
+    ("mode", "second_calls_zero"), [("shared", True), ("kb", False), ("off", False)]
+)
+def test_response_cache_shared_across_knowledge_bases(
+    tmp_path: Path, corpora: Any, mode: str, second_calls_zero: bool
+) -> None:
+    def engine(kb: Path, model: Any) -> KnowledgeEngine:
+        kg = _engine(kb, model)
+        kg.settings.llm.response_cache = mode  # type: ignore[assignment]
+        kg.settings.llm.cache_dir = tmp_path / "user-cache"
+        return kg
+
+    with engine(tmp_path / "one" / "kb", graph_chat_model()) as kg:
+        first = kg.ingest([corpora[0]])
+    assert first.graph.llm_calls > 0
+    second_model = graph_chat_model()
+    with engine(tmp_path / "two" / "kb", second_model) as kg:
+        estimate = kg.estimate([corpora[0]])
+        second = kg.ingest([corpora[0]])
+    extraction_prompts = second_model.calls_matching("You build a knowledge graph")
+    assert (second.graph.llm_calls == 0) is second_calls_zero
+    assert (extraction_prompts == []) is second_calls_zero
+    assert (estimate.extraction.calls == 0) is second_calls_zero
+    assert (tmp_path / "user-cache" / "extraction-cache.sqlite").exists() is (mode == "shared")
+    assert (tmp_path / "one" / "kb" / "extraction-cache.sqlite").exists() is (mode == "kb")
+    if mode == "shared":  # another model name is another key
+        other = graph_chat_model()
+        other.model_name = "other-model"
+        with engine(tmp_path / "three" / "kb", other) as kg:
+            assert kg.ingest([corpora[0]]).graph.llm_calls > 0
