@@ -9,6 +9,8 @@ caller already has (the engine converts its own records). Outputs are
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
@@ -150,8 +152,19 @@ def _evidence_line(sentence: str) -> str:
     return f'    evidence: "{sentence}"'
 
 
+def _compact_schema(schema: dict[str, Any]) -> None:
+    # Sent as the tool's parameters with every call; the prompt already says what each field
+    # holds, so descriptions and bounds stay out of it (validation still applies them).
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        for key in ("description", "default", "maximum", "minimum"):
+            prop.pop(key, None)
+
+
 class CommunityReport(_Model):
     """A community summary: the schema the LLM fills in, and what the extractive summary gives."""
+
+    model_config = ConfigDict(json_schema_extra=_compact_schema)
 
     title: str = Field(description="A short, specific name for the community (≤ 12 words).")
     summary: str = Field(

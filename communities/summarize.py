@@ -44,7 +44,8 @@ from communities.schema import (
     _header,
     _relation_lines,
 )
-from extraction.errors import StructuredOutputError
+from extraction.budget import CallBudget
+from extraction.errors import BudgetSpent, StructuredOutputError
 from extraction.structured import (
     LLMUsage,
     ResponseCache,
@@ -69,20 +70,14 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 COMMUNITY_PROMPT = (
-    "You write a community report for a knowledge graph. You are given the entities of one "
-    "community (with type, weighted degree and description) and the relations among them, "
-    "each with evidence sentences quoted from the source documents.\n"
-    "Fill in the CommunityReport tool:\n"
-    "- title: a short, specific name for the community (at most 12 words), naming its most "
-    "central entities;\n"
-    "- summary: 2 to 5 sentences on what the community is about and how its members relate;\n"
-    "- findings: up to 5 key facts, one sentence each, every one supported by the relations "
-    "or evidence given; never invent facts;\n"
-    "- rating: importance from 0 (trivial) to 10 (central to the collection), judged from "
-    "the number and weight of the relations.\n"
-    "Write in the language of the evidence."
+    "You write a report on one community of a knowledge graph from its entities (type, "
+    "weighted degree, description) and relations with quoted evidence. Call CommunityReport: "
+    "title: specific, at most 12 words, naming its central entities; summary: 2-5 sentences "
+    "on what it is about and how members relate; findings: up to 5 one-sentence facts, each "
+    "supported by the relations or evidence, never invented; rating: importance 0-10 from "
+    "the number and weight of relations. Write in the evidence's language."
 )
-"""System prompt of ``prompt_version="community-v1"``; change the version when editing it."""
+"""System prompt of ``prompt_version="community-v2"``; change the version when editing it."""
 
 _MIN_ENTITY_CHARS = 40
 
@@ -435,6 +430,12 @@ class LLMSummarizer:
             result. Failures are recorded either way.
         backoff_s: Sleep before retrying after an exception (doubled each time).
         progress: Show a progress bar; ``None`` shows one only on a terminal.
+        min_size: Communities with fewer members are summarized by ``fallback`` without a
+            call (a handful of entities is read as well from their extractive summary, and on
+            a passage collection most communities are that small); ``prompt_version`` then
+            names the threshold, so changing it re-summarizes.
+        budget: Every call reserves its share here first; a community refused by it is
+            recorded as a failure (``"budget: ..."``) and summarized by ``fallback``.
     """
 
     def __init__(
@@ -444,11 +445,13 @@ class LLMSummarizer:
         cache: ResponseCache | None = None,
         max_retries: int = 2,
         concurrency: int = 4,
-        prompt_version: str = "community-v1",
+        prompt_version: str = "community-v2",
         usage: LLMUsage | None = None,
         fallback: Summarizer | None = None,
         backoff_s: float = 0.5,
         progress: bool | None = None,
+        min_size: int = 1,
+        budget: CallBudget | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -456,7 +459,11 @@ class LLMSummarizer:
         self.cache = cache
         self.max_retries = max_retries
         self.concurrency = concurrency
-        self.prompt_version = prompt_version
+        self.min_size = max(1, min_size)
+        self.budget = budget
+        self.prompt_version = (
+            prompt_version if self.min_size == 1 else f"{prompt_version}|min{self.min_size}"
+        )
         self.usage = usage if usage is not None else LLMUsage()
         self.fallback = fallback
         self.backoff_s = backoff_s
@@ -481,9 +488,16 @@ class LLMSummarizer:
             ``{community_id: report}`` for every community that was summarized.
         """
         semaphore = asyncio.Semaphore(self.concurrency)
-        tasks = [asyncio.ensure_future(self._one(c, semaphore)) for c in contexts]
+        small = [c for c in contexts if c.size < self.min_size]
+        if small and self.fallback is None:
+            small = []  # nothing to summarize them without a call: they get one
+        tasks = [
+            asyncio.ensure_future(self._one(c, semaphore))
+            for c in contexts
+            if c.size >= self.min_size or not small
+        ]
         reports: dict[str, CommunityReport] = {}
-        failed: list[CommunityContext] = []
+        failed: list[CommunityContext] = list(small)
         disable = None if self.progress is None else not self.progress
         with tqdm(total=len(tasks), desc="community reports", disable=disable) as bar:
             for next_done in asyncio.as_completed(tasks):
@@ -524,9 +538,14 @@ class LLMSummarizer:
                 cache_key=key,
                 semaphore=semaphore,
                 backoff_s=self.backoff_s,
+                budget=self.budget,
+                purpose="community summary",
             )
         except StructuredOutputError as exc:
             self._record(context, str(exc), exc.attempts)
+            return context, None
+        except BudgetSpent as exc:
+            self._record(context, f"budget: {exc}", 0)
             return context, None
         except Exception as exc:  # one community must never sink the batch
             self._record(context, f"{type(exc).__name__}: {exc}", 1)

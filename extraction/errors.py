@@ -2,6 +2,7 @@
 
     ExtractionError               root of every error this package raises on purpose
     ├── StructuredOutputError     an LLM call gave no schema-valid output after its retries
+    ├── BudgetSpent               a call did not fit a :class:`~extraction.budget.CallBudget`
     └── ResolutionError           entity resolution was asked something impossible
                                   (e.g. to undo a merge it never made)
 
@@ -11,7 +12,7 @@ they record the message in :attr:`~extraction.schema.ChunkExtraction.error` and 
 
 from __future__ import annotations
 
-__all__ = ["ExtractionError", "ResolutionError", "StructuredOutputError"]
+__all__ = ["BudgetSpent", "ExtractionError", "ResolutionError", "StructuredOutputError"]
 
 
 class ExtractionError(Exception):
@@ -30,6 +31,10 @@ class StructuredOutputError(ExtractionError):
         super().__init__(message)
         self.attempts = attempts
         self.problems = problems
+
+
+class BudgetSpent(ExtractionError):
+    """A call was refused because it would pass a cap on calls or tokens (nothing was sent)."""
 
 
 class ResolutionError(ExtractionError):

@@ -18,6 +18,14 @@ named in the chunk (its name or an alias, compared normalized; the title counts)
 reply is refused when the offline extractor finds names in the text. A refused reply is
 retried with a note saying what was wrong, like malformed JSON.
 
+**Batches.** With ``batch_tokens`` set (and no gleaning), short chunks are packed, in input
+order, several to a call (numbered texts, one :class:`~extraction.schema.BatchPart` each), so
+the system prompt and the tool schema are paid once per batch instead of once per chunk. Each
+chunk's part is checked and cleaned exactly as a single reply would be; a chunk whose part is
+missing or refused, or whose batch failed, goes on alone through the single-chunk path (with
+its retries and notes). A model that answers each text as it would alone therefore gives the
+same graph batched or not.
+
 A chunk that fails after retries comes back with ``error`` set and no entities; the others
 go on. The caller records it (kg_rag keeps a failure ledger and retries it on the next ingest).
 """
@@ -27,17 +35,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 from tqdm import tqdm
 
-from extraction.errors import StructuredOutputError
+from extraction.budget import CallBudget
+from extraction.errors import BudgetSpent, StructuredOutputError
 from extraction.normalize import normalize_name, normalize_type
 from extraction.schema import (
     DEFAULT_ENTITY_TYPES,
+    BatchExtractionOutput,
     ChunkExtraction,
     ChunkInput,
     ExtractedEntity,
@@ -52,21 +64,23 @@ from extraction.structured import (
     model_id,
     run_sync,
 )
+from extraction.tokens import count_tokens
 
 __all__ = ["PROMPT_VERSION", "LLMExtractor"]
 
 logger = logging.getLogger(__name__)
 
-PROMPT_VERSION = "extract-v1"
+PROMPT_VERSION = "extract-v2"
 """Version of the prompt templates below; part of every cache key. Bump it when they change."""
 
 _SYSTEM = """You build a knowledge graph from text.
-Entities: what the text names, of these types: {entity_types}. Write each name as the text \
-writes it, in its fullest form; give a one-sentence description based only on the text.
-Relations: pairs of extracted entities that the text relates directly. `source` and `target` \
-must be names of extracted entities. {relation_rule} Give a short description and a strength \
-from 0 to 1 (1 = stated explicitly and central to the text).
-Extract only what the text supports. Answer by calling the ExtractionOutput tool."""
+Entities: names in the text of types {entity_types}; name as written, fullest form; \
+description: one sentence from the text.
+Relations: source and target are extracted entity names the text relates directly; \
+{relation_rule} description: short; strength 0-1 (1 = explicit, central).
+Extract only what the text supports. Call the {tool} tool."""
+
+_BATCH_NOTE = " One item per numbered text, n = its number."
 
 _USER = '{title_line}Text:\n"""\n{text}\n"""'
 
@@ -74,6 +88,7 @@ _GLEAN = (
     "Some entities or relations in the text may have been missed. Call the tool again with "
     "only the missing ones (empty lists if nothing was missed)."
 )
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 
 
 class LLMExtractor:
@@ -91,6 +106,12 @@ class LLMExtractor:
         prompt_version: Part of the cache key; change it to invalidate cached answers.
         backoff_s: Sleep before retrying after an exception (doubled per retry).
         show_progress: Show a progress bar (only when stderr is a terminal).
+        batch_tokens: Pack chunks of up to this many text tokens together, several to a call
+            (0: one chunk per call); at most a third of the model's ``max_tokens`` when it
+            has one, so the batch's reply fits. Ignored with gleaning.
+        max_batch: Most chunks in one call.
+        budget: Every call reserves its share here first; a chunk refused by it comes back
+            with an error starting ``"budget: "`` and no call is made for it.
 
     Example::
 
@@ -113,6 +134,9 @@ class LLMExtractor:
         prompt_version: str = PROMPT_VERSION,
         backoff_s: float = 0.5,
         show_progress: bool = True,
+        batch_tokens: int = 0,
+        max_batch: int = 4,
+        budget: CallBudget | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -128,25 +152,92 @@ class LLMExtractor:
         self.show_progress = show_progress
         self.usage = LLMUsage()
         self._model_id = model_id(model)
+        self.batch_tokens = max(0, batch_tokens) if not self.gleaning else 0
+        limit = getattr(model, "max_tokens", None)
+        if isinstance(limit, int) and limit > 0:
+            # A batch's reply holds every text's entities and relations (about twice the
+            # text's tokens): keep it within the model's completion limit.
+            self.batch_tokens = min(self.batch_tokens, limit // 3)
+        self.max_batch = max(1, max_batch)
+        self.budget = budget
 
     # -- prompts -------------------------------------------------------------------------
+    def _system(self, tool: str) -> str:
+        if self.relation_types:
+            rule = "type: one of " + ", ".join(self.relation_types) + ";"
+        else:
+            rule = "type: UPPER_SNAKE_CASE (BORN_IN);"
+        return _SYSTEM.format(
+            entity_types=", ".join(self.entity_types), relation_rule=rule, tool=tool
+        )
+
     def build_messages(self, chunk: ChunkInput) -> list[BaseMessage]:
         """The prompt for one chunk (public so callers can inspect or log it)."""
-        if self.relation_types:
-            rule = "Allowed relation types: " + ", ".join(self.relation_types) + "."
-        else:
-            rule = "Name each relation type in UPPER_SNAKE_CASE (e.g. BORN_IN, MEMBER_OF)."
-        system = _SYSTEM.format(entity_types=", ".join(self.entity_types), relation_rule=rule)
         title_line = f"Title: {chunk.title}\n" if chunk.title else ""
         return [
-            SystemMessage(content=system),
+            SystemMessage(content=self._system("ExtractionOutput")),
             HumanMessage(content=_USER.format(title_line=title_line, text=chunk.text)),
         ]
+
+    def build_batch_messages(self, chunks: Sequence[ChunkInput]) -> list[BaseMessage]:
+        """The prompt for several chunks in one call (numbered from 1)."""
+        parts = []
+        for n, chunk in enumerate(chunks, start=1):
+            title_line = f"Title: {chunk.title}\n" if chunk.title else ""
+            parts.append(f"[{n}] " + _USER.format(title_line=title_line, text=chunk.text))
+        return [
+            SystemMessage(content=self._system("BatchExtractionOutput") + _BATCH_NOTE),
+            HumanMessage(content="\n\n".join(parts)),
+        ]
+
+    def batches(self, chunks: Sequence[ChunkInput]) -> list[list[int]]:
+        """Indexes of ``chunks`` grouped into calls: input order, at most ``max_batch``
+        chunks and ``batch_tokens`` text tokens each; a longer chunk goes alone."""
+        groups: list[list[int]] = []
+        current: list[int] = []
+        size = 0
+        for i, chunk in enumerate(chunks):
+            tokens = (
+                count_tokens(chunk.title) + count_tokens(chunk.text) if self.batch_tokens else 0
+            )
+            if not self.batch_tokens or tokens > self.batch_tokens:
+                groups.append([i])
+                continue
+            if current and (len(current) >= self.max_batch or size + tokens > self.batch_tokens):
+                groups.append(current)
+                current, size = [], 0
+            current.append(i)
+            size += tokens
+        if current:
+            groups.append(current)
+        return sorted(groups)
 
     def _key(self, messages: Sequence[BaseMessage]) -> str:
         return ResponseCache.make_key(
             self.prompt_version, self._model_id, messages_hash(messages, "ExtractionOutput")
         )
+
+    def planned_calls(
+        self, chunks: Sequence[ChunkInput]
+    ) -> list[tuple[list[BaseMessage], type[BaseModel], bool]]:
+        """The first calls :meth:`aextract` would make for ``chunks``, sent nowhere: per call
+        its messages, its tool schema and whether the response cache already answers it
+        (retries, gleaning and chunks redone alone come on top)."""
+        planned: list[tuple[list[BaseMessage], type[BaseModel], bool]] = []
+        todo: list[ChunkInput] = []
+        for chunk in chunks:
+            messages = self.build_messages(chunk)
+            if self.cache is not None and self.cache.get(self._key(messages)) is not None:
+                planned.append((messages, ExtractionOutput, True))
+            else:
+                todo.append(chunk)
+        for group in self.batches(todo):
+            if len(group) == 1:
+                planned.append((self.build_messages(todo[group[0]]), ExtractionOutput, False))
+            else:
+                batch = [todo[i] for i in group]
+                planned.append((self.build_batch_messages(batch), BatchExtractionOutput, False))
+        return planned
 
     # -- extraction ----------------------------------------------------------------------
     async def aextract(self, chunks: Sequence[ChunkInput]) -> list[ChunkExtraction]:
@@ -160,16 +251,42 @@ class LLMExtractor:
         """
         semaphore = asyncio.Semaphore(self.concurrency)
         results: list[ChunkExtraction | None] = [None] * len(chunks)
+        todo = list(range(len(chunks)))
+        if self.batch_tokens:
+            # Answers are cached per chunk (batch replies too), so a chunk seen before costs
+            # nothing whatever batch it falls in now.
+            todo = []
+            for i, chunk in enumerate(chunks):
+                hit = self._cached(chunk)
+                if hit is None:
+                    todo.append(i)
+                else:
+                    self.usage.add(cache_hits=1)
+                    results[i] = hit
 
-        async def run(index: int, chunk: ChunkInput) -> None:
-            results[index] = await self._extract_one(chunk, semaphore)
+        async def run(group: list[int]) -> int:
+            if len(group) == 1:
+                results[group[0]] = await self._extract_one(chunks[group[0]], semaphore)
+            else:
+                batch = [chunks[i] for i in group]
+                for i, result in zip(
+                    group, await self._extract_batch(batch, semaphore), strict=True
+                ):
+                    results[i] = result
+            return len(group)
 
-        tasks = [asyncio.create_task(run(i, c)) for i, c in enumerate(chunks)]
+        groups = [[todo[j] for j in g] for g in self.batches([chunks[i] for i in todo])]
+        tasks = [asyncio.create_task(run(g)) for g in groups]
         disable = not (self.show_progress and sys.stderr.isatty())
-        with tqdm(total=len(tasks), desc="extract", unit="chunk", disable=disable) as bar:
+        with tqdm(
+            total=len(chunks),
+            initial=len(chunks) - len(todo),
+            desc="extract",
+            unit="chunk",
+            disable=disable,
+        ) as bar:
             for finished in asyncio.as_completed(tasks):
-                await finished
-                bar.update(1)
+                bar.update(await finished)
         failed = sum(1 for r in results if r is not None and r.error)
         if failed:
             logger.warning("Extraction failed for %d of %d chunks.", failed, len(chunks))
@@ -179,6 +296,87 @@ class LLMExtractor:
         """Synchronous :meth:`aextract` (also works inside a running loop, e.g. Jupyter)."""
         return run_sync(lambda: self.aextract(chunks))
 
+    async def _extract_batch(
+        self, chunks: Sequence[ChunkInput], semaphore: asyncio.Semaphore
+    ) -> list[ChunkExtraction]:
+        """One call for ``chunks``; a chunk whose part is missing or refused goes alone."""
+        usage = LLMUsage()
+        messages = self.build_batch_messages(chunks)
+        parts: dict[int, ExtractionOutput] = {}
+        try:
+            output = await acall_structured(
+                self.model,
+                BatchExtractionOutput,
+                messages,
+                max_retries=self.max_retries,
+                usage=usage,
+                semaphore=semaphore,
+                backoff_s=self.backoff_s,
+                budget=self.budget,
+                purpose="extraction",
+            )
+            for part in output.texts:
+                parts.setdefault(
+                    part.n, ExtractionOutput(entities=part.entities, relations=part.relations)
+                )
+        except BudgetSpent as exc:
+            self.usage.add(usage)
+            return [self._failed(c, f"budget: {exc}", 0) for c in chunks]
+        except StructuredOutputError as exc:
+            logger.info(
+                "Batch of %d chunks failed, extracting them one by one: %s", len(chunks), exc
+            )
+        self.usage.add(usage)
+        results: list[ChunkExtraction] = []
+        for n, chunk in enumerate(chunks, start=1):
+            reply = parts.get(n)
+            if reply is not None and self.check_reply(chunk)(reply) is None:
+                if self.cache is not None:  # under the chunk's own key: see aextract
+                    self.cache.put(
+                        self._key(self.build_messages(chunk)), reply.model_dump(mode="json")
+                    )
+                entities, relations = self._clean(reply.entities, reply.relations, chunk.text)
+                results.append(
+                    ChunkExtraction(
+                        chunk_id=chunk.chunk_id,
+                        doc_id=chunk.doc_id,
+                        entities=entities,
+                        relations=relations,
+                        llm_calls=usage.calls if n == 1 else 0,
+                    )
+                )
+            else:
+                results.append(await self._extract_one(chunk, semaphore))
+        return results
+
+    def _cached(self, chunk: ChunkInput) -> ChunkExtraction | None:
+        """The chunk's cached answer, cleaned, when the cache holds a valid one."""
+        if self.cache is None:
+            return None
+        stored = self.cache.get(self._key(self.build_messages(chunk)))
+        if stored is None:
+            return None
+        try:
+            output = ExtractionOutput.model_validate(stored)
+        except ValueError:
+            return None
+        if self.check_reply(chunk)(output) is not None:
+            return None
+        entities, relations = self._clean(output.entities, output.relations, chunk.text)
+        return ChunkExtraction(
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            entities=entities,
+            relations=relations,
+            cached=True,
+        )
+
+    @staticmethod
+    def _failed(chunk: ChunkInput, error: str, calls: int) -> ChunkExtraction:
+        return ChunkExtraction(
+            chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, error=error, llm_calls=calls
+        )
+
     async def _extract_one(
         self, chunk: ChunkInput, semaphore: asyncio.Semaphore
     ) -> ChunkExtraction:
@@ -186,6 +384,9 @@ class LLMExtractor:
         messages = self.build_messages(chunk)
         try:
             output = await self._call(messages, usage, semaphore, self.check_reply(chunk))
+        except BudgetSpent as exc:
+            self.usage.add(usage)
+            return self._failed(chunk, f"budget: {exc}", usage.calls)
         except StructuredOutputError as exc:
             self.usage.add(usage)
             return ChunkExtraction(
@@ -202,7 +403,7 @@ class LLMExtractor:
             ]
             try:
                 more = await self._call(glean_messages, usage, semaphore)
-            except StructuredOutputError as exc:
+            except (StructuredOutputError, BudgetSpent) as exc:
                 # The first pass succeeded: keep its result rather than failing the chunk.
                 logger.warning("Gleaning failed for chunk %s: %s", chunk.chunk_id, exc)
                 break
@@ -225,7 +426,12 @@ class LLMExtractor:
 
     def check_reply(self, chunk: ChunkInput) -> Callable[[ExtractionOutput], str | None]:
         """The validation a first-pass reply for ``chunk`` must pass (see the module doc)."""
-        haystack = f" {normalize_name(chunk.title)} {normalize_name(chunk.text)} "
+        # Also without possessives: "Mao Zedong's" names Mao Zedong, but normalizes to
+        # "mao zedongs" (apostrophes are dropped).
+        plain = _POSSESSIVE.sub("", chunk.text)
+        haystack = (
+            f" {normalize_name(chunk.title)} {normalize_name(chunk.text)} {normalize_name(plain)} "
+        )
         expects_names: list[bool] = []
 
         def found(name: str) -> bool:
@@ -270,6 +476,8 @@ class LLMExtractor:
             semaphore=semaphore,
             backoff_s=self.backoff_s,
             check=check,
+            budget=self.budget,
+            purpose="extraction",
         )
 
     # -- clean-up ------------------------------------------------------------------------

@@ -16,6 +16,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 __all__ = [
     "DEFAULT_ENTITY_TYPES",
+    "BatchExtractionOutput",
+    "BatchPart",
     "ChunkExtraction",
     "ChunkInput",
     "ExtractedEntity",
@@ -50,6 +52,16 @@ def _clean_type(value: Any) -> Any:
     return cleaned or "CONCEPT"
 
 
+def _compact_schema(schema: dict[str, Any]) -> None:
+    """Sent with every call as the tool's parameters: the prompt already says what each field
+    means, so per-field descriptions, defaults and length bounds are left out (about 60% of
+    the schema's tokens)."""
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        for key in ("description", "default", "minLength", "maximum", "minimum"):
+            prop.pop(key, None)
+
+
 _CleanStr = Annotated[str, BeforeValidator(_clean_text)]
 _TypeStr = Annotated[str, BeforeValidator(_clean_type)]
 
@@ -57,7 +69,7 @@ _TypeStr = Annotated[str, BeforeValidator(_clean_type)]
 class ExtractedEntity(BaseModel):
     """An entity named in the text."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_compact_schema)
 
     name: _CleanStr = Field(min_length=1, description="Name as written in the text, fullest form.")
     type: _TypeStr = Field(description="One of the allowed entity types.")
@@ -79,7 +91,7 @@ class ExtractedEntity(BaseModel):
 class ExtractedRelation(BaseModel):
     """A relation the text states between two extracted entities."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_compact_schema)
 
     source: _CleanStr = Field(min_length=1, description="Name of the source entity.")
     target: _CleanStr = Field(min_length=1, description="Name of the target entity.")
@@ -111,10 +123,28 @@ class ExtractedRelation(BaseModel):
 class ExtractionOutput(BaseModel):
     """Entities named in the text and the relations the text states between them."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_compact_schema)
 
     entities: list[ExtractedEntity] = Field(default_factory=list)
     relations: list[ExtractedRelation] = Field(default_factory=list)
+
+
+class BatchPart(BaseModel):
+    """What one numbered text of a batch names."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_compact_schema)
+
+    n: int = Field(description="The text's number.")
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    relations: list[ExtractedRelation] = Field(default_factory=list)
+
+
+class BatchExtractionOutput(BaseModel):
+    """One item per numbered text: its entities and relations."""
+
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_compact_schema)
+
+    texts: list[BatchPart] = Field(default_factory=list)
 
 
 class ChunkInput(BaseModel):

@@ -42,8 +42,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, PrivateAttr, ValidationError
 
+from extraction.budget import CallBudget
 from extraction.errors import StructuredOutputError
 from extraction.repair import repair_json_candidates
+from extraction.tokens import prompt_tokens as count_prompt_tokens
 
 __all__ = [
     "LLMUsage",
@@ -210,7 +212,8 @@ class ResponseCache:
 
 
 def model_id(model: BaseChatModel) -> str:
-    """A stable name for a chat model, used in cache keys: ``"<llm type>:<model name>"``."""
+    """A stable name for a chat model, used in cache keys: ``"<llm type>:<model name>"``, with
+    ``@<base url>`` for an OpenAI-compatible endpoint other than OpenAI's."""
     name = ""
     for attr in ("model_name", "model", "model_id", "deployment_name"):
         value = getattr(model, attr, None)
@@ -221,6 +224,11 @@ def model_id(model: BaseChatModel) -> str:
         llm_type = model._llm_type
     except Exception:  # a model without _llm_type still gets a usable id
         llm_type = type(model).__name__
+    # Two servers may serve different models under one name: a cache shared across
+    # knowledge bases must tell them apart.
+    base = getattr(model, "openai_api_base", None)
+    if isinstance(base, str) and base and "api.openai.com" not in base:
+        name = f"{name}@{base.rstrip('/')}"
     return f"{llm_type}:{name}" if name else llm_type
 
 
@@ -349,6 +357,8 @@ async def acall_structured(
     semaphore: asyncio.Semaphore | None = None,
     backoff_s: float = 0.5,
     check: Callable[[T], str | None] | None = None,
+    budget: CallBudget | None = None,
+    purpose: str = "",
 ) -> T:
     """Call ``model`` and return a validated ``schema`` instance.
 
@@ -366,12 +376,16 @@ async def acall_structured(
         check: Validation beyond the schema: returns what is wrong with a parsed answer
             (retried like malformed output) or ``None`` when it is acceptable. Cached
             answers are checked too.
+        budget: Each attempt reserves a call (and its counted prompt tokens) here before it
+            is sent; a cache hit reserves nothing.
+        purpose: What the call is for, named in a budget refusal.
 
     Returns:
         The validated object.
 
     Raises:
         StructuredOutputError: No valid output after ``max_retries`` retries.
+        Exception: ``budget``'s error when an attempt does not fit it (nothing is sent).
     """
     usage = usage if usage is not None else LLMUsage()
     key = None
@@ -410,7 +424,11 @@ async def acall_structured(
         last_exc = None
         try:
             async with semaphore if semaphore is not None else contextlib.nullcontext():
-                reply = await runnable.ainvoke(conversation)
+                reply = await _invoke(runnable, conversation, schema, budget, purpose)
+        except _Refused as refused:  # the budget is spent: nothing was sent, nothing to retry
+            if attempt:
+                usage.add(failures=1)
+            raise refused.error from last_exc
         except Exception as exc:  # model/transport errors are retried, then recorded
             usage.add(calls=1)
             last_exc = exc
@@ -446,6 +464,45 @@ async def acall_structured(
         attempts=attempts,
         problems=problems,
     ) from last_exc
+
+
+class _Refused(Exception):
+    """Carries a budget's refusal past the retry loop's ``except Exception``."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def _invoke(
+    runnable: Any,
+    conversation: list[BaseMessage],
+    schema: type[BaseModel],
+    budget: CallBudget | None,
+    purpose: str,
+) -> Any:
+    """One model call under ``budget``: reserved before it is sent, settled after."""
+    if budget is None:
+        return await runnable.ainvoke(conversation)
+    estimate = count_prompt_tokens(conversation, schema) if budget.max_tokens is not None else 0
+    try:
+        reservation = budget.reserve(estimate, purpose or schema.__name__)
+    except Exception as exc:
+        raise _Refused(exc) from exc
+    try:
+        reply = await runnable.ainvoke(conversation)
+    except asyncio.CancelledError:
+        reservation.release()
+        raise
+    except Exception:
+        reservation.commit()
+        raise
+    raw = reply.get("raw") if isinstance(reply, dict) else None
+    prompt, completion = _token_counts(raw)
+    if not prompt and not completion:  # the provider reported nothing: count what was sent
+        prompt = estimate
+    reservation.commit(prompt, completion)
+    return reply
 
 
 class _LoopThread:

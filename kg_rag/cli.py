@@ -106,8 +106,29 @@ def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
             include=args.include or (),
             exclude=args.exclude or (),
             remove_missing=args.remove_missing,
+            max_llm_tokens=args.max_llm_tokens,
         )
     return _finish_ingest(report)
+
+
+def _cmd_estimate(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import KnowledgeEngine
+
+    with KnowledgeEngine.open(settings=settings) as kg:
+        estimate = kg.estimate(
+            [Path(p) for p in args.paths], include=args.include or (), exclude=args.exclude or ()
+        )
+    if args.json:
+        data = estimate.model_dump()
+        data.update(
+            calls=estimate.calls,
+            prompt_tokens=estimate.prompt_tokens,
+            completion_tokens=estimate.completion_tokens,
+        )
+        print(json.dumps(data, indent=2))
+    else:
+        print(estimate)
+    return 0
 
 
 def _cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
@@ -200,6 +221,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--remove-missing", action="store_true", help="delete documents whose file is gone"
     )
+    p.add_argument(
+        "--max-llm-tokens",
+        type=int,
+        metavar="N",
+        help="stop sending LLM calls once N tokens would be passed; what is done is kept and "
+        "the rest is recorded, so a later ingest or `kg-rag repair` goes on",
+    )
+    kb_option(p)
+
+    p = add(
+        "estimate",
+        _cmd_estimate,
+        "LLM calls and tokens an ingest of these paths would spend (nothing is sent)",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--include", action="append", metavar="GLOB", help="only files matching")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip files matching")
+    p.add_argument("--json", action="store_true", help="print the estimate as JSON")
     kb_option(p)
 
     p = add(

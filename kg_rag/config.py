@@ -58,6 +58,14 @@ class LLMSettings(BaseModel):
     timeout_s: float = 60.0
     max_retries: int = 2
     structured_method: Literal["function_calling", "json_mode", "json_schema"] = "function_calling"
+    response_cache: Literal["kb", "shared", "off"] = "kb"
+    """Where validated LLM answers (extraction, community summaries) are cached, keyed by
+    model and endpoint + prompt version + input: ``"kb"`` in the knowledge-base folder,
+    ``"shared"`` in ``cache_dir`` for every knowledge base (the same files in a second
+    knowledge base then cost no calls), ``"off"`` nowhere. The default stays ``"kb"`` so
+    that test suites and benchmarks that count calls see no answers from earlier runs."""
+    cache_dir: Path = DEFAULT_CACHE / "responses"
+    """Folder of the shared response cache (``response_cache="shared"``)."""
 
     @property
     def enabled(self) -> bool:
@@ -150,6 +158,12 @@ class ExtractionSettings(BaseModel):
     max_retries: int = 2
     concurrency: int = 4
     gleaning: int = 0
+    batch_tokens: int = 600
+    """Short chunks are packed several to one LLM call up to this many text tokens (the
+    prompt and tool schema are then paid once per call); 0 sends one chunk per call."""
+    max_batch: int = 4
+    """Most chunks in one extraction call (their replies must fit the model's completion
+    limit, ``llm.max_tokens``)."""
     resolution_threshold: float = 0.9
     embed_entities: bool = False
     """Embed entity names (vector index in Neo4j, vector linking of question spans). Off by
@@ -162,6 +176,10 @@ class CommunitySettings(BaseModel):
     max_cluster_size: int = 10
     seed: int = 42
     summary_token_budget: int = 1500
+    llm_min_size: int = 10
+    """Communities with fewer members get the extractive summary (no LLM call): on a
+    passage collection most communities hold 2-6 entities, and summarizing each costs more
+    than extracting the passages."""
 
 
 class RouterSettings(BaseModel):
@@ -171,7 +189,19 @@ class RouterSettings(BaseModel):
     max_retries: int = 1
     grade_threshold: float = 0.35
     max_llm_calls: int = 20
+    """Most LLM calls per question, retries included; held as reservations, so steps running
+    side by side cannot pass it."""
     max_tokens: int = 40_000
+    """Most prompt + completion tokens per question; a call that would pass it is not sent and
+    the answer is marked truncated."""
+    completion_reserve: int = 256
+    """Tokens held back for each call's reply when checking ``max_tokens`` (the model's own
+    completion limit when that is lower); a longer reply still counts, and marks the answer
+    truncated once the cap is reached."""
+    max_plan_steps: int = 5
+    """Longest plan taken from the LLM planner; a longer one falls back to the rules plan."""
+    max_top_k: int = 20
+    """Most evidence one step retrieves, whatever top_k a router (or the LLM) asks for."""
     text2cypher: bool = False
     fixed_granularity: Literal["document", "section", "paragraph", "sentence", "mixed"] | None = (
         None
@@ -183,6 +213,10 @@ class RouterSettings(BaseModel):
     llm_gate: bool = False
     """Ask the model whether a question needs the knowledge base (one more call); the rule gate
     always runs."""
+    llm_route: bool = False
+    """Ask the model to route a step where the rules abstain (no entity linked, no overview
+    cue); one more call per such step (cached across questions), so a question may then cost
+    more than steps + 2 calls. Off: those steps take the rules' hybrid chunk search."""
     llm_reflect: bool = False
     """Ask the model to check the final answer against its citations (one more call); the
     offline reflector always runs."""

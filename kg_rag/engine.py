@@ -247,8 +247,8 @@ class KnowledgeEngine:
         """The community summary index in the knowledge base folder."""
         return CommunityIndex(self.chunk_store.db, self.embedder)
 
-    def _builder(self) -> GraphBuilder:
-        return GraphBuilder(
+    def _builder(self, max_llm_tokens: int | None = None) -> GraphBuilder:
+        builder = GraphBuilder(
             self.settings,
             self.chunk_store,
             self.graph_store,
@@ -257,6 +257,13 @@ class KnowledgeEngine:
             self.llm,
             progress=self.progress,
         )
+        if max_llm_tokens is not None:
+            from extraction.budget import CallBudget
+
+            builder.budget = CallBudget(
+                max_tokens=max_llm_tokens, completion_reserve=self.settings.llm.max_tokens
+            )
+        return builder
 
     @property
     def pipeline(self) -> AnswerPipeline:
@@ -291,6 +298,7 @@ class KnowledgeEngine:
         remove_missing: bool = False,
         graph: bool = True,
         communities: bool = True,
+        max_llm_tokens: int | None = None,
     ) -> IngestReport:
         """Async :meth:`ingest`."""
         return await asyncio.to_thread(
@@ -301,6 +309,7 @@ class KnowledgeEngine:
             remove_missing=remove_missing,
             graph=graph,
             communities=communities,
+            max_llm_tokens=max_llm_tokens,
         )
 
     def ingest(
@@ -312,8 +321,13 @@ class KnowledgeEngine:
         remove_missing: bool = False,
         graph: bool = True,
         communities: bool = True,
+        max_llm_tokens: int | None = None,
     ) -> IngestReport:
         """Ingest files/folders (paths) or :class:`SourceDocument` objects.
+
+        ``max_llm_tokens`` caps the LLM tokens this ingest may spend (calls are reserved
+        before they are sent): past the cap, chunks and summaries are recorded as failures
+        (``budget: ...``), what was done is kept, and the next ingest or ``repair`` goes on.
 
         Chunks are updated incrementally; the graph is re-extracted only for changed
         documents and cleaned for removed ones; communities are recomputed and only changed
@@ -342,10 +356,17 @@ class KnowledgeEngine:
                 paths, include=include, exclude=exclude, remove_missing=remove_missing
             )
         if graph:
-            stages = run_stages(self.chunk_store, self._builder(), ledger, communities=communities)
+            builder = self._builder(max_llm_tokens)
+            stages = run_stages(self.chunk_store, builder, ledger, communities=communities)
             report.graph = stages.graph or GraphReport()
             report.communities = stages.communities
             report.failures = list(stages.failures)
+            if report.graph.extractor == "llm":
+                from kg_rag.estimate import UsageHistory
+
+                history = UsageHistory.load(self.settings.kb_dir)
+                history.add_report(report)
+                history.save(self.settings.kb_dir)
         self._pipeline = None
         self.refresh(force=True)  # absorbs this ingest's own commits (and any made meanwhile)
         return report
@@ -401,6 +422,94 @@ class KnowledgeEngine:
         self._pipeline = None
         self.open_stores()
         return report
+
+    def estimate(
+        self,
+        sources: Sequence[Path | str] | Iterable[SourceDocument],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+    ) -> Any:
+        """What :meth:`ingest` of ``sources`` would spend in LLM calls and tokens, worked out
+        without sending anything or writing to the knowledge base: only new or changed
+        documents count, and calls the response cache answers are free (so a re-ingest costs
+        what changed). See :mod:`kg_rag.estimate`.
+
+        Returns:
+            A :class:`kg_rag.estimate.IngestEstimate`.
+        """
+        from extraction.llm import LLMExtractor
+        from extraction.schema import ChunkInput
+        from kg_rag.estimate import IngestEstimate, UsageHistory, estimate_ingest
+        from kg_rag.llm import response_cache
+
+        self.open_stores()
+        items = list(sources)
+        ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=False)
+        planned_docs, unchanged = ingestor.plan(items, include=include, exclude=exclude)
+        level = self.settings.extraction.level
+        inputs = [
+            ChunkInput(chunk_id=c.chunk_id, text=c.text, doc_id=d.doc_id, title=d.title)
+            for d, chunks in planned_docs
+            for c in chunks
+            if c.level == level
+        ]
+        builder = self._builder()
+        failed = {f.item_id for f in ledger_for(self.chunk_store).failures("extraction")}
+        stored_docs = [d.doc_id for d in self.chunk_store.list_documents()]
+        stored_chunks = len(self.chunk_store.chunks_for_documents(stored_docs, level=level))
+        if failed and builder.extracts_with_llm:
+            known = {i.chunk_id for i in inputs}
+            titles = {d.doc_id: d.title for d in self.chunk_store.list_documents()}
+            for c in self.chunk_store.get_chunks(sorted(failed - known)):
+                inputs.append(
+                    ChunkInput(
+                        chunk_id=c.chunk_id,
+                        text=c.text,
+                        doc_id=c.doc_id,
+                        title=titles.get(c.doc_id, ""),
+                    )
+                )
+        seen = len(planned_docs)
+        if not builder.extracts_with_llm or self.llm is None:
+            return IngestEstimate(
+                documents=seen,
+                unchanged=unchanged,
+                chunks=len(inputs),
+                basis="offline (no LLM configured)",
+            )
+        cfg = self.settings.extraction
+        extractor = LLMExtractor(
+            self.llm,
+            entity_types=cfg.entity_types,
+            relation_types=cfg.relation_types,
+            gleaning=cfg.gleaning,
+            cache=response_cache(self.settings, "extraction"),
+            batch_tokens=cfg.batch_tokens,
+            max_batch=cfg.max_batch,
+            show_progress=False,
+        )
+        from extraction.schema import ExtractionOutput
+        from extraction.tokens import count_tokens, prompt_tokens
+
+        # A failing chunk's retries go alone: the prompt and schema plus that chunk.
+        alone = [i for i in inputs if i.chunk_id in failed] or inputs
+        overhead = prompt_tokens(
+            extractor.build_messages(ChunkInput(chunk_id="-", text="")), ExtractionOutput
+        )
+        texts = sum(count_tokens(i.title) + count_tokens(i.text) for i in alone)
+        return estimate_ingest(
+            extractor.planned_calls(inputs),
+            single_call_tokens=overhead + texts / max(1, len(alone)),
+            documents=seen,
+            unchanged=unchanged,
+            chunks=len(inputs),
+            history=UsageHistory.load(self.settings.kb_dir),
+            summaries=builder.summarizes_with_llm,
+            stored_chunks=stored_chunks,
+            failed_chunks=len(failed),
+            max_retries=cfg.max_retries,
+        )
 
     def repair(self, *, communities: bool = True) -> IngestReport:
         """Finish what an interrupted ingest left and retry every recorded LLM failure,

@@ -124,6 +124,8 @@ class GraphBuilder:
         self.embedder = embedder
         self.llm = llm
         self.progress = progress
+        self.budget: Any = None
+        """An ``extraction.budget.CallBudget`` every LLM call of this build reserves from."""
 
     def _use_llm(self) -> bool:
         mode = self.settings.extraction.mode
@@ -139,9 +141,6 @@ class GraphBuilder:
         """True when community summaries come from the chat model."""
         return self.llm is not None and self.settings.extraction.mode != "offline"
 
-    def _cache_path(self, name: str) -> Any:
-        return self.settings.kb_dir / f"{name}-cache.sqlite"
-
     def extract(self, inputs: Sequence[Any]) -> tuple[list[Any], Any, str]:
         """Extract entities/relations from chunk inputs: (extractions, LLM usage or None,
         extractor name)."""
@@ -150,7 +149,7 @@ class GraphBuilder:
         cfg = self.settings.extraction
         if self._use_llm():
             from extraction.llm import LLMExtractor
-            from extraction.structured import ResponseCache
+            from kg_rag.llm import response_cache
 
             assert self.llm is not None
             extractor = LLMExtractor(
@@ -160,7 +159,10 @@ class GraphBuilder:
                 max_retries=cfg.max_retries,
                 concurrency=cfg.concurrency,
                 gleaning=cfg.gleaning,
-                cache=ResponseCache(self._cache_path("extraction")),
+                cache=response_cache(self.settings, "extraction"),
+                batch_tokens=cfg.batch_tokens,
+                max_batch=cfg.max_batch,
+                budget=self.budget,
             )
             results = extractor.extract(inputs)
             return list(results), extractor.usage.snapshot(), "llm"
@@ -351,16 +353,19 @@ class GraphBuilder:
         summarizer: Any = extractive
         salt = f"extractive|{cfg.summary_token_budget}"
         if self.summarizes_with_llm:
-            from extraction.structured import ResponseCache, model_id
+            from extraction.structured import model_id
+            from kg_rag.llm import response_cache
 
             assert self.llm is not None
             summarizer = LLMSummarizer(
                 self.llm,
                 max_retries=self.settings.extraction.max_retries,
                 concurrency=self.settings.extraction.concurrency,
-                cache=ResponseCache(self._cache_path("community")),
+                cache=response_cache(self.settings, "community"),
                 fallback=extractive,
                 progress=self.progress,
+                min_size=cfg.llm_min_size,
+                budget=self.budget,
             )
             salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
         old = {c.community_id: c for c in self.graph.communities()}

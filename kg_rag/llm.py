@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlparse
 from uuid import UUID
@@ -32,13 +33,15 @@ from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from kg_rag.config import LLMSettings
+from extraction.structured import ResponseCache
+from kg_rag.config import LLMSettings, Settings
 from kg_rag.errors import ConfigError, RetryableLLMError
 
 __all__ = [
     "StructuredMethod",
     "UsageTracker",
     "build_chat_model",
+    "response_cache",
     "structured_output",
 ]
 
@@ -103,6 +106,20 @@ def build_chat_model(
         extra_body=extra_body,
         callbacks=list(callbacks) or None,
     )
+
+
+def response_cache(settings: Settings, name: str) -> ResponseCache | None:
+    """The response cache ``name`` (``"extraction"``, ``"community"``) as the settings place it
+    (:attr:`~kg_rag.config.LLMSettings.response_cache`), or ``None`` when it is off.
+
+    Entries are keyed by model, prompt version and input, so one shared file serves every
+    knowledge base; nothing is opened until the first lookup.
+    """
+    mode = settings.llm.response_cache
+    if mode == "off":
+        return None
+    folder = settings.llm.cache_dir if mode == "shared" else settings.kb_dir
+    return ResponseCache(Path(folder) / f"{name}-cache.sqlite")
 
 
 def structured_output(

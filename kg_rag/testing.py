@@ -107,6 +107,10 @@ class FakeChatModel(BaseChatModel):
 
     script: list[tuple[str, Response | list[Response]]]
     model_name: str = "fake-chat"
+    tokenizer: str = "words"
+    """How usage is counted: ``"words"`` (word tokens of the prompt text, the default) or
+    ``"cl100k"`` (:mod:`extraction.tokens`: the messages with their framing plus the tool
+    schema as sent, like a paid API bills it)."""
 
     _entries: list[_Entry] = PrivateAttr(default_factory=list)
     _calls: list[FakeCall] = PrivateAttr(default_factory=list)
@@ -174,11 +178,7 @@ class FakeChatModel(BaseChatModel):
         text = response(prompt) if callable(response) else response
         with self._lock:
             self._calls.append(FakeCall(prompt, tool_names, text, pattern))
-        usage = {
-            "input_tokens": _count_tokens(prompt),
-            "output_tokens": _count_tokens(text),
-            "total_tokens": _count_tokens(prompt) + _count_tokens(text),
-        }
+        usage = self._usage(messages, prompt, text, tools)
         if tool_names:
             message = self._tool_message(text, tool_names[0], usage)
         else:
@@ -192,6 +192,20 @@ class FakeChatModel(BaseChatModel):
             generations=[ChatGeneration(message=message)],
             llm_output={"token_usage": token_usage, "model_name": self.model_name},
         )
+
+    def _usage(
+        self, messages: list[BaseMessage], prompt: str, text: str, tools: list[dict[str, Any]]
+    ) -> dict[str, int]:
+        if self.tokenizer == "cl100k":
+            from extraction.tokens import count_tokens, prompt_tokens
+
+            sent = prompt_tokens(messages) + sum(
+                count_tokens(json.dumps(t, separators=(",", ":"))) + 8 for t in tools
+            )
+            out = count_tokens(text)
+        else:
+            sent, out = _count_tokens(prompt), _count_tokens(text)
+        return {"input_tokens": sent, "output_tokens": out, "total_tokens": sent + out}
 
     @staticmethod
     def _tool_message(text: str, tool_name: str, usage: dict[str, int]) -> AIMessage:
@@ -271,15 +285,24 @@ class HashEmbeddings(Embeddings):
 
 # -- an LLM-mode ingest without an LLM ---------------------------------------------------------
 _TEXT_BLOCK = re.compile(r'Text:\n"""\n(.*?)\n"""', re.DOTALL)
+_BATCH_BLOCK = re.compile(r'\[(\d+)\] (?:Title: [^\n]*\n)?Text:\n"""\n(.*?)\n"""', re.DOTALL)
 _NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _LEADING = frozenset({"The", "A", "An", "In", "On", "At", "It", "He", "She", "They", "This"})
 
 
 def _extraction_reply(prompt: str) -> str:
-    """Entities: capitalized word runs of the chunk; relations: neighbours in a sentence."""
+    """Entities: capitalized word runs of the chunk; relations: neighbours in a sentence.
+
+    A batch prompt (numbered texts) gets one item per text, each what that text alone gets."""
+    blocks = _BATCH_BLOCK.findall(prompt)
+    if blocks:
+        return json.dumps({"texts": [{"n": int(n), **_extract(text)} for n, text in blocks]})
     found = _TEXT_BLOCK.search(prompt)
-    text = found.group(1) if found else ""
+    return json.dumps(_extract(found.group(1) if found else ""))
+
+
+def _extract(text: str) -> dict[str, Any]:
     entities: dict[str, dict[str, str]] = {}
     relations: list[dict[str, Any]] = []
     for sentence in _SENTENCE.split(text):
@@ -310,7 +333,7 @@ def _extraction_reply(prompt: str) -> str:
                     "strength": 0.8,
                 }
             )
-    return json.dumps({"entities": list(entities.values()), "relations": relations})
+    return {"entities": list(entities.values()), "relations": relations}
 
 
 def _community_reply(prompt: str) -> str:
@@ -327,17 +350,19 @@ def _community_reply(prompt: str) -> str:
     )
 
 
-def graph_chat_model() -> FakeChatModel:
+def graph_chat_model(tokenizer: str = "words") -> FakeChatModel:
     """A fake scripted for extraction and community-report prompts (LLM-mode ingest).
 
     Deterministic: the same chunk always gets the same entities and relations, the same
-    community context the same report.
+    community context the same report. ``tokenizer="cl100k"`` counts usage as a paid API
+    would (schema included; see :class:`FakeChatModel`).
     """
     return FakeChatModel(
         script=[
             ("Write the community report for", _community_reply),
             ("You build a knowledge graph", _extraction_reply),
-        ]
+        ],
+        tokenizer=tokenizer,
     )
 
 

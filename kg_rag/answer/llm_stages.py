@@ -36,13 +36,15 @@ __all__ = [
     "LLMStepReader",
 ]
 
-_MAX_STEPS = 5
-
 
 class LLMPlanner:
-    """Plans with a chat model; a plan with bad numbering or too many steps is an error."""
+    """Plans with a chat model; a plan with bad numbering or more than ``max_steps`` steps is an
+    error (so the rules plan is used, whatever the model says)."""
 
     name = "llm"
+
+    def __init__(self, max_steps: int = 5) -> None:
+        self.max_steps = max_steps
 
     async def aplan(self, question: str, run: Run) -> Plan:
         """Ask the model for a typed plan of ``question``."""
@@ -53,8 +55,8 @@ class LLMPlanner:
             raise LLMError("plan: the model returned no steps")
         if not all(s.index == i + 1 for i, s in enumerate(plan.steps)):
             raise LLMError("plan: steps are not numbered 1..n")
-        if len(plan.steps) > _MAX_STEPS:
-            raise LLMError(f"plan: {len(plan.steps)} steps (at most {_MAX_STEPS})")
+        if len(plan.steps) > self.max_steps:
+            raise LLMError(f"plan: {len(plan.steps)} steps (at most {self.max_steps})")
         if any(d >= s.index for s in plan.steps for d in s.depends_on):
             raise LLMError("plan: a step depends on itself or a later step")
         plan.question = question
@@ -64,13 +66,20 @@ class LLMPlanner:
 
 class LLMRouter:
     """Routes by rules where they are confident, asks the model only where they abstain (no
-    entity linked, no overview cue), and caches its decisions across questions."""
+    entity linked, no overview cue), and caches its decisions across questions.
+
+    Disabled (``enabled=False``, the default of ``RouterSettings.llm_route``) it never calls the
+    model: the rules' decision stands, so a question costs at most steps + 2 calls."""
 
     name = "llm"
 
-    def __init__(self, rules: RuleRouter, model_key: str = "") -> None:
+    def __init__(
+        self, rules: RuleRouter, model_key: str = "", max_top_k: int = 20, *, enabled: bool = True
+    ) -> None:
         self.rules = rules
         self.model_key = model_key
+        self.max_top_k = max_top_k
+        self.enabled = enabled
         self._cache: dict[tuple[str, str, str], RouteDecision] = {}
 
     def abstains(self, ctx: StepContext) -> bool:
@@ -80,7 +89,7 @@ class LLMRouter:
 
     async def aroute(self, ctx: StepContext, run: Run) -> RouteDecision:
         """Route ``ctx``'s step (rules first; the model where they abstain)."""
-        if not self.abstains(ctx):
+        if not self.enabled or not self.abstains(ctx):
             return self.rules.route(ctx)
         linked = ", ".join(le.name for le in ctx.linked[:8])
         key = (self.model_key, ctx.query, linked)
@@ -94,7 +103,7 @@ class LLMRouter:
             purpose="route",
         )
         decision.router = "llm"
-        decision.top_k = max(1, min(decision.top_k, 4 * self.rules.top_k))
+        decision.top_k = max(1, min(decision.top_k, 4 * self.rules.top_k, self.max_top_k))
         decision.reason = decision.reason.strip() or "LLM router (no reason given)"
         self._cache[key] = decision
         return decision.model_copy()

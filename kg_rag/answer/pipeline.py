@@ -97,8 +97,10 @@ class AnswerPipeline:
         self.reflector = OfflineReflector()
         # LLM stages (used when a model is configured).
         self.llm_gate = LLMGate() if settings.llm_gate else None
-        self.llm_planner = LLMPlanner()
-        self.llm_router = LLMRouter(self.router, model_key(model))
+        self.llm_planner = LLMPlanner(settings.max_plan_steps)
+        self.llm_router = LLMRouter(
+            self.router, model_key(model), settings.max_top_k, enabled=settings.llm_route
+        )
         self.llm_reader = LLMStepReader(settings.grade_threshold)
         self.llm_rewriter = LLMRewriter()
         self.llm_synthesizer = LLMSynthesizer()
@@ -192,6 +194,7 @@ class AnswerPipeline:
             max_calls=self.settings.max_llm_calls,
             max_tokens=self.settings.max_tokens,
             max_retries=2,
+            completion_reserve=self.settings.completion_reserve,
         )
 
     def _stage_names(self) -> dict[str, str]:
@@ -199,7 +202,7 @@ class AnswerPipeline:
         return {
             "gate": "llm" if llm and self.llm_gate else "rules",
             "planner": "llm" if llm else "rules",
-            "router": "rules+llm" if llm else "rules",
+            "router": "rules+llm" if llm and self.settings.llm_route else "rules",
             "reader": "llm" if llm else "offline",
             "rewriter": "offline",
             "synthesizer": "llm" if llm else "extractive",
@@ -278,7 +281,7 @@ class AnswerPipeline:
     async def _retrieve(
         self, decision: RouteDecision, query: str, ctx: StepContext, st: StepTrace, run: Run
     ) -> list[Evidence]:
-        top_k = max(1, min(decision.top_k, 4 * self.top_k), self.top_k)
+        top_k = max(1, min(decision.top_k, 4 * self.top_k, self.settings.max_top_k), self.top_k)
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
         search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)

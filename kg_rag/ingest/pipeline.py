@@ -294,6 +294,61 @@ class ChunkIngestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def plan(
+        self,
+        sources: Sequence[Any],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+    ) -> tuple[list[tuple[Document, list[Chunk]]], int]:
+        """What an ingest of ``sources`` would (re)chunk, without writing anything: the new or
+        changed documents (and those an interrupted ingest left pending) with their chunks,
+        and how many documents are unchanged. Unreadable files are left out (the ingest would
+        skip them)."""
+        items = list(sources)
+        if items and all(isinstance(s, SourceDocument) for s in items):
+            docs: list[SourceDocument] = list(items)
+        else:
+            docs = []
+            paths = [Path(str(p)).expanduser() for p in items]
+            files = discover_files(
+                [p for p in paths if p.exists()], include=include, exclude=exclude
+            )
+            seen: set[str] = set()
+            for f in files:
+                if f.relative in seen:
+                    continue
+                seen.add(f.relative)
+                try:
+                    docs.append(
+                        load_file(
+                            f.path, doc_id=f.relative, max_chars=self.settings.max_document_chars
+                        )
+                    )
+                except Exception:  # skipped by the ingest too
+                    continue
+        fingerprint = self._fingerprint()
+        stored = self.store.document_hashes()
+        pending = set(self.store.pending_documents())
+        out: list[tuple[Document, list[Chunk]]] = []
+        ids: set[str] = set()
+        unchanged = 0
+        for doc in docs:
+            try:
+                prepared = self._prepare(doc, fingerprint)
+                doc_id = prepared.document.doc_id
+                if doc_id in ids:
+                    continue
+                if stored.get(doc_id) == prepared.ingest_hash and doc_id not in pending:
+                    unchanged += 1
+                    continue
+                ids.add(doc_id)
+                prepared, chunks = self._chunk(prepared, IngestReport())
+            except Exception:  # skipped by the ingest too
+                continue
+            out.append((prepared.document, chunks))
+        return out, unchanged
+
     def delete(self, doc_id: str) -> bool:
         """Delete a document and its chunks; ``False`` when it was not stored."""
         existed = self.store.has_document(doc_id)

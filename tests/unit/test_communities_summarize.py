@@ -306,7 +306,7 @@ def test_cache_avoids_repeat_calls(world: World) -> None:
     assert first == second
     assert len(fake.calls) == 2
     assert second_run.usage.cache_hits == 2 and second_run.usage.calls == 0
-    other_version = LLMSummarizer(fake, cache=cache, prompt_version="community-v2", progress=False)
+    other_version = LLMSummarizer(fake, cache=cache, prompt_version="community-v3", progress=False)
     other_version.summarize(contexts)
     assert len(fake.calls) == 4, "the prompt version is part of the cache key"
 

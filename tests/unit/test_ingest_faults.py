@@ -24,18 +24,24 @@ _TEXT = re.compile(r'Text:\n"""\n(.*?)\n"""', re.DOTALL)
 _CONTEXT = re.compile(r"Write the community report for:\n\n(.*?)(?:\nhuman: |\Z)", re.DOTALL)
 
 
-def _engine(kb: Path, llm: Any) -> KnowledgeEngine:
+def _engine(kb: Path, llm: Any, batch_tokens: int = 0) -> KnowledgeEngine:
     kg = open_engine(kb, llm, mode="llm")
     # One retry: a chunk fails for good with probability 0.3² instead of 0.3³, so 30
-    # documents are sure to leave failures of both kinds.
+    # documents are sure to leave failures of both kinds. One chunk per call (a failed batch
+    # is retried chunk by chunk, which makes failures for good rarer); batches under faults
+    # are tested below.
     kg.settings.extraction.max_retries = 1
+    kg.settings.extraction.batch_tokens = batch_tokens
+    # Every community summarized by the model: enough summary calls for faults of every kind.
+    kg.settings.communities.llm_min_size = 1
     return kg
 
 
 def _failed_items(model: FaultInjectingChatModel, pattern: re.Pattern[str]) -> set[str]:
-    """Prompt blocks (chunk texts or community contexts) that never got a healthy reply."""
-    asked = {m.group(1) for f in model.faults if (m := pattern.search(f.prompt))}
-    answered = {m.group(1) for p in model.healthy_prompts if (m := pattern.search(p))}
+    """Prompt blocks (chunk texts or community contexts) that never got a healthy reply; a
+    batched extraction prompt holds several chunk texts."""
+    asked = {block for f in model.faults for block in pattern.findall(f.prompt)}
+    answered = {block for p in model.healthy_prompts for block in pattern.findall(p)}
     return asked - answered
 
 
@@ -103,6 +109,32 @@ def test_faulty_model_leaves_every_failure_in_the_ledger_and_a_healthy_rerun_rep
     for key in ("entities", "relations", "mentions", "communities", "index", "chunks"):
         assert got[key] == want[key], key
     assert got == want
+
+
+def test_batched_faulty_ingest_records_every_failure_and_repairs_to_the_healthy_kb(
+    corpus: Path, healthy_kb: Path
+) -> None:
+    kb = corpus.parent / "faulty-batched" / "kb"
+    faulty = FaultInjectingChatModel(inner=graph_chat_model(), rate=0.5, seed=5)
+    with _engine(kb, faulty, batch_tokens=600) as kg:
+        report = kg.ingest([corpus])
+        chunks = kg.chunk_store.chunks_for_documents(
+            [d.doc_id for d in kg.chunk_store.list_documents()], level=kg.settings.extraction.level
+        )
+    assert any(len(_TEXT.findall(p)) > 1 for p in faulty.healthy_prompts)  # it did batch
+    by_text: dict[str, list[str]] = {}
+    for c in chunks:
+        by_text.setdefault(c.text, []).append(c.chunk_id)
+    expected = {cid for t in _failed_items(faulty, _TEXT) for cid in by_text[t]}
+    recorded = {f.item_id for f in report.failures if f.kind == "extraction"}
+    assert expected and recorded == expected
+    healed = FaultInjectingChatModel(inner=graph_chat_model(), rate=0.0)
+    with _engine(kb, healed, batch_tokens=600) as kg:
+        repaired = kg.repair()
+    assert repaired.failures == []
+    got, want = fingerprint(kb), fingerprint(healthy_kb)
+    for key in ("entities", "relations", "mentions", "communities", "index", "chunks"):
+        assert got[key] == want[key], key
 
 
 def test_nothing_to_repair_makes_no_call(healthy_kb: Path, tmp_path: Path) -> None:

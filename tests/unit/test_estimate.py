@@ -1,0 +1,177 @@
+"""``KnowledgeEngine.estimate``/``kg-rag estimate`` before an ingest, and ``max_llm_tokens``.
+
+Estimates are checked against what the ingest then spends, with the deterministic fake model
+counting cl100k tokens as a paid API would. Calls and prompt tokens are counted on the real
+prompts, so they hold within ±20% even on a new knowledge base; completion tokens and
+community summaries follow ratios, which a knowledge base with history measures itself
+(``llm-usage.json``), so there all three hold. The same bounds are measured on 100 musique-dev
+passages by ``bench/llm_cost.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ledger_corpus import fingerprint, open_engine, write_corpus
+
+from kg_rag.cli import EXIT_FAILURES_LEFT, main
+from kg_rag.engine import KnowledgeEngine
+from kg_rag.estimate import IngestEstimate
+from kg_rag.testing import graph_chat_model
+
+pytestmark = pytest.mark.unit
+
+
+def _engine(kb: Path, model: Any) -> KnowledgeEngine:
+    return open_engine(kb, model, mode="llm")
+
+
+def _spent(report: Any) -> tuple[int, int, int]:
+    graph, comms = report.graph, report.communities
+    return (
+        graph.llm_calls + (comms.llm_calls if comms else 0),
+        graph.prompt_tokens + (comms.prompt_tokens if comms else 0),
+        graph.completion_tokens + (comms.completion_tokens if comms else 0),
+    )
+
+
+def _within(estimate: int, actual: int, tolerance: float = 0.2) -> bool:
+    return abs(estimate - actual) <= tolerance * actual
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("estimate")
+    return write_corpus(root / "a", range(0, 24)), write_corpus(root / "b", range(100, 124))
+
+
+def test_estimate_sends_nothing_and_writes_nothing(tmp_path: Path, corpora: Any) -> None:
+    model = graph_chat_model(tokenizer="cl100k")
+    with _engine(tmp_path / "kb", model) as kg:
+        estimate = kg.estimate([corpora[0]])
+        assert model.calls == [] and kg.chunk_store.list_documents() == []
+    assert isinstance(estimate, IngestEstimate)
+    assert estimate.documents == 24 and estimate.unchanged == 0 and estimate.calls > 0
+    assert estimate.basis == "priors" and "calls" in str(estimate)
+
+
+def test_new_knowledge_base_extraction_calls_and_prompt_tokens_within_20_percent(
+    tmp_path: Path, corpora: Any
+) -> None:
+    # Counted on the real prompts; the summary share rests on priors measured on passages.
+    with _engine(tmp_path / "kb", graph_chat_model(tokenizer="cl100k")) as kg:
+        estimate = kg.estimate([corpora[0]])
+        graph = kg.ingest([corpora[0]]).graph
+    assert _within(estimate.extraction.calls, graph.llm_calls), (estimate, graph)
+    assert _within(estimate.extraction.prompt_tokens, graph.prompt_tokens), (estimate, graph)
+
+
+def test_with_history_calls_and_both_token_counts_within_20_percent(
+    tmp_path: Path, corpora: Any
+) -> None:
+    with _engine(tmp_path / "kb", graph_chat_model(tokenizer="cl100k")) as kg:
+        kg.ingest([corpora[0]])
+        assert (tmp_path / "kb" / "llm-usage.json").exists()
+        estimate = kg.estimate([corpora[1]])
+        actual = _spent(kg.ingest([corpora[1]]))
+    assert estimate.basis == "history"
+    got = (estimate.calls, estimate.prompt_tokens, estimate.completion_tokens)
+    for name, e, a in zip(("calls", "prompt", "completion"), got, actual, strict=True):
+        assert _within(e, a), (name, e, a)
+
+
+def test_unchanged_files_cost_nothing_and_cached_chunks_are_free(
+    tmp_path: Path, corpora: Any
+) -> None:
+    with _engine(tmp_path / "kb", graph_chat_model(tokenizer="cl100k")) as kg:
+        kg.ingest([corpora[0]])
+        again = kg.estimate([corpora[0]])
+        assert again.calls == 0 and again.unchanged == 24 and again.documents == 0
+        assert _spent(kg.ingest([corpora[0]]))[0] == 0
+    # Same files into a knowledge base whose response cache holds them: free as well.
+    other = tmp_path / "other" / "kb"
+    other.mkdir(parents=True)
+    for part in (tmp_path / "kb").glob("extraction-cache.sqlite*"):  # with its WAL
+        (other / part.name).write_bytes(part.read_bytes())
+    with _engine(other, graph_chat_model(tokenizer="cl100k")) as kg:
+        warm = kg.estimate([corpora[0]])
+        assert warm.extraction.calls == 0 and warm.extraction.cached_calls == warm.chunks > 0
+        assert kg.ingest([corpora[0]]).graph.llm_calls == 0
+
+
+@pytest.mark.parametrize("share", [0.1, 0.4, 0.8])
+def test_max_llm_tokens_stops_at_the_cap_keeps_the_work_and_resumes(
+    tmp_path: Path, corpora: Any, share: float
+) -> None:
+    model = graph_chat_model(tokenizer="cl100k")
+    full = tmp_path / "full" / "kb"
+    with _engine(full, graph_chat_model(tokenizer="cl100k")) as kg:
+        total = sum(_spent(kg.ingest([corpora[0]]))[1:])
+    cap = int(total * share)
+    kb = tmp_path / "capped" / "kb"
+    with _engine(kb, model) as kg:
+        report = kg.ingest([corpora[0]], max_llm_tokens=cap)
+        reserve = kg.settings.llm.max_tokens
+    spent = sum(_spent(report)[1:])
+    longest = max(len(c.response) for c in model.calls)  # characters ≥ tokens of a reply
+    assert spent <= cap + max(0, longest - reserve)
+    assert report.failures and all("budget" in f.error for f in report.failures)
+    assert report.documents_added == 24  # chunks and what was extracted are kept
+    with _engine(kb, graph_chat_model(tokenizer="cl100k")) as kg:
+        resumed = kg.repair()
+    assert resumed.failures == []
+    got, want = fingerprint(kb), fingerprint(full)
+    for key in ("entities", "relations", "mentions", "communities"):
+        assert got[key] == want[key], key
+
+
+def test_cli_estimate_prints_and_json(
+    tmp_path: Path, corpora: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    engine = _engine(tmp_path / "kb", graph_chat_model(tokenizer="cl100k"))
+    engine.close()
+    monkeypatch.setattr(KnowledgeEngine, "open", staticmethod(lambda *a, **k: engine))
+    assert main(["estimate", str(corpora[0]), "--kb", str(tmp_path / "kb")]) == 0
+    assert "total:" in capsys.readouterr().out
+    assert main(["estimate", str(corpora[0]), "--json", "--kb", str(tmp_path / "kb")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["calls"] > 0 and data["documents"] == 24
+    code = main(
+        ["ingest", str(corpora[0]), "--max-llm-tokens", "500", "--kb", str(tmp_path / "kb")]
+    )
+    assert code == EXIT_FAILURES_LEFT
+
+
+@pytest.mark.parametrize(
+    ("mode", "second_calls_zero"), [("shared", True), ("kb", False), ("off", False)]
+)
+def test_response_cache_shared_across_knowledge_bases(
+    tmp_path: Path, corpora: Any, mode: str, second_calls_zero: bool
+) -> None:
+    def engine(kb: Path, model: Any) -> KnowledgeEngine:
+        kg = _engine(kb, model)
+        kg.settings.llm.response_cache = mode  # type: ignore[assignment]
+        kg.settings.llm.cache_dir = tmp_path / "user-cache"
+        return kg
+
+    with engine(tmp_path / "one" / "kb", graph_chat_model()) as kg:
+        first = kg.ingest([corpora[0]])
+    assert first.graph.llm_calls > 0
+    second_model = graph_chat_model()
+    with engine(tmp_path / "two" / "kb", second_model) as kg:
+        estimate = kg.estimate([corpora[0]])
+        second = kg.ingest([corpora[0]])
+    extraction_prompts = second_model.calls_matching("You build a knowledge graph")
+    assert (second.graph.llm_calls == 0) is second_calls_zero
+    assert (extraction_prompts == []) is second_calls_zero
+    assert (estimate.extraction.calls == 0) is second_calls_zero
+    assert (tmp_path / "user-cache" / "extraction-cache.sqlite").exists() is (mode == "shared")
+    assert (tmp_path / "one" / "kb" / "extraction-cache.sqlite").exists() is (mode == "kb")
+    if mode == "shared":  # another model name is another key
+        other = graph_chat_model()
+        other.model_name = "other-model"
+        with engine(tmp_path / "three" / "kb", other) as kg:
+            assert kg.ingest([corpora[0]]).graph.llm_calls > 0
