@@ -51,13 +51,15 @@ from bench._common import Dataset, load_dataset, percentile, print_table
 from bench._granularity_kb import LongDocument, build_documents, cached_kb
 from kg_rag.ingest.chunking import split_sentences
 from kg_rag.models import Evidence
-from kg_rag.retrieval.packing import answer_context, pack_evidence
+from kg_rag.retrieval.packing import pack_evidence
 from kg_rag.text import count_tokens
 
 BUDGETS = (256, 512, 1024, 2048)
 GRANULARITIES = ("sentence", "paragraph", "section", "document", "mixed")
 Ranker = Callable[[str], list[Evidence]]
 """question → candidate evidence, best first (before the budget cut)."""
+Packer = Callable[[list[Evidence], int], list[Evidence]]
+"""(candidate evidence, budget) → the context handed to the answer model."""
 
 
 # -- gold ---------------------------------------------------------------------------------
@@ -251,11 +253,17 @@ class SystemResult:
         return out
 
 
+def whole_pieces(ranked: list[Evidence], budget: int) -> list[Evidence]:
+    """The fixed-granularity cut: whole pieces best first, the last one cut at the budget."""
+    return pack_evidence(ranked, budget)
+
+
 def evaluate_system(
     ranker: Ranker,
     golds: Sequence[GoldQuestion],
     texts: dict[str, str],
     budgets: Sequence[int] = BUDGETS,
+    pack: Packer = whole_pieces,
 ) -> SystemResult:
     """Rank once per question (timed, with the pack at the largest budget), score every
     budget's packed context; questions without any gold sentence are left out."""
@@ -265,10 +273,10 @@ def evaluate_system(
             continue
         started = time.perf_counter()
         ranked = ranker(gold.question)
-        pack_evidence(ranked, max(budgets))
+        pack(ranked, max(budgets))
         result.latencies_ms.append((time.perf_counter() - started) * 1000)
         for b in budgets:
-            result.add(b, score_context(pack_evidence(ranked, b), gold, texts))
+            result.add(b, score_context(pack(ranked, b), gold, texts))
     return result
 
 
@@ -287,13 +295,25 @@ def hybrid_ranker(store: Any, granularity: str, top_k: int = 40) -> Ranker:
     return run
 
 
+def bare_sentence_ranker(store: Any, top_k: int = 60) -> Ranker:
+    """Sentence hits handed as they are (no small-to-big): not one of the fixed systems the
+    issue defines, shown for what sentences alone would give."""
+    from kg_rag.retrieval.chunks import hits_to_evidence
+
+    def run(question: str) -> list[Evidence]:
+        hits = store.search(question, mode="hybrid", level="sentence", top_k=top_k)
+        return hits_to_evidence(hits)
+
+    return run
+
+
 def engine_ranker(engine: Any) -> Ranker:
-    """The full pipeline's answer context (whole-question ranking fused with step hits)."""
+    """What the pipeline hands its answer model before the cut
+    (:meth:`~kg_rag.answer.pipeline.AnswerPipeline.answer_context`)."""
 
     def run(question: str) -> list[Evidence]:
         trace = engine.ask(question).trace
-        whole = trace.whole_question.hits if trace.whole_question is not None else []
-        return answer_context(whole, [st.hits for st in trace.steps])
+        return engine.pipeline.answer_context(trace)  # type: ignore[no-any-return]
 
     return run
 
@@ -320,22 +340,42 @@ def make_engine(kb_dir: Path, store: Any, graph: Any, fixed: str | None, llm: bo
 
 
 def default_systems(llm: bool) -> list[str]:
-    names = [f"hybrid_{g}" for g in GRANULARITIES]
-    names += [f"engine_{g}" for g in GRANULARITIES] + ["engine_routed"]
+    names = [f"hybrid_{g}" for g in GRANULARITIES] + ["hybrid_sentence_bare"]
+    names += [f"engine_{g}" for g in GRANULARITIES]
+    names += ["engine_routed", "engine_routed_whole", "engine_paragraph_rerank"]
     return names + (["engine_llm"] if llm else [])
 
 
-def ranker_for(name: str, kb_dir: Path, store: Any, graph: Any) -> Ranker:
-    """The ranker of a system name (see the module docstring)."""
+def system_for(name: str, kb_dir: Path, store: Any, graph: Any) -> tuple[Ranker, Packer]:
+    """Ranker and packer of a system name (see the module docstring).
+
+    ``engine_routed_whole`` is ``engine_routed`` (focus + rerank) packed as whole pieces, and
+    ``engine_paragraph_rerank`` fixed paragraphs with the rerank: the two ablations that
+    separate the rerank from the routed unit choice.
+    """
     kind, _, g = name.partition("_")
+    if name == "hybrid_sentence_bare":
+        return bare_sentence_ranker(store), whole_pieces
     if kind == "hybrid" and g in GRANULARITIES:
-        return hybrid_ranker(store, g)
-    if name == "engine_routed":
-        return engine_ranker(make_engine(kb_dir, store, graph, None, llm=False))
-    if name == "engine_llm":
-        return engine_ranker(make_engine(kb_dir, store, graph, None, llm=True))
+        return hybrid_ranker(store, g), whole_pieces
+    if name in ("engine_routed", "engine_llm", "engine_routed_whole"):
+        engine = make_engine(kb_dir, store, graph, None, llm=name == "engine_llm")
+        pack = whole_pieces if name == "engine_routed_whole" else engine.pipeline.pack_context
+        return engine_ranker(engine), pack
+    if name == "engine_paragraph_rerank":
+        engine = make_engine(kb_dir, store, graph, "paragraph", llm=False)
+        focus = engine.pipeline.focus
+
+        def reranked(question: str) -> list[Evidence]:
+            trace = engine.ask(question).trace
+            queries = [trace.question, *(st.bound_query for st in trace.steps)]
+            answers = [st.answer for st in trace.steps if st.answer]
+            return focus.annotate(engine.pipeline.answer_context(trace), queries, answers)
+
+        return reranked, whole_pieces
     if kind == "engine" and g in GRANULARITIES:
-        return engine_ranker(make_engine(kb_dir, store, graph, g, llm=False))
+        engine = make_engine(kb_dir, store, graph, g, llm=False)
+        return engine_ranker(engine), engine.pipeline.pack_context
     raise SystemExit(f"unknown system {name!r}; choose from {default_systems(True)}")
 
 
@@ -412,11 +452,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{len(located)}/{len(dataset.passages)} passages located"
         )
         for name in names:
-            ranker = ranker_for(name, kb_dir, store, extras["graph_store"])
+            ranker, pack = system_for(name, kb_dir, store, extras["graph_store"])
             ranker("warm-up question about lazy loads")
             store.clear_query_cache()
             t0 = time.perf_counter()
-            results[name] = evaluate_system(ranker, golds, texts)
+            results[name] = evaluate_system(ranker, golds, texts, pack=pack)
             print(f"  {name}: {time.perf_counter() - t0:.0f} s")
         extras["graph_store"].close()
     summary = {name: r.summary() for name, r in results.items()}

@@ -25,7 +25,7 @@ from kg_rag.models import Evidence
 from kg_rag.retrieval.fusion import rrf
 from kg_rag.text import count_tokens, token_spans
 
-__all__ = ["STEP_WEIGHT", "answer_context", "context_tokens", "pack_evidence"]
+__all__ = ["STEP_WEIGHT", "answer_context", "context_tokens", "focus_span", "pack_evidence"]
 
 STEP_WEIGHT = 0.7
 """Weight of a step's hits against the whole-question ranking (1.0) in :func:`answer_context`."""
@@ -99,64 +99,144 @@ def _cut(piece: _Span, tokens: int) -> _Span | None:
     return _Span(piece.ev, piece.start + a, piece.start + b, piece.text[a:b], piece.spans)
 
 
-def pack_evidence(evidence: Sequence[Evidence], budget: int) -> list[Evidence]:
+class _Packer:
+    """Taken spans and the tokens they use; :meth:`add` merges a piece with what overlaps it."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.taken: list[_Span] = []
+        self.used = 0
+
+    def cost(self, piece: _Span) -> tuple[int, list[int], _Span]:
+        """New tokens the piece would add, the taken spans it merges with, the merged span."""
+        merged_with: list[int] = []
+        union = piece
+        if piece.spans:
+            for i, old in enumerate(self.taken):
+                if old.spans and old.ev.doc_id == piece.ev.doc_id:
+                    joined = _union(old, union)
+                    if joined is not None:
+                        merged_with.append(i)
+                        union = joined
+        before = sum(self.taken[i].tokens() for i in merged_with)
+        return count_tokens(union.text) - before, merged_with, union
+
+    def add(self, piece: _Span, *, cut: bool) -> str:
+        """Take ``piece``: ``"inside"`` (nothing new), ``"taken"``, ``"cut"`` (cut to the
+        rest of the budget) or ``"full"`` (does not fit and was not cut)."""
+        if not piece.text.strip():
+            return "inside"
+        cost, merged_with, union = self.cost(piece)
+        if cost <= 0:
+            return "inside"
+        if self.used + cost > self.budget:
+            if merged_with or not cut:
+                return "full"
+            part = _cut(piece, self.budget - self.used)
+            if part is None:
+                return "full"
+            self.taken.append(part)
+            self.used += part.tokens()
+            return "cut"
+        if merged_with:
+            # The merged span takes the place of the best piece it absorbed.
+            keep = min(merged_with)
+            base = self.taken[keep]
+            union = _Span(base.ev, union.start, union.end, union.text, True)
+            for i in sorted(merged_with, reverse=True):
+                del self.taken[i]
+            self.taken.insert(keep, union)
+        else:
+            self.taken.append(piece)
+        self.used += cost
+        return "taken"
+
+    def result(self) -> list[Evidence]:
+        out = []
+        for s in self.taken:
+            if s.spans:
+                update = {"text": s.text, "char_start": s.start, "char_end": s.end}
+                out.append(s.ev.model_copy(update=update))
+            else:
+                out.append(
+                    s.ev if s.text == s.ev.text else s.ev.model_copy(update={"text": s.text})
+                )
+        return out
+
+
+def _piece(ev: Evidence) -> _Span:
+    return _Span(ev, ev.char_start, ev.char_end, ev.text, _has_span(ev))
+
+
+def focus_span(ev: Evidence) -> tuple[int, int] | None:
+    """The hit sentence inside ``ev`` (``hit_start``/``hit_end`` in its scores), if any."""
+    if "hit_start" not in ev.scores or not _has_span(ev):
+        return None
+    start, end = int(ev.scores["hit_start"]), int(ev.scores.get("hit_end", 0))
+    if ev.char_start <= start < end <= ev.char_end:
+        return start, end
+    return None
+
+
+def _focus_piece(ev: Evidence) -> _Span | None:
+    span = focus_span(ev)
+    if span is None:
+        return None
+    a, b = span[0] - ev.char_start, span[1] - ev.char_start
+    return _Span(ev, span[0], span[1], ev.text[a:b], True)
+
+
+def pack_evidence(
+    evidence: Sequence[Evidence], budget: int, *, sentence_share: float | None = None
+) -> list[Evidence]:
     """The pieces handed to the answer model within ``budget`` tokens, in rank order.
+
+    With ``sentence_share`` set, the unit handed over is chosen per piece (routed
+    granularity): the pieces' hit sentences are taken first, best first, up to that share of
+    the budget (many hops covered with few tokens); then taken sentences are widened to their
+    whole piece, pieces holding two or more sentence hits first (hits that cluster),
+    while the budget allows; the rest of the budget takes further pieces whole, or their hit
+    sentence when the whole does not fit. Without it every piece is handed whole.
 
     Args:
         evidence: Candidate evidence, best first.
         budget: Token budget for the evidence texts (:func:`kg_rag.text.count_tokens`).
+        sentence_share: Share of the budget first spent on hit sentences (None: whole pieces).
 
     Returns:
         Evidence, best first; merged pieces keep the first (best) piece's id and score, and a
         cut piece its id with the span that was kept. Total tokens never exceed ``budget``.
     """
-    taken: list[_Span] = []
-    used = 0
-    for ev in evidence:
-        if used >= budget:
-            break
-        piece = _Span(ev, ev.char_start, ev.char_end, ev.text, _has_span(ev))
-        if not piece.text.strip():
-            continue
-        merged_with: list[int] = []
-        union = piece
-        if piece.spans:
-            for i, old in enumerate(taken):
-                if old.spans and old.ev.doc_id == ev.doc_id:
-                    joined = _union(old, union)
-                    if joined is not None:
-                        merged_with.append(i)
-                        union = joined
-        before = sum(taken[i].tokens() for i in merged_with)
-        cost = count_tokens(union.text) - before
-        if cost <= 0:
-            continue  # inside what is taken already
-        if used + cost > budget:
-            if merged_with:
-                # Only whole new text is worth a cut merge; keep what is taken.
+    packer = _Packer(budget)
+    if sentence_share is None:
+        for ev in evidence:
+            if packer.used >= budget or packer.add(_piece(ev), cut=True) in ("cut", "full"):
                 break
-            cut = _cut(piece, budget - used)
-            if cut is not None:
-                taken.append(cut)
-                used += cut.tokens()
+        return packer.result()
+    sentence_budget = int(budget * sentence_share)
+    first: list[Evidence] = []
+    for ev in evidence:
+        sentence = _focus_piece(ev)
+        if sentence is None:
+            continue
+        cost, _, _ = packer.cost(sentence)
+        if packer.used + cost > sentence_budget:
             break
-        if merged_with:
-            # The merged span takes the place of the best piece it absorbed.
-            keep = min(merged_with)
-            base = taken[keep]
-            union = _Span(base.ev, union.start, union.end, union.text, True)
-            for i in sorted(merged_with, reverse=True):
-                del taken[i]
-            taken.insert(keep, union)
-        else:
-            taken.append(piece)
-        used += cost
-    out = []
-    for s in taken:
-        if s.spans:
-            out.append(
-                s.ev.model_copy(update={"text": s.text, "char_start": s.start, "char_end": s.end})
-            )
-        else:
-            out.append(s.ev if s.text == s.ev.text else s.ev.model_copy(update={"text": s.text}))
-    return out
+        if packer.add(sentence, cut=False) != "full":
+            first.append(ev)
+    # Widen: pieces with two or more sentence hits (``hit_count``) first, then rank order.
+    done = set()
+    for ev in sorted(first, key=lambda e: -e.scores.get("hit_count", 1.0)):
+        if ev.chunk_id not in done:
+            done.add(ev.chunk_id)
+            packer.add(_piece(ev), cut=False)
+    for ev in evidence:
+        if packer.used >= budget:
+            break
+        if ev.chunk_id in done:
+            continue
+        if packer.add(_piece(ev), cut=False) == "full":
+            sentence = _focus_piece(ev)
+            if sentence is not None:
+                packer.add(sentence, cut=False)
+    return packer.result()

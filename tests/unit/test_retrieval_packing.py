@@ -91,3 +91,52 @@ def test_answer_context_fuses_whole_question_and_steps() -> None:
     order = [e.chunk_id for e in answer_context(whole, [step])]
     assert order[0] == "b"  # in both lists
     assert set(order) == {"a", "b", "c"}
+
+
+# -- routed granularity: hit sentences first, widened where the budget allows ------------------
+
+TWO = "Alpha beta gamma. Delta epsilon zeta eta. Theta iota."  # sentences of 4, 5, 3 tokens
+S1, S2, S3 = (0, 17), (18, 41), (42, 53)
+
+
+def _para(cid: str, doc: str, hit: tuple[int, int] | None, **scores: float) -> Evidence:
+    extra = {"hit_start": float(hit[0]), "hit_end": float(hit[1])} if hit else {}
+    return Evidence(
+        chunk_id=cid,
+        doc_id=doc,
+        text=TWO,
+        score=1.0,
+        char_start=0,
+        char_end=len(TWO),
+        scores={**extra, **scores},
+    )
+
+
+@pytest.mark.parametrize(
+    ("ranked", "budget", "share", "expected"),
+    [
+        # Tight budget: both pieces' hit sentences instead of the first whole paragraph.
+        ([_para("a", "d1", S2), _para("b", "d2", S3)], 10, 1.0, [("a", *S2), ("b", *S3)]),
+        # Same budget, whole pieces (fixed granularity): the first paragraph, cut around its hit.
+        ([_para("a", "d1", S2), _para("b", "d2", S3)], 10, None, [("a", 11, 53)]),
+        # Room to widen: the first piece becomes its paragraph, the second stays a sentence.
+        ([_para("a", "d1", S2), _para("b", "d2", S3)], 17, 0.5, [("a", 0, 53), ("b", *S3)]),
+        # Clustered hits widen first, even when ranked second.
+        (
+            [_para("a", "d1", S2), _para("b", "d2", S3, hit_count=3.0)],
+            17,
+            0.5,
+            [("a", *S2), ("b", 0, 53)],
+        ),
+        # A piece without a hit sentence waits for the widening pass, then is taken whole.
+        ([_para("a", "d1", None), _para("b", "d2", S1)], 100, 0.5, [("b", 0, 53), ("a", 0, 53)]),
+    ],
+)
+def test_routed_pack_table(
+    ranked: list[Evidence], budget: int, share: float | None, expected: list[tuple[str, int, int]]
+) -> None:
+    packed = pack_evidence(ranked, budget, sentence_share=share)
+    assert [(e.chunk_id, e.char_start, e.char_end) for e in packed] == expected
+    assert context_tokens(packed) <= budget
+    for ev in packed:
+        assert ev.text == TWO[ev.char_start : ev.char_end]
