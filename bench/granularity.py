@@ -24,7 +24,10 @@ Systems (one run): ``hybrid_<g>`` — the whole question searched at one fixed g
 gives; ``engine_<g>`` — the full offline pipeline with every step's granularity fixed to g;
 ``engine_routed`` — the pipeline with per-step routed granularity (rules, offline);
 ``engine_llm`` — the same with the configured chat model (``KG_RAG_LLM__*``; only with
-``--llm``).
+``--llm``): LLM router where the rules abstain, and a listwise LLM rerank of the context head.
+Ablations: ``engine_routed_whole`` (focus + rerank, whole pieces) and
+``engine_paragraph_rerank`` (fixed paragraphs + rerank) separate the rerank from the routed
+unit choice; ``hybrid_sentence_bare`` hands sentence hits without small-to-big.
 
 Run: ``nice .venv/bin/python bench/granularity.py --data ../shared/bench/musique-dev
 [--limit N] [--json OUT] [--kb-cache DIR] [--systems ...] [--llm]``. Not part of the test suite.
@@ -358,10 +361,23 @@ def system_for(name: str, kb_dir: Path, store: Any, graph: Any) -> tuple[Ranker,
         return bare_sentence_ranker(store), whole_pieces
     if kind == "hybrid" and g in GRANULARITIES:
         return hybrid_ranker(store, g), whole_pieces
-    if name in ("engine_routed", "engine_llm", "engine_routed_whole"):
-        engine = make_engine(kb_dir, store, graph, None, llm=name == "engine_llm")
+    if name in ("engine_routed", "engine_routed_whole"):
+        engine = make_engine(kb_dir, store, graph, None, llm=False)
         pack = whole_pieces if name == "engine_routed_whole" else engine.pipeline.pack_context
         return engine_ranker(engine), pack
+    if name == "engine_llm":
+        from kg_rag.retrieval.rerank import LLMListwiseReranker
+
+        engine = make_engine(kb_dir, store, graph, None, llm=True)
+        listwise = LLMListwiseReranker(engine.pipeline.model)
+
+        def llm_ranked(question: str) -> list[Evidence]:
+            trace = engine.ask(question).trace
+            steps = [st.bound_query for st in trace.steps]
+            ranked, _ = listwise.rerank(question, steps, engine.pipeline.answer_context(trace))
+            return ranked
+
+        return llm_ranked, engine.pipeline.pack_context
     if name == "engine_paragraph_rerank":
         engine = make_engine(kb_dir, store, graph, "paragraph", llm=False)
         focus = engine.pipeline.focus

@@ -179,7 +179,7 @@ class RouterSettings(BaseModel):
     """Override every step's routed granularity (for A/B comparisons)."""
     context_tokens: int = 2048
     """Token budget of the evidence the answer model reads (see ``pack_context``)."""
-    sentence_share: float = 0.5
+    sentence_share: float = 0.25
     """With routed granularity, the share of ``context_tokens`` first spent on the pieces'
     hit sentences before they are widened to whole paragraphs (bench/granularity.py)."""
     on_fallback: Literal["record", "raise"] = "record"

@@ -36,10 +36,13 @@ def answer_context(
     steps: Sequence[Sequence[Evidence]],
     *,
     step_weight: float = STEP_WEIGHT,
+    k: int = 60,
 ) -> list[Evidence]:
     """The ranked evidence the answer model is handed before packing: the whole-question
-    ranking and each step's hits fused by weighted reciprocal rank."""
-    return rrf([(whole, 1.0)] + [(hits, step_weight) for hits in steps])
+    ranking and each step's hits fused by weighted reciprocal rank (``k`` as in
+    :func:`~kg_rag.retrieval.fusion.rrf`; a small ``k`` lets each step's first hits in
+    before the whole-question list's tail)."""
+    return rrf([(whole, 1.0)] + [(hits, step_weight) for hits in steps], k)
 
 
 def context_tokens(evidence: Sequence[Evidence]) -> int:
@@ -54,6 +57,8 @@ class _Span:
     end: int
     text: str
     spans: bool
+    level: str = ""
+    """The unit handed over when it is not the evidence's own level (a hit sentence)."""
 
     def tokens(self) -> int:
         return count_tokens(self.text)
@@ -155,7 +160,13 @@ class _Packer:
         out = []
         for s in self.taken:
             if s.spans:
-                update = {"text": s.text, "char_start": s.start, "char_end": s.end}
+                update: dict[str, object] = {
+                    "text": s.text,
+                    "char_start": s.start,
+                    "char_end": s.end,
+                }
+                if s.level:
+                    update["level"] = s.level
                 out.append(s.ev.model_copy(update=update))
             else:
                 out.append(
@@ -183,7 +194,9 @@ def _focus_piece(ev: Evidence) -> _Span | None:
     if span is None:
         return None
     a, b = span[0] - ev.char_start, span[1] - ev.char_start
-    return _Span(ev, span[0], span[1], ev.text[a:b], True)
+    return _Span(
+        ev, span[0], span[1], ev.text[a:b], True, "sentence" if (a, b) != (0, len(ev.text)) else ""
+    )
 
 
 def pack_evidence(

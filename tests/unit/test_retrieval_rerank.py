@@ -99,3 +99,41 @@ def test_pieces_without_spans_pass_through() -> None:
     store = FakeSentenceStore({})
     assert SentenceFocus(store).annotate([summary], ["q"]) == [summary]
     assert store.calls == []
+
+
+# -- listwise rerank with a chat model ------------------------------------------------------
+
+
+def _pieces(n: int) -> list[Evidence]:
+    return [
+        Evidence(chunk_id=f"c{i}", doc_id="d", text=f"passage number {i}", score=1.0)
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "window", "expected", "reason"),
+    [
+        ("3 > 1 > 2", 5, ["c2", "c0", "c1", "c3", "c4"], None),
+        # Repeats and out-of-range numbers are dropped; the unnamed keep their order.
+        ("[2] > [2] > [9] > [4]", 5, ["c1", "c3", "c0", "c2", "c4"], None),
+        # Only the window is reordered; the tail follows unchanged.
+        ("2 > 1", 2, ["c1", "c0", "c2", "c3", "c4"], None),
+        ("none of them", 5, ["c0", "c1", "c2", "c3", "c4"], "named no passage"),
+        (RuntimeError("server down"), 5, ["c0", "c1", "c2", "c3", "c4"], "call failed"),
+    ],
+)
+def test_listwise_rerank_table(
+    reply: Any, window: int, expected: list[str], reason: str | None
+) -> None:
+    from kg_rag.retrieval.rerank import RERANK_PROMPT_VERSION, LLMListwiseReranker
+    from kg_rag.testing import FakeChatModel
+
+    fake = FakeChatModel(script=[(RERANK_PROMPT_VERSION, reply)])
+    ranked, why = LLMListwiseReranker(fake, window=window).rerank("q?", ["step one"], _pieces(5))
+    assert [e.chunk_id for e in ranked] == expected
+    assert (why is None) if reason is None else (reason in (why or ""))
+    prompt = fake.calls[0].prompt
+    assert "Step 1: step one" in prompt
+    assert f"[{window}] passage number {window - 1}" in prompt
+    assert f"[{window + 1}]" not in prompt
