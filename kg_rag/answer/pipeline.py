@@ -192,12 +192,13 @@ class AnswerPipeline:
     def answer_context(self, trace: Trace) -> list[Evidence]:
         """The ranked evidence the answer model is handed before the budget cut: the
         whole-question ranking fused with the step hits (the same for every granularity);
-        with routed granularity (no fixed
-        one set) each piece's best sentence for the question, its steps and their answers
-        marked and the pieces reranked by it (:class:`~kg_rag.retrieval.rerank.SentenceFocus`)."""
+        with routed granularity (no fixed one set) each piece's best sentence for the
+        question, its steps and their answers marked, and the pieces reranked by it
+        (:class:`~kg_rag.retrieval.rerank.SentenceFocus`)."""
         whole = trace.whole_question.hits if trace.whole_question is not None else []
         # k as in the whole-question fusion: with k=60 the whole-question list's 20th hit
-        # outranked every step's first (bench/granularity.py: evidence recall@1024 .79 → .83).
+        # outranked every step's first (bench/granularity.py, engine_paragraph evidence
+        # recall@1024 .790 → .842, @512 .677 → .723).
         context = answer_context(whole, [st.hits for st in trace.steps], k=WHOLE_RRF_K)
         if self.settings.fixed_granularity is not None:
             return context
