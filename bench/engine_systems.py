@@ -9,7 +9,9 @@ Registers, for ``bench/retrieval.py``:
 * ``engine_fast`` — ``retrieve(depth="fast")``: the whole-question search only (hybrid fused
   with graph PPR), no planning;
 * ``engine_fixed_paragraph`` — the same with every step's granularity fixed to paragraph,
-  the A/B baseline for routed granularity.
+  the A/B baseline for routed granularity;
+* ``engine_context`` / ``engine_context_rerank`` — the passages of the answer model's context
+  before the budget cut, without and with the sentence-focus rerank (not in the defaults).
 
 The graph is built once per run on the benchmark's own chunk store (offline extractor), and
 its build time is reported (or reused with the chunk store from ``--kb-cache``).
@@ -121,3 +123,34 @@ def engine_fast_system(ctx: BenchContext) -> System:
 @register_system("engine_fixed_paragraph")
 def engine_fixed_system(ctx: BenchContext) -> System:
     return _engine_system(ctx, fixed_granularity="paragraph")
+
+
+@register_system("engine_context")
+def engine_context_system(ctx: BenchContext) -> System:
+    """The passages of what the pipeline hands its answer model, before the budget cut
+    (``AnswerPipeline.answer_context``: whole question fused with the step hits, no rerank)."""
+    from kg_rag.retrieval.fusion import WHOLE_RRF_K
+    from kg_rag.retrieval.packing import answer_context
+
+    engine = _engine(ctx)
+
+    def run(question: str) -> list[str]:
+        trace = engine.ask(question).trace
+        whole = trace.whole_question.hits if trace.whole_question is not None else []
+        fused = answer_context(whole, [st.hits for st in trace.steps], k=WHOLE_RRF_K)
+        return unique(e.doc_id for e in fused)
+
+    return run
+
+
+@register_system("engine_context_rerank")
+def engine_context_rerank_system(ctx: BenchContext) -> System:
+    """The same context with routed granularity: sentence focus and rerank
+    (:class:`kg_rag.retrieval.rerank.SentenceFocus`)."""
+    engine = _engine(ctx)
+
+    def run(question: str) -> list[str]:
+        trace = engine.ask(question).trace
+        return unique(e.doc_id for e in engine.pipeline.answer_context(trace))
+
+    return run

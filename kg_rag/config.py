@@ -207,6 +207,11 @@ class RouterSettings(BaseModel):
         None
     )
     """Override every step's routed granularity (for A/B comparisons)."""
+    context_tokens: int = 2048
+    """Token budget of the evidence the answer model reads (see ``pack_context``)."""
+    sentence_share: float = 0.25
+    """With routed granularity, the share of ``context_tokens`` first spent on the pieces'
+    hit sentences before they are widened to whole paragraphs (bench/granularity.py)."""
     on_fallback: Literal["record", "raise"] = "record"
     """What an LLM stage's fallback to its offline method does: recorded in the trace, or
     raised as ``StageFallbackError`` (tests use "raise" so an unexpected fallback fails)."""
