@@ -173,6 +173,8 @@ class EmbeddedGraphStore:
         self._entities: dict[str, Entity] = {}
         self._vectors: dict[str, list[float]] = {}
         self._search_text: dict[str, str] = {}
+        self._name_keys: dict[str, set[str]] = {}  # normalized name or alias → entity ids
+        self._compact_keys: dict[str, set[str]] = {}  # compact name → entity ids
         self._relations: dict[RelKey, Relation] = {}
         self._graph: Any = nx.Graph()  # undirected; edge attr "keys": set of RelKey
         self._chunks: dict[str, ppr.ChunkRecord] = {}
@@ -334,8 +336,27 @@ class EmbeddedGraphStore:
         logger.debug("loaded embedded graph from %s: %s", self.path, self._counts())
 
     # -- memory primitives (callers hold the lock and have written LanceDB already) ----------
+    def _index_names(self, entity: Entity, add: bool) -> None:
+        keys, compact = ppr.lookup_keys(entity.name, entity.aliases)
+        pairs = [(self._name_keys, k) for k in keys] + [(self._compact_keys, compact)]
+        for index, key in pairs:
+            if not key:
+                continue
+            if add:
+                index.setdefault(key, set()).add(entity.entity_id)
+            else:
+                ids = index.get(key)
+                if ids is not None:
+                    ids.discard(entity.entity_id)
+                    if not ids:
+                        del index[key]
+
     def _put_entity(self, entity: Entity, vector: list[float] | None) -> None:
         eid = entity.entity_id
+        old = self._entities.get(eid)
+        if old is not None:
+            self._index_names(old, add=False)
+        self._index_names(entity, add=True)
         self._entities[eid] = entity
         if vector is None:
             self._vectors.pop(eid, None)
@@ -623,7 +644,7 @@ class EmbeddedGraphStore:
             community.members = [m for m in community.members if m != entity_id]
             self._membership.pop(entity_id, None)
         for eid in ids:
-            self._entities.pop(eid)
+            self._index_names(self._entities.pop(eid), add=False)
             self._vectors.pop(eid, None)
             self._search_text.pop(eid)
             self._graph.remove_node(eid)
@@ -744,6 +765,29 @@ class EmbeddedGraphStore:
                 if any(n in keys for n in needles)
             ]
             return ppr.rank_name_matches(text, candidates, limit)
+
+    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+        """Entities whose name or an alias has a normalized form in ``keys``, or whose name
+        has a compact form in ``compact`` (see :func:`kg_rag.stores.ppr.lookup_keys`), sorted
+        by id, without vectors: an index lookup, whatever the size of the graph."""
+        with self._lock:
+            self._table("entities")
+            found: set[str] = set()
+            for key in keys:
+                found.update(self._name_keys.get(key, ()))
+            for key in compact:
+                found.update(self._compact_keys.get(key, ()))
+            return [self._entities[e] for e in sorted(found)]
+
+    def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
+        """entity_id → number of chunks that mention it (ids without mentions left out)."""
+        with self._lock:
+            self._table("mentions")
+            return {
+                e: len(self._entity_chunks[e])
+                for e in sorted(set(entity_ids))
+                if e in self._entity_chunks
+            }
 
     def similar_entities(
         self, vector: Sequence[float], limit: int = 10

@@ -37,6 +37,7 @@ __all__ = [
     "build_networkx",
     "fold_relations",
     "lexicographic_shortest_paths",
+    "lookup_keys",
     "name_needles",
     "normalize_name",
     "personalized_pagerank",
@@ -361,6 +362,23 @@ def search_keys(name: str, aliases: Sequence[str]) -> list[str]:
         if key and key not in keys:
             keys.append(key)
     return keys
+
+
+def lookup_keys(name: str, aliases: Sequence[str]) -> tuple[list[str], str]:
+    """The keys a store indexes an entity under for exact lookups
+    (:meth:`~kg_rag.stores.base.GraphStore.entities_named`): the distinct
+    :func:`extraction.normalize.normalize_name` forms of its name and aliases (what entity
+    linking and resolution compare), and the compact form of its name (resolution's
+    "Wal-Mart" = "Walmart" stage, :func:`extraction.normalize.compact_name`)."""
+    from extraction.normalize import compact_name
+    from extraction.normalize import normalize_name as entity_key_name
+
+    keys: list[str] = []
+    for raw in [name, *aliases]:
+        key = entity_key_name(raw)
+        if key and key not in keys:
+            keys.append(key)
+    return keys, compact_name(name)
 
 
 def name_needles(text: str) -> list[str]:

@@ -189,6 +189,47 @@ def test_find_entities_exact_before_substring_and_limit(store: Any) -> None:
     assert [e.entity_id for e in store.find_entities("lyon", limit=1)] == ["b_alias"]
 
 
+@pytest.mark.parametrize(
+    ("keys", "compact", "expected"),
+    [
+        (["acme corp"], [], ["e_acme"]),  # a name
+        (["acme"], [], ["e_acme"]),  # an alias
+        # aliases; "A. Smith" normalizes to "smith" (punctuation and a leading article go)
+        (["acme corporation", "smith"], [], ["e_acme", "e_alice"]),
+        (["alice"], [], []),  # one word of a name is no name
+        (["paris", "france", "zzz"], [], ["e_france", "e_paris"]),
+        ([], ["acmecorp"], ["e_acme"]),  # compact name
+        ([], ["acme corp"], []),  # compact keys have no spaces
+        (["carol"], ["bobjones"], ["e_bob", "e_carol"]),
+        ([], [], []),
+    ],
+)
+def test_entities_named(
+    store: Any, keys: list[str], compact: list[str], expected: list[str]
+) -> None:
+    store.upsert_entities(data.entities())
+    found = store.entities_named(keys, compact)
+    assert [e.entity_id for e in found] == expected
+    assert all(e.vector is None for e in found)
+
+
+def test_entities_named_follows_renames_and_deletes(store: Any) -> None:
+    store.upsert_entities(data.entities())
+    store.upsert_entities([Entity(entity_id="e_acme", name="Acme Holdings", type="ORGANIZATION")])
+    assert store.entities_named(["acme", "acme corp"]) == []
+    assert [e.entity_id for e in store.entities_named(["acme holdings"])] == ["e_acme"]
+    store.delete_entities(["e_paris"])
+    assert store.entities_named(["paris"]) == []
+
+
+def test_mention_counts(store: Any) -> None:
+    data.load(store)
+    ids = ["e_alice", "e_acme", "e_island", "e_louvre", "missing"]
+    expected = {e: len(c) for e, c in store.chunks_for_entities(ids).items()}
+    assert store.mention_counts(ids) == expected
+    assert "missing" not in expected and len(set(expected.values())) > 1
+
+
 def test_similar_entities(store: Any) -> None:
     store.upsert_entities(data.entities())
     found = store.similar_entities([0.9, 0.1, 0.0, 0.0], limit=3)
