@@ -246,7 +246,7 @@ class GraphBuilder:
                 description=e.description,
                 mentions=[],
             )
-            for e in self.graph.all_entities()
+            for e in self._stored_candidates(extractions)
         ]
         resolver = EntityResolver(threshold=self.settings.extraction.resolution_threshold)
         result = resolver.resolve(extractions, existing)
@@ -301,6 +301,23 @@ class GraphBuilder:
         report.seconds = time.perf_counter() - t0
         log.info("%s", report)
         return report
+
+    def _stored_candidates(self, extractions: Sequence[Any]) -> list[Entity]:
+        """The stored entities resolution can join or merge these extractions with, found
+        through the store's name index (:func:`extraction.resolve.stored_lookup_keys`), so a
+        batch costs the same whatever is already stored; every entity on a store without one.
+        """
+        from extraction.resolve import stored_lookup_keys
+
+        lookup = getattr(self.graph, "entities_named", None)
+        if lookup is None:
+            return list(self.graph.all_entities())
+        names, compact = stored_lookup_keys(extractions)
+        found: list[Entity] = []
+        step = 5000  # keys per call: one Cypher parameter list stays small
+        for start in range(0, max(len(names), len(compact)), step):
+            found.extend(lookup(names[start : start + step], compact[start : start + step]))
+        return list({e.entity_id: e for e in found}.values())
 
     def remove_orphans(self) -> int:
         """Delete entities no mention supports (left by a batch killed between writing
