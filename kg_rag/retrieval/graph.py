@@ -66,9 +66,15 @@ _STOP_KEYS = frozenset(
     ]
 )
 _MAX_NGRAM = 8
+_HUB_CHUNKS = 200  # bench/scale.py; musique-dev has 2 entities above it (of 14k)
 _CACHE_ENTITIES = 100_000  # entities / mention counts a linker keeps before starting afresh
 _PPR_TOL = 1e-7  # ranking of the top few hundred entities is settled long before 1e-13
 _PPR_DAMPING = 0.85
+# Forward-push threshold (bench/scale.py): the walk expands only nodes holding more than this
+# residual mass per neighbour, so PPR costs about the same on a graph of 10k entities as on
+# one of a million (whole-graph power iteration grew with it). On musique-dev the top 50
+# entities agree with exact PPR to ~94% at 1e-5, ~99% at 1e-6.
+_PPR_EPSILON = 1e-5
 # Seed weighting (bench/fusion_tune.py, PPR R@5 alone, musique-dev / 2wiki-dev): a span
 # written all in lower case ("director", "place of birth", "father") names a common noun, not
 # an entity the question is about; seeding it like a name sends PPR mass to hub passages
@@ -108,6 +114,10 @@ def _cypher_for(name: str, params: dict[str, Any]) -> str:
         return "\n// then\n".join([q.NEIGHBOUR_IDS.strip(), q.INDUCED_EDGES.strip()])
     if name == "chunks_for_entities":
         return q.CHUNKS_FOR_ENTITIES.strip()
+    if name == "mention_counts":
+        return q.MENTION_COUNTS.strip()
+    if name == "entities_for_chunks":
+        return q.ENTITIES_FOR_CHUNKS.strip()
     return ""
 
 
@@ -446,16 +456,32 @@ class GraphRetriever:
             "ppr_adjacency",
             {"ids": seed_ids, "seeds": seeds, "damping": _PPR_DAMPING, "max_hops": 3},
             lambda: self.graph.personalized_pagerank(
-                seeds, damping=_PPR_DAMPING, limit=300, max_hops=None, tol=_PPR_TOL
+                seeds,
+                damping=_PPR_DAMPING,
+                limit=300,
+                max_hops=None,
+                tol=_PPR_TOL,
+                epsilon=_PPR_EPSILON,
             ),
         )
         ppr = dict(ranked)
         top_entities = [e for e, _ in ranked]
+        counts = self._call(
+            calls,
+            "mention_counts",
+            {"ids": top_entities},
+            lambda: _mention_counts(self.graph, top_entities),
+        )
+        # Hubs (entities mentioned in more than _HUB_CHUNKS chunks) are not fanned out: their
+        # mass, spread over all their chunks, is added only to the chunks the other entities
+        # reach, so the work is bounded however many chunks a hub gathers as the corpus grows.
+        hubs = {e: n for e, n in counts.items() if n > _HUB_CHUNKS}
+        regular = [e for e in top_entities if e in counts and e not in hubs]
         chunk_map = self._call(
             calls,
             "chunks_for_entities",
-            {"ids": top_entities},
-            lambda: self.graph.chunks_for_entities(top_entities),
+            {"ids": regular},
+            lambda: self.graph.chunks_for_entities(regular),
         )
         chunk_scores: dict[str, float] = {}
         chunk_entities: dict[str, list[str]] = {}
@@ -466,6 +492,19 @@ class GraphRetriever:
             for cid in chunk_ids:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + share
                 chunk_entities.setdefault(cid, []).append(eid)
+        if hubs and chunk_scores:
+            reached = sorted(chunk_scores)
+            mentioned = self._call(
+                calls,
+                "entities_for_chunks",
+                {"ids": reached},
+                lambda: self.graph.entities_for_chunks(reached),
+            )
+            for cid, eids in mentioned.items():
+                for eid in eids:
+                    if eid in hubs:
+                        chunk_scores[cid] += ppr.get(eid, 0.0) / hubs[eid]
+                        chunk_entities[cid].append(eid)
         best = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))[:top_k]
         by_id = {c.chunk_id: c for c in self.chunks.get_chunks(best)}
         evidence = [

@@ -99,10 +99,14 @@ class GraphStore(Protocol):
         limit: int = 50,
         max_hops: int | None = 3,
         tol: float | None = None,
+        epsilon: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds (undirected,
         relation weights), highest first; the walk stays within ``max_hops`` of the seeds
-        (``None``: the whole graph)."""
+        (``None``: the whole graph). With ``epsilon`` (and ``max_hops=None``) the scores are
+        approximated by forward push from the seeds
+        (:meth:`kg_rag.stores.ppr.TransitionMatrix.rank_local`): the work no longer grows with
+        the graph."""
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """entity_id → sorted chunk ids that mention it."""

@@ -868,6 +868,7 @@ class EmbeddedGraphStore:
         limit: int = 50,
         max_hops: int | None = 3,
         tol: float | None = None,
+        epsilon: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds.
 
@@ -886,6 +887,8 @@ class EmbeddedGraphStore:
                         self._entities,
                         [(k[0], k[2], k[1], r.weight) for k, r in self._relations.items()],
                     )
+                if epsilon is not None:
+                    return self._whole_graph.rank_local(chosen, damping, limit, epsilon)
                 return self._whole_graph.rank(chosen, damping, limit, tol)
             nodes = ppr.bfs_levels(existing, self._expand, max_hops)
             edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in self._induced(nodes)]

@@ -590,6 +590,7 @@ class Neo4jGraphStore:
         limit: int = 50,
         max_hops: int | None = 3,
         tol: float | None = None,
+        epsilon: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds.
 
@@ -607,7 +608,10 @@ class Neo4jGraphStore:
             if self._whole_graph is None:
                 ids = list(self._read(q.GRAPH_NODES)[0]["ids"])
                 self._whole_graph = ppr.TransitionMatrix(ids, self._edges(q.ALL_EDGES))
-            return self._whole_graph.rank({s: seeds[s] for s in existing}, damping, limit, tol)
+            chosen = {s: seeds[s] for s in existing}
+            if epsilon is not None:
+                return self._whole_graph.rank_local(chosen, damping, limit, epsilon)
+            return self._whole_graph.rank(chosen, damping, limit, tol)
         else:
             nodes = set(ppr.bfs_levels(existing, self._expand, max_hops))
             edges = self._edges(q.INDUCED_EDGES, ids=sorted(nodes))

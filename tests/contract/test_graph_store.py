@@ -363,6 +363,30 @@ def test_personalized_pagerank_matches_networkx(
     assert sum(score for _, score in got) == pytest.approx(1.0, abs=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("seeds", "epsilon", "abs_error"),
+    [
+        ({"e_france": 2.0, "e_carol": 1.0}, 1e-13, 1e-10),
+        ({"e_alice": 1.0}, 1e-13, 1e-10),
+        ({"e_alice": 1.0, "e_island": 1.0}, 1e-13, 1e-10),  # a seed with no edges
+        ({"e_bob": 1.0}, 1e-4, 1e-3),
+        ({"e_paris": 1.0, "e_alice": 0.5}, 1e-3, 1e-2),
+    ],
+)
+def test_personalized_pagerank_by_forward_push(
+    store: Any, seeds: dict[str, float], epsilon: float, abs_error: float
+) -> None:
+    data.load(store)
+    got = store.personalized_pagerank(dict(seeds), limit=50, max_hops=None, epsilon=epsilon)
+    expected = ppr_oracle(seeds, 0.85, None)
+    for node, score in got:
+        assert score == pytest.approx(expected[node], abs=abs_error)
+        assert score <= expected[node] + 1e-12  # push approximates from below
+    assert got[0][0] == max(expected, key=lambda n: (expected[n], n))
+    if epsilon < 1e-10:
+        assert [n for n, _ in got] == sorted(expected, key=lambda n: (-round(expected[n], 9), n))
+
+
 def test_personalized_pagerank_edge_cases(store: Any) -> None:
     data.load(store)
     assert store.personalized_pagerank({"missing": 1.0}) == []
