@@ -18,8 +18,9 @@ What is synthetic (everything is, so 100k passages build in minutes on two cores
 
 Questions are built from stored names: one- and two-entity questions and bridge questions
 ("Who founded the organization that X joined?"), so ``full`` depth plans several steps.
-Each size runs in its own process; its resident memory is read after the build and after the
-queries.
+All sizes are opened in one process and every question runs on each in turn (the shared
+machine's load drifts; interleaving hits all sizes alike); the memory reported per size is what
+opening it and answering its first questions added to the process.
 """
 
 from __future__ import annotations
@@ -217,6 +218,7 @@ def cached_kb(passages: int, cache: Path | None, tmp: Path) -> tuple[Path, dict[
     """The synthetic knowledge base of ``passages``: from ``cache`` when built there before
     (building it there first), else built in ``tmp``. Returns (folder, build facts)."""
     if cache is None:
+        tmp.mkdir(parents=True, exist_ok=True)
         kb_dir = tmp / "kb"
         built = build_kb(passages, kb_dir)
         return kb_dir, built
@@ -236,72 +238,86 @@ def cached_kb(passages: int, cache: Path | None, tmp: Path) -> tuple[Path, dict[
     return entry / "kb", built
 
 
-def run_queries(passages: int, n_queries: int, cache: str | None = None) -> dict[str, Any]:
-    """Build (or reuse from ``cache``) a knowledge base of ``passages`` and time
-    ``engine.retrieve`` at both depths."""
-    from bench._common import percentile
+def _open_engine(kb_dir: Path) -> Any:
     from kg_rag.config import Settings
     from kg_rag.engine import KnowledgeEngine
     from kg_rag.stores.chunks import LanceChunkStore
     from kg_rag.stores.embedded import EmbeddedGraphStore
     from kg_rag.testing import HashEmbeddings
 
+    settings = Settings(kb_dir=kb_dir)
+    settings.llm.base_url = None  # offline, whatever the environment says
+    settings.llm.api_key = None
+    embedder = HashEmbeddings(dimensions=DIM)
+    engine = KnowledgeEngine(
+        settings, LanceChunkStore(kb_dir, embedder), EmbeddedGraphStore(kb_dir), embedder
+    )
+    engine.open_stores()
+    return engine
+
+
+def run_queries(sizes: list[int], n_queries: int, cache: str | None = None) -> dict[str, Any]:
+    """Open (building, or reusing from ``cache``) a knowledge base per size and time
+    ``engine.retrieve`` at both depths.
+
+    The machine is shared and its load drifts, so every question runs on every size in turn
+    (sizes interleaved), as in the chunk-search series. Resident memory per size is what
+    opening it and its first queries added to the process.
+    """
+    from bench._common import percentile
+
+    out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="kg-rag-scale-query-") as tmp:
-        kb_dir, built = cached_kb(passages, Path(cache) if cache else None, Path(tmp))
-        names = built.pop("names")
-        settings = Settings(kb_dir=kb_dir)
-        settings.llm.base_url = None
-        settings.llm.api_key = None
-        embedder = HashEmbeddings(dimensions=DIM)
-        engine = KnowledgeEngine(
-            settings, LanceChunkStore(kb_dir, embedder), EmbeddedGraphStore(kb_dir), embedder
-        )
-        t0 = time.perf_counter()
-        engine.open_stores()
-        open_s = time.perf_counter() - t0
-        rss_open = _rss_mb()[0]
-        qs = questions(names, n_queries + 3)
-        t0 = time.perf_counter()
-        engine.retrieve(qs[0], depth="fast")
-        first_s = time.perf_counter() - t0
-        for q in qs[1:3]:
-            engine.retrieve(q, depth="full")
-        out: dict[str, Any] = dict(built)
-        for depth in ("fast", "full"):
-            times = []
-            for q in qs[3:]:
-                t0 = time.perf_counter()
-                engine.retrieve(q, depth=depth)  # type: ignore[arg-type]
-                times.append((time.perf_counter() - t0) * 1000)
-            out[f"{depth}_p50_ms"] = percentile(times, 50)
-            out[f"{depth}_p95_ms"] = percentile(times, 95)
-        rss, peak = _rss_mb()
-        engine.close()
-        out.update(
-            open_s=open_s,
-            first_query_s=first_s,
-            rss_open_mb=rss_open,
-            rss_mb=rss,
-            rss_peak_mb=peak,
-            queries=n_queries,
-        )
+        engines: dict[int, Any] = {}
+        qs: dict[int, list[str]] = {}
+        for n in sizes:
+            kb_dir, built = cached_kb(n, Path(cache) if cache else None, Path(tmp) / str(n))
+            names = built.pop("names")
+            before = _rss_mb()[0]
+            t0 = time.perf_counter()
+            engine = _open_engine(kb_dir)
+            open_s = time.perf_counter() - t0
+            qs[n] = questions(names, n_queries + 3)
+            t0 = time.perf_counter()
+            engine.retrieve(qs[n][0], depth="fast")
+            first_s = time.perf_counter() - t0
+            for q in qs[n][1:3]:
+                engine.retrieve(q, depth="full")
+            engines[n] = engine
+            out[str(n)] = dict(
+                built, open_s=open_s, first_query_s=first_s, rss_mb=_rss_mb()[0] - before
+            )
+            print(f"  {n:,} passages open: {open_s:.1f} s", file=sys.stderr, flush=True)
+        times: dict[tuple[int, str], list[float]] = {}
+        for i in range(3, n_queries + 3):
+            for depth in ("fast", "full"):
+                for n, engine in engines.items():
+                    t0 = time.perf_counter()
+                    engine.retrieve(qs[n][i], depth=depth)
+                    times.setdefault((n, depth), []).append((time.perf_counter() - t0) * 1000)
+        for (n, depth), values in times.items():
+            out[str(n)][f"{depth}_p50_ms"] = percentile(values, 50)
+            out[str(n)][f"{depth}_p95_ms"] = percentile(values, 95)
+        for engine in engines.values():
+            engine.close()
+        out["rss_peak_mb"] = _rss_mb()[1]
+        out["queries"] = n_queries
         return out
 
 
 def query_series(
     sizes: list[int], n_queries: int, cache: Path | None = None
 ) -> dict[int, dict[str, Any]]:
-    """Run :func:`run_queries` for each size in its own process."""
+    """Run :func:`run_queries` in a fresh process; returns size → numbers."""
     root = Path(__file__).resolve().parent.parent
-    results: dict[int, dict[str, Any]] = {}
-    for n in sizes:
-        print(f"query series: {n:,} passages", file=sys.stderr, flush=True)
-        code = (
-            "import json; from bench._scale_query import run_queries; "
-            f"print(json.dumps(run_queries({n}, {n_queries}, {str(cache) if cache else None!r})))"
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", code], cwd=root, stdout=subprocess.PIPE, text=True, check=True
-        )
-        results[n] = json.loads(done.stdout.strip().splitlines()[-1])
-    return results
+    print(f"query series: {sizes} passages", file=sys.stderr, flush=True)
+    code = (
+        "import json; from bench._scale_query import run_queries; "
+        f"print(json.dumps(run_queries({sizes!r}, {n_queries}, "
+        f"{str(cache) if cache else None!r})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, stdout=subprocess.PIPE, text=True, check=True
+    )
+    raw = json.loads(done.stdout.strip().splitlines()[-1])
+    return {n: {**raw[str(n)], "queries": raw["queries"]} for n in sizes}

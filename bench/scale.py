@@ -278,7 +278,7 @@ def print_query(results: dict[int, dict[str, Any]]) -> None:
             "full p95",
             "open s",
             "1st query s",
-            "RSS MB",
+            "+RSS MB",
         ],
         [
             [

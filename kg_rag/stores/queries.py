@@ -73,6 +73,7 @@ CONSTRAINTS: Final = (
     "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.aliases_text]",
     "CREATE INDEX entity_name_key IF NOT EXISTS FOR (n:Entity) ON (n.name_key)",
     "CREATE INDEX entity_compact_key IF NOT EXISTS FOR (n:Entity) ON (n.compact_key)",
+    "CREATE TEXT INDEX entity_search_text IF NOT EXISTS FOR (n:Entity) ON (n.search_text)",
 )
 
 AWAIT_INDEXES: Final = "CALL db.awaitIndexes($timeout)"
@@ -327,12 +328,15 @@ RETURN c.chunk_id AS chunk_id, c.doc_id AS doc_id, c.level AS level,
 ORDER BY chunk_id
 """
 
-# A superset scan for name matching: every entity whose normalized names contain a needle.
-# The ranking itself happens in Python (kg_rag.stores.ppr.rank_name_matches).
+# A superset for name matching: every entity whose normalized names contain a needle, one
+# CONTAINS per needle so the text index on search_text serves it (an any(...) over the list
+# would scan every entity). The ranking itself happens in Python
+# (kg_rag.stores.ppr.rank_name_matches).
 NAME_CANDIDATES: Final = f"""
+UNWIND $needles AS needle
 MATCH (e:Entity)
-WHERE any(needle IN $needles WHERE e.search_text CONTAINS needle)
-RETURN {_ENTITY_FIELDS}
+WHERE e.search_text CONTAINS needle
+RETURN DISTINCT {_ENTITY_FIELDS}
 """
 
 FULLTEXT_ENTITIES: Final = f"""
