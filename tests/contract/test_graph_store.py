@@ -177,6 +177,19 @@ def test_find_entities(store: Any, text: str, expected: list[str]) -> None:
     assert [e.entity_id for e in store.find_entities(text)] == expected
 
 
+def test_find_entities_sees_writes_and_deletes(store: Any) -> None:
+    store.upsert_entities(data.entities())
+    assert store.find_entities("Lisbon") == []
+    store.upsert_entities([Entity(entity_id="e_lisbon", name="Lisbon", aliases=["Lisboa"])])
+    assert [e.entity_id for e in store.find_entities("lisboa")] == ["e_lisbon"]
+    assert [e.entity_id for e in store.find_entities("isbo")] == ["e_lisbon"]  # a substring
+    store.upsert_entities([Entity(entity_id="e_lisbon", name="Porto")])
+    assert store.find_entities("lisboa") == []
+    store.delete_entities(["e_lisbon", "e_paris"])
+    assert store.find_entities("Porto") == [] and store.find_entities("Paris") == []
+    assert [e.entity_id for e in store.find_entities("Louvre")] == ["e_louvre"]
+
+
 def test_find_entities_exact_before_substring_and_limit(store: Any) -> None:
     store.upsert_entities(
         [
