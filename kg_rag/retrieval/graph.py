@@ -210,10 +210,14 @@ class EntityLinker:
     def _vector_entities(self, span: str) -> list[Entity]:
         if self.embed is None:
             return []
-        if self._has_vectors is None and self._entities:
-            sample = sorted(self._entities)[:50]
-            self._has_vectors = any(e.vector for e in self.graph.get_entities(sample))
-        if self._has_vectors is False:
+        if self._has_vectors is None:
+            probe = getattr(self.graph, "has_entity_vectors", None)
+            if probe is not None:
+                self._has_vectors = bool(probe())
+            else:
+                sample = [e.entity_id for e in self.graph.all_entities()[:50]]
+                self._has_vectors = any(e.vector for e in self.graph.get_entities(sample))
+        if not self._has_vectors:
             return []
         best = self.graph.similar_entities(self.embed(span), limit=1)
         matched = [(e, score) for e, score in best if score >= self.vector_threshold]

@@ -809,6 +809,12 @@ class EmbeddedGraphStore:
                 found.update(self._compact_keys.get(key, ()))
             return [self._entities[e] for e in sorted(found)]
 
+    def has_entity_vectors(self) -> bool:
+        """True when some entity carries a vector (vector linking is worth a query embedding)."""
+        with self._lock:
+            self._table("entities")
+            return bool(self._vectors)
+
     def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
         """entity_id → number of chunks that mention it (ids without mentions left out)."""
         with self._lock:

@@ -498,6 +498,13 @@ class Neo4jGraphStore:
                 found.setdefault(record["entity_id"], _entity(record, with_vector=False))
         return [found[e] for e in sorted(found)]
 
+    def has_entity_vectors(self) -> bool:
+        """True when some entity carries a vector (vector linking is worth a query embedding).
+        One query; scans the entities only when none has a vector."""
+        if self._index_dim is None:
+            return False
+        return bool(self._read(q.ANY_ENTITY_VECTOR))
+
     def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
         """entity_id → number of chunks that mention it (ids without mentions left out)."""
         records = self._read(q.MENTION_COUNTS, ids=sorted(set(entity_ids)))

@@ -376,6 +376,11 @@ WITH e, aq WHERE aq.key IN e.name_keys
 RETURN DISTINCT {_ENTITY_FIELDS}
 """
 
+ANY_ENTITY_VECTOR: Final = """
+MATCH (e:Entity) WHERE e.vector IS NOT NULL
+RETURN e.entity_id AS entity_id LIMIT 1
+"""
+
 MENTION_COUNTS: Final = """
 UNWIND $ids AS id
 MATCH (c:Chunk)-[:MENTIONS]->(e:Entity {entity_id: id})

@@ -235,6 +235,13 @@ def test_entities_named_follows_renames_and_deletes(store: Any) -> None:
     assert store.entities_named(["paris"]) == []
 
 
+def test_has_entity_vectors(store: Any) -> None:
+    store.upsert_entities([Entity(entity_id="e_plain", name="Plain")])
+    assert store.has_entity_vectors() is False
+    store.upsert_entities(data.entities())
+    assert store.has_entity_vectors() is True
+
+
 def test_mention_counts(store: Any) -> None:
     data.load(store)
     ids = ["e_alice", "e_acme", "e_island", "e_louvre", "missing"]
