@@ -1,6 +1,30 @@
-"""Hybrid chunk-search latency at 10k and 100k synthetic chunks.
+"""Scale benchmarks: ingest cost as the knowledge base grows, engine ``retrieve`` latency at
+10k and 100k passages, and hybrid chunk-search latency at 10k and 100k chunks.
 
-Synthetic documents (1 document, 1 section, 3 paragraphs and 5 sentences each = 10 chunks)
+Series (``--series``, default ``ingest query``):
+
+* **ingest** (:mod:`bench._scale_ingest`): generated passages (the shared bench passages,
+  recombined with renamed entities at run time), offline extraction, synthetic vectors; per
+  stage milliseconds per passage (chunk, embed, write, extract, resolve, graph write,
+  communities), the first and the last batch against each other, and peak memory.
+  Acceptance: the last batch's ms/passage ≤ 1.2 × the first's; peak memory bounded by the
+  batch, not the corpus.
+* **query** (:mod:`bench._scale_query`): a synthetic knowledge base written through the store
+  APIs (60k entities at 100k passages); ``engine.retrieve`` p50/p95 at ``fast`` and ``full``
+  depth, resident memory. Acceptance: p95 at 100k ≤ 2 × p95 at 10k, both depths.
+* **chunks**: the chunk store alone (below).
+
+Measured 2026-12-01 (2 shared cores, 20 questions per size, sizes interleaved), engine
+retrieve p95 100k / 10k passages: fast 1.87, full 0.89 on this branch; 13.1 and 3.0 before
+(linking loaded every entity, whole-graph power-iteration PPR, hub entities fanned out over
+all their chunks).
+
+``--quick`` runs small sizes (a few minutes); ``--json OUT`` writes every number.
+``--kb-cache DIR`` keeps the synthetic query knowledge bases (100k passages take ~10 min to
+write, most of it the IVF-PQ index).
+
+Chunk-search series: synthetic documents (1 document, 1 section, 3 paragraphs and 5 sentences
+each = 10 chunks)
 use words drawn from a Zipf-distributed vocabulary, so BM25 postings are as skewed as real
 text, and clustered random unit vectors, so IVF partitions mean something. Vectors are
 written directly (embedding 100k chunks would measure the embedder, not search); queries are
@@ -11,16 +35,19 @@ is 50k rows); at 10k it searches exactly.
 
 Acceptance: hybrid p95 at 100k ≤ 2 × p95 at 10k.
 
-Run: ``nice .venv/bin/python bench/scale.py [--sizes 10000 100000] [--queries 100]``.
+Run: ``nice .venv/bin/python bench/scale.py [--series ingest query chunks] [--quick]
+[--json OUT] [--kb-cache DIR]``. Not part of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -173,20 +200,17 @@ def ann_quality(store: LanceChunkStore, n_queries: int = 50) -> tuple[float, flo
     return overlap / n_queries, ratio / n_queries
 
 
-def main(argv: list[str] | None = None) -> dict[int, dict[str, float]]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--queries", type=int, default=100)
-    args = parser.parse_args(argv)
+def chunk_series(sizes: list[int], n_queries: int) -> dict[int, dict[str, float]]:
+    """Hybrid, dense and BM25 latency of the chunk store alone at each size."""
     embedder = LocalMiniLMEmbeddings()
     embedder.embed_query("warm-up")
     with tempfile.TemporaryDirectory(prefix="kg-rag-scale-") as tmp:
         stores: dict[int, LanceChunkStore] = {}
         build_s: dict[int, float] = {}
-        for size in args.sizes:
+        for size in sizes:
             stores[size], build_s[size] = build(size, embedder, Path(tmp))
             print(f"{size:,} chunks: built in {build_s[size]:.0f} s", flush=True)
-        results = measure(stores, args.queries)
+        results = measure(stores, n_queries)
         for size, store in stores.items():
             results[size]["build_s"] = build_s[size]
             results[size]["ann_index"] = float(store.has_ann_index)
@@ -212,11 +236,115 @@ def main(argv: list[str] | None = None) -> dict[int, dict[str, float]]:
             for size, r in results.items()
         ],
     )
-    if len(args.sizes) >= 2:
-        small, large = args.sizes[0], args.sizes[-1]
+    if len(sizes) >= 2:
+        small, large = sizes[0], sizes[-1]
         ratio = results[large]["hybrid_p95_ms"] / results[small]["hybrid_p95_ms"]
         print(f"\nhybrid p95 ratio {large:,} / {small:,} chunks: {ratio:.2f} (target ≤ 2)")
     return results
+
+
+def print_ingest(results: dict[int, dict[str, Any]]) -> None:
+    """Per-stage ms/passage: whole run, first batch, last batch; memory."""
+    from bench._scale_ingest import STAGES, per_passage
+
+    names = [name for name, _ in STAGES] + ["total"]
+    rows = []
+    for n, r in results.items():
+        batches = r["batches"]
+        for label, part in (("all", batches), ("first", batches[:1]), ("last", batches[-1:])):
+            ms = per_passage(part)
+            rows.append([f"{n:,}", label, *[ms[k] for k in names], r["rss_peak_mb"]])
+    print_table(
+        "Ingest, ms per passage per stage (offline extraction, synthetic vectors)",
+        ["passages", "batches", *names, "peak MB"],
+        rows,
+    )
+    for n, r in results.items():
+        first, last = per_passage(r["batches"][:1]), per_passage(r["batches"][-1:])
+        last_b = r["batches"][-1]
+        print(
+            f"{n:,} passages: last batch / first batch ms per passage "
+            f"{last['total'] / first['total']:.2f} (target ≤ 1.2); "
+            f"{last_b['entities']:,} entities, {last_b['communities']:,} communities"
+        )
+
+
+def print_query(results: dict[int, dict[str, Any]]) -> None:
+    """p50/p95 per depth, memory, and the 100k / 10k ratios."""
+    print_table(
+        "Engine retrieve latency (synthetic knowledge base, ms)",
+        [
+            "passages",
+            "entities",
+            "relations",
+            "fast p50",
+            "fast p95",
+            "full p50",
+            "full p95",
+            "open s",
+            "1st query s",
+            "+RSS MB",
+        ],
+        [
+            [
+                f"{n:,}",
+                f"{r['entities']:,}",
+                f"{r['relations']:,}",
+                r["fast_p50_ms"],
+                r["fast_p95_ms"],
+                r["full_p50_ms"],
+                r["full_p95_ms"],
+                r["open_s"],
+                r["first_query_s"],
+                r["rss_mb"],
+            ]
+            for n, r in results.items()
+        ],
+    )
+    sizes = list(results)
+    if len(sizes) >= 2:
+        small, large = results[sizes[0]], results[sizes[-1]]
+        for depth in ("fast", "full"):
+            ratio = large[f"{depth}_p95_ms"] / small[f"{depth}_p95_ms"]
+            print(f"{depth} p95 ratio {sizes[-1]:,} / {sizes[0]:,}: {ratio:.2f} (target ≤ 2)")
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--series", nargs="+", choices=["ingest", "query", "chunks"], default=["ingest", "query"]
+    )
+    parser.add_argument("--quick", action="store_true", help="small sizes, a few minutes")
+    parser.add_argument("--ingest-sizes", type=int, nargs="+", default=[2_000, 10_000])
+    parser.add_argument("--batch", type=int, default=1_000, help="documents per ingest call")
+    parser.add_argument("--query-sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--chunk-sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/bench"))
+    parser.add_argument("--kb-cache", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.ingest_sizes, args.batch = [500, 1_500], 500
+        args.query_sizes, args.chunk_sizes, args.queries = [2_000, 10_000], [10_000], 20
+    out: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
+    if "ingest" in args.series:
+        from bench._scale_ingest import ingest_series
+
+        out["ingest"] = ingest_series(args.ingest_sizes, args.batch, args.corpus)
+        print_ingest(out["ingest"])
+    if "query" in args.series:
+        from bench._scale_query import query_series
+
+        if args.kb_cache is not None:
+            args.kb_cache.mkdir(parents=True, exist_ok=True)
+        out["query"] = query_series(args.query_sizes, args.queries, args.kb_cache)
+        print_query(out["query"])
+    if "chunks" in args.series:
+        out["chunks"] = chunk_series(args.chunk_sizes, args.queries)
+    if args.json is not None:
+        args.json.write_text(json.dumps(out, indent=1, default=str))
+    return out
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ __all__ = [
     "ResolutionResult",
     "ResolvedEntity",
     "ResolvedRelation",
+    "stored_lookup_keys",
     "types_compatible",
 ]
 
@@ -164,6 +165,40 @@ def types_compatible(a: str, b: str, *, exact_name: bool) -> bool:
     if a == b:
         return True
     return exact_name and (a in WILDCARD_TYPES or b in WILDCARD_TYPES)
+
+
+def stored_lookup_keys(
+    extractions: Sequence[ChunkExtraction], aliases: dict[str, str] | None = None
+) -> tuple[list[str], list[str]]:
+    """The keys that find every stored entity :meth:`EntityResolver.resolve` could join or
+    merge with these extractions, so a caller can pass those instead of every stored entity.
+
+    Returns:
+        ``(names, compact)``: the normalized names and aliases of the extracted entities
+        (and, for a trusted alias table, the canonical names they point to), and the compact
+        forms of their names. A stored entity matters to the resolver only when its name or
+        an alias is one of ``names`` (same id, type wildcard, alias stages: stored entities are
+        never merged with each other, so an alias only they share cannot link anything new)
+        or its name's compact form is one of ``compact`` (compact stage). With the default
+        ``embed=None`` the result is the same as resolving against every stored entity.
+    """
+    table = {normalize_name(k): normalize_name(v) for k, v in (aliases or {}).items() if k and v}
+    names: set[str] = set()
+    compact: set[str] = set()
+    for extraction in extractions:
+        if extraction.error is not None:
+            continue
+        for entity in extraction.entities:
+            for raw in (entity.name, *entity.aliases):
+                key = normalize_name(raw)
+                if key:
+                    names.add(key)
+                    if key in table:
+                        names.add(table[key])
+            if normalize_name(entity.name):
+                compact.add(compact_name(entity.name))
+    names |= {k for k, v in table.items() if v in names}
+    return sorted(names), sorted(compact)
 
 
 class _UnionFind:

@@ -51,6 +51,11 @@ class GraphReport(BaseModel):
     cache_hits: int = 0
     extractor: str = "offline"
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    """Wall time per step: ``delete`` (old graph data of changed documents), ``prepare``
+    (reading the chunks, recording them in the graph store), ``extract``,
+    ``resolve`` (against the stored entities), ``embed`` (entity vectors, when enabled),
+    ``write`` (entities, relations, mentions)."""
 
     @property
     def changed(self) -> bool:
@@ -87,6 +92,9 @@ class CommunityBuildReport(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    """Wall time per step: ``load`` (graph read), ``leiden``, ``summarize`` (contexts,
+    fingerprints and summaries), ``write`` (the community layer), ``index``."""
 
     def __str__(self) -> str:
         llm = ""
@@ -101,6 +109,19 @@ class CommunityBuildReport(BaseModel):
             f"{len(self.failures)} summary failures{llm}, {self.indexed} indexed "
             f"({self.embedded} embedded), {self.seconds:.1f}s"
         )
+
+
+class _Lap:
+    """Adds the time since the previous call to a named step of a ``stage_seconds`` dict."""
+
+    def __init__(self, into: dict[str, float]) -> None:
+        self.into = into
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        self.into[step] = self.into.get(step, 0.0) + now - self.last
+        self.last = now
 
 
 class GraphBuilder:
@@ -181,6 +202,8 @@ class GraphBuilder:
         report = GraphReport(documents_removed=len(removed_doc_ids))
         for doc_id in [*removed_doc_ids, *changed_doc_ids]:
             self.graph.delete_document(doc_id)
+        lap = _Lap(report.stage_seconds)
+        lap("delete")
         if not changed_doc_ids:
             report.seconds = time.perf_counter() - t0
             return report
@@ -195,7 +218,9 @@ class GraphBuilder:
             )
             for c in chunks
         ]
+        lap("prepare")
         extractions, usage, kind = self.extract(inputs)
+        lap("extract")
         report.chunks_extracted = len(inputs)
         report.extractor = kind
         if usage is not None:
@@ -223,10 +248,11 @@ class GraphBuilder:
                 description=e.description,
                 mentions=[],
             )
-            for e in self.graph.all_entities()
+            for e in self._stored_candidates(extractions)
         ]
         resolver = EntityResolver(threshold=self.settings.extraction.resolution_threshold)
         result = resolver.resolve(extractions, existing)
+        lap("resolve")
         doc_of = {c.chunk_id: c.doc_id for c in chunks}
         entities = [
             Entity(
@@ -261,6 +287,7 @@ class GraphBuilder:
             texts = [f"{e.name} ({e.type})" for e in entities]
             for entity, vector in zip(entities, self.embedder.embed_documents(texts), strict=True):
                 entity.vector = [float(x) for x in vector]
+        lap("embed")
         self.graph.upsert_entities(entities)
         crash_point("graph-entities")
         self.graph.upsert_relations(relations)
@@ -268,6 +295,7 @@ class GraphBuilder:
         self.graph.upsert_mentions(
             [Mention(entity_id=a, chunk_id=b, doc_id=c) for a, b, c in mentions]
         )
+        lap("write")
         report.entities = len(entities)
         report.relations = len(relations)
         report.mentions = len(mentions)
@@ -275,6 +303,23 @@ class GraphBuilder:
         report.seconds = time.perf_counter() - t0
         log.info("%s", report)
         return report
+
+    def _stored_candidates(self, extractions: Sequence[Any]) -> list[Entity]:
+        """The stored entities resolution can join or merge these extractions with, found
+        through the store's name index (:func:`extraction.resolve.stored_lookup_keys`), so a
+        batch costs the same whatever is already stored; every entity on a store without one.
+        """
+        from extraction.resolve import stored_lookup_keys
+
+        lookup = getattr(self.graph, "entities_named", None)
+        if lookup is None:
+            return list(self.graph.all_entities())
+        names, compact = stored_lookup_keys(extractions)
+        found: list[Entity] = []
+        step = 5000  # keys per call: one Cypher parameter list stays small
+        for start in range(0, max(len(names), len(compact)), step):
+            found.extend(lookup(names[start : start + step], compact[start : start + step]))
+        return list({e.entity_id: e for e in found}.values())
 
     def remove_orphans(self) -> int:
         """Delete entities no mention supports (left by a batch killed between writing
@@ -327,11 +372,14 @@ class GraphBuilder:
         t0 = time.perf_counter()
         cfg = self.settings.communities
         report = CommunityBuildReport()
+        lap = _Lap(report.stage_seconds)
         entities = {e.entity_id: e for e in self.graph.all_entities()}
         relations = self.graph.all_relations()
+        lap("load")
         records = detect_communities(
             self._community_graph(relations), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
         )
+        lap("leiden")
         wanted = sorted({cid for r in relations for cid in r.evidence[:2]})
         previews = {c.chunk_id: c.text for c in self.chunks.get_chunks(wanted)}
         infos = [
@@ -428,7 +476,9 @@ class GraphBuilder:
                     content_hash="" if rec.community_id in failed else hashes[rec.community_id],
                 )
             )
+        lap("summarize")
         self.graph.upsert_communities(result)
+        lap("write")
         report.communities = len(result)
         report.levels = len({c.level for c in result})
         report.summarized = len(update.plan.to_summarize)
@@ -459,6 +509,7 @@ class GraphBuilder:
         }
         report.embedded = self.index.replace(stored, reuse=keep)
         report.indexed = len(stored)
+        report.stage_seconds["index"] = time.perf_counter() - t0
         if not report.communities:
             report.communities = len(stored)
             report.levels = len({c.level for c in stored})

@@ -87,6 +87,9 @@ class IngestReport(BaseModel):
         changed_doc_ids: Documents added or updated (their graph must be re-extracted).
         removed_doc_ids: Documents deleted (their graph data must go).
         seconds: Wall time.
+        stage_seconds: Wall time per chunk-layer stage: ``chunk`` (cleaning and chunking),
+            ``embed`` (vectors), ``write`` (LanceDB writes), ``optimize`` (index upkeep, once
+            per ingest).
         graph: Filled by the engine with its graph-extraction report.
         communities: Filled by the engine with its community report.
         failures: Filled by the engine: LLM failures still recorded in the knowledge base's
@@ -105,6 +108,7 @@ class IngestReport(BaseModel):
     changed_doc_ids: list[str] = Field(default_factory=list)
     removed_doc_ids: list[str] = Field(default_factory=list)
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
     graph: Any = None
     communities: Any = None
     failures: list[Any] = Field(default_factory=list)
@@ -474,11 +478,14 @@ class ChunkIngestor:
                     report.documents_unchanged += 1
                     continue
                 self._warn_cjk(prepared.document.text)
+                t0 = time.perf_counter()
                 try:
                     prepared, chunks = self._chunk(prepared, report)
                 except Exception as exc:  # one bad document must not stop the others
                     report.skipped.append(_skipped(label, "chunk", exc))
                     continue
+                finally:
+                    _add_seconds(report, "chunk", t0)
                 batch.append((prepared, chunks))
                 paragraphs += sum(1 for c in chunks if c.level == "paragraph")
                 if paragraphs >= self.batch_paragraphs:
@@ -486,7 +493,9 @@ class ChunkIngestor:
                     batch, paragraphs = [], 0
             self._flush(batch, report)
         if report.changed_doc_ids:
+            t0 = time.perf_counter()
             self.store.optimize()
+            _add_seconds(report, "optimize", t0)
 
     def _chunk(self, prepared: _Prepared, report: IngestReport) -> tuple[_Prepared, list[Chunk]]:
         """Chunk a document; one over ``max_chunks_per_document`` is cut before the chunk
@@ -543,10 +552,12 @@ class ChunkIngestor:
             return
         ids = [p.document.doc_id for p, _ in batch]
         existing = {d for d in ids if self.store.has_document(d)}
+        t0 = time.perf_counter()
         known = self.store.known_vectors(sorted(existing))
         vec = self.store.vectorizer.vectorize(
             [(p.document.title, chunks) for p, chunks in batch], known
         )
+        _add_seconds(report, "embed", t0)
         report.embeddings_computed += vec.computed
         writes = [
             DocumentWrite(
@@ -560,7 +571,9 @@ class ChunkIngestor:
             )
             for i, (p, chunks) in enumerate(batch)
         ]
+        t0 = time.perf_counter()
         self.store.write_documents(writes)
+        _add_seconds(report, "write", t0)
         crash_point("chunks")
         counts = Counter(c.level for _, chunks in batch for c in chunks)
         for level, n in counts.items():
@@ -571,6 +584,12 @@ class ChunkIngestor:
             else:
                 report.documents_added += 1
             report.changed_doc_ids.append(doc_id)
+
+
+def _add_seconds(report: IngestReport, stage: str, since: float) -> None:
+    report.stage_seconds[stage] = report.stage_seconds.get(stage, 0.0) + (
+        time.perf_counter() - since
+    )
 
 
 def _skipped(label: str, stage: str, exc: Exception) -> SkippedFile:

@@ -13,7 +13,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -66,8 +66,15 @@ _STOP_KEYS = frozenset(
     ]
 )
 _MAX_NGRAM = 8
+_HUB_CHUNKS = 200  # bench/scale.py; musique-dev has 2 entities above it (of 14k)
+_CACHE_ENTITIES = 100_000  # entities / mention counts a linker keeps before starting afresh
 _PPR_TOL = 1e-7  # ranking of the top few hundred entities is settled long before 1e-13
 _PPR_DAMPING = 0.85
+# Forward-push threshold (bench/scale.py): the walk expands only nodes holding more than this
+# residual mass per neighbour, so PPR costs about the same on a graph of 10k entities as on
+# one of a million (whole-graph power iteration grew with it). On musique-dev the top 50
+# entities agree with exact PPR to ~94% at 1e-5, ~99% at 1e-6.
+_PPR_EPSILON = 1e-5
 # Seed weighting (bench/fusion_tune.py, PPR R@5 alone, musique-dev / 2wiki-dev): a span
 # written all in lower case ("director", "place of birth", "father") names a common noun, not
 # an entity the question is about; seeding it like a name sends PPR mass to hub passages
@@ -107,11 +114,22 @@ def _cypher_for(name: str, params: dict[str, Any]) -> str:
         return "\n// then\n".join([q.NEIGHBOUR_IDS.strip(), q.INDUCED_EDGES.strip()])
     if name == "chunks_for_entities":
         return q.CHUNKS_FOR_ENTITIES.strip()
+    if name == "mention_counts":
+        return q.MENTION_COUNTS.strip()
+    if name == "entities_for_chunks":
+        return q.ENTITIES_FOR_CHUNKS.strip()
     return ""
 
 
 class EntityLinker:
-    """Finds knowledge-graph entities in free text (English n-grams, Chinese jieba words)."""
+    """Finds knowledge-graph entities in free text (English n-grams, Chinese character spans).
+
+    Every candidate span of the text (n-grams of up to 8 tokens; in Chinese runs, every
+    2–12 character substring) is looked up at once through the store's name index
+    (:meth:`~kg_rag.stores.base.GraphStore.entities_named`), so linking costs the same on a
+    graph of a hundred entities as on one of a million; no entity is loaded that the text
+    does not name. Stores without that index fall back to loading every entity once.
+    """
 
     def __init__(
         self,
@@ -128,79 +146,135 @@ class EntityLinker:
         self.embed = embed
         self.vector_threshold = vector_threshold
         self._has_vectors: bool | None = None
-        self._index: dict[str, list[str]] | None = None
-        self._entities: dict[str, Entity] = {}
+        self._full_index: dict[str, list[str]] | None = None  # stores without entities_named
+        self._entities: dict[str, Entity] = {}  # entities seen by lookups (bounded below)
         self._mention_counts: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def invalidate(self) -> None:
-        """Forget the name index (call after the graph changed)."""
+        """Forget cached entities and counts (call after the graph changed)."""
         with self._lock:
-            self._index = None
+            self._full_index = None
+            self._entities = {}
+            self._mention_counts = {}
+            self._has_vectors = None
 
-    def _ensure(self) -> dict[str, list[str]]:
+    def _remember(self, entities: Sequence[Entity]) -> None:
+        if len(self._entities) > _CACHE_ENTITIES:
+            self._entities = {}
+        for e in entities:
+            self._entities[e.entity_id] = e
+
+    def _lookup(self, keys: set[str], into: dict[str, Entity]) -> dict[str, list[str]]:
+        """normalized span → sorted ids of the entities it names (name or alias); the
+        entities go into ``into`` (and the cache)."""
+        keys = {k for k in keys if k and k not in _STOP_KEYS}
+        if not keys:
+            return {}
+        lookup = getattr(self.graph, "entities_named", None)
+        if lookup is None:
+            whole = self._whole_index()
+            index = {k: whole[k] for k in sorted(keys) if k in whole}
+            into.update({e: self._entities[e] for ids in index.values() for e in ids})
+            return index
+        found: list[Entity] = lookup(sorted(keys))
         with self._lock:
-            if self._index is None:
+            self._remember(found)
+        into.update({e.entity_id: e for e in found})
+        index = {}
+        for e in found:
+            for name in [e.name, *e.aliases]:
+                key = normalize_name(name)
+                if key in keys and e.entity_id not in index.get(key, ()):
+                    index.setdefault(key, []).append(e.entity_id)
+        return {k: sorted(v) for k, v in index.items()}
+
+    def _whole_index(self) -> dict[str, list[str]]:
+        with self._lock:
+            if self._full_index is None:
                 index: dict[str, list[str]] = {}
-                self._entities = {e.entity_id: e for e in self.graph.all_entities()}
-                for e in self._entities.values():
+                entities = self.graph.all_entities()
+                self._entities = {e.entity_id: e for e in entities}
+                for e in entities:
                     for name in [e.name, *e.aliases]:
                         key = normalize_name(name)
                         if key and key not in _STOP_KEYS:
                             index.setdefault(key, []).append(e.entity_id)
-                self._index = index
-                self._mention_counts = {}
-                self._has_vectors = None
-            return self._index
+                self._full_index = index
+            return self._full_index
 
     def _vector_match(self, span: str) -> list[str]:
         """The entity whose name vector is closest to ``span``'s, above the threshold."""
+        return [e.entity_id for e in self._vector_entities(span)]
+
+    def _vector_entities(self, span: str) -> list[Entity]:
         if self.embed is None:
             return []
         if self._has_vectors is None:
-            self._has_vectors = any(
-                e.vector for e in self.graph.get_entities(sorted(self._entities)[:50])
-            )
+            probe = getattr(self.graph, "has_entity_vectors", None)
+            if probe is not None:
+                self._has_vectors = bool(probe())
+            else:
+                sample = [e.entity_id for e in self.graph.all_entities()[:50]]
+                self._has_vectors = any(e.vector for e in self.graph.get_entities(sample))
         if not self._has_vectors:
             return []
         best = self.graph.similar_entities(self.embed(span), limit=1)
-        return [e.entity_id for e, score in best if score >= self.vector_threshold]
+        matched = [(e, score) for e, score in best if score >= self.vector_threshold]
+        with self._lock:
+            self._remember([e for e, _ in matched])
+        return [e for e, _ in matched]
 
     def entity(self, entity_id: str) -> Entity | None:
-        """A cached entity by id."""
-        self._ensure()
-        return self._entities.get(entity_id)
+        """An entity by id (cached once seen)."""
+        found = self._entities.get(entity_id)
+        if found is None:
+            stored = self.graph.get_entities([entity_id])
+            if stored:
+                found = stored[0].model_copy(update={"vector": None})
+                with self._lock:
+                    self._remember([found])
+        return found
 
     def names(self) -> dict[str, str]:
-        """entity id → name for every entity."""
-        self._ensure()
-        return {k: v.name for k, v in self._entities.items()}
+        """entity id → name for every entity (loads them all: for small graphs and tests)."""
+        return {e.entity_id: e.name for e in self.graph.all_entities()}
 
     def _weights(self, ids: Sequence[str]) -> dict[str, float]:
         """Rarer entities weigh more (1 / log(2 + chunks mentioning them))."""
         missing = [i for i in ids if i not in self._mention_counts]
         if missing:
-            for eid, chunks in self.graph.chunks_for_entities(missing).items():
-                self._mention_counts[eid] = len(chunks)
+            if len(self._mention_counts) > _CACHE_ENTITIES:
+                self._mention_counts = {}
+            self._mention_counts.update(_mention_counts(self.graph, missing))
         return {i: 1.0 / math.log(2 + self._mention_counts.get(i, 0)) for i in ids}
+
+    def _ngram_keys(self, tokens: Sequence[str]) -> set[str]:
+        keys: set[str] = set()
+        for n in range(min(_MAX_NGRAM, len(tokens)), 0, -1):
+            for i in range(len(tokens) - n + 1):
+                joiner = "" if _CJK.search(tokens[i]) else " "
+                keys.add(normalize_name(joiner.join(tokens[i : i + n])))
+        return keys
 
     def link(self, text: str, limit: int = 12) -> list[LinkedEntity]:
         """Entities mentioned in ``text``, longest spans first, at most ``limit``."""
-        index = self._ensure()
         tokens = _TOKEN.findall(text)
         found: list[tuple[str, str, str]] = []  # (entity id, span, method)
+        ents: dict[str, Entity] = {}
         if _CJK.search(text):
             import jieba
 
             # Chinese names are matched by characters, longest first: the segmenter cuts
             # names it does not know across their boundary (欧阳/明哲出生).
+            cjk_index = self._lookup(_cjk_candidates(text), ents)
             taken = [False] * len(text)
-            for start, end in _cjk_name_spans(text, index):
+            for start, end in _cjk_name_spans(text, cjk_index):
                 if any(taken[start:end]):
                     continue
                 span = text[start:end]
-                for eid in index[normalize_name(span)]:
-                    ent = self._entities[eid]
+                for eid in cjk_index[normalize_name(span)]:
+                    ent = ents[eid]
                     method = (
                         "exact" if normalize_name(ent.name) == normalize_name(span) else "alias"
                     )
@@ -211,6 +285,7 @@ class EntityLinker:
                 for w, a, b in jieba.tokenize(text)
                 if w.strip() and not any(taken[a:b]) and not _CJK.search(w)
             ]
+        index = self._lookup(self._ngram_keys(tokens), ents)
         used = [False] * len(tokens)
         for n in range(min(_MAX_NGRAM, len(tokens)), 0, -1):
             for i in range(len(tokens) - n + 1):
@@ -230,7 +305,7 @@ class EntityLinker:
                 if not ids:
                     continue
                 for eid in ids:
-                    ent = self._entities[eid]
+                    ent = ents[eid]
                     method = "exact" if normalize_name(ent.name) == key else "alias"
                     found.append((eid, span, method))
                 for j in range(i, i + n):
@@ -241,10 +316,15 @@ class EntityLinker:
             if span in covered or normalize_name(span) in _STOP_KEYS or len(span) < 3:
                 continue
             matches = self.graph.find_entities(span, limit=2)
+            with self._lock:
+                self._remember(matches)
+            ents.update({e.entity_id: e for e in matches})
             for ent in matches:
                 found.append((ent.entity_id, span, "fulltext"))
             if not matches:
-                found.extend((eid, span, "vector") for eid in self._vector_match(span))
+                for ent in self._vector_entities(span):
+                    ents[ent.entity_id] = ent
+                    found.append((ent.entity_id, span, "vector"))
         first: dict[str, tuple[str, str, str]] = {}
         for eid, span, method in found:  # the first (longest-span) link of an entity wins
             first.setdefault(eid, (eid, span, method))
@@ -254,8 +334,8 @@ class EntityLinker:
         linked = [
             LinkedEntity(
                 entity_id=eid,
-                name=self._entities[eid].name if eid in self._entities else span,
-                type=self._entities[eid].type if eid in self._entities else "",
+                name=ents[eid].name if eid in ents else span,
+                type=ents[eid].type if eid in ents else "",
                 method=method,
                 span=span,
                 weight=round(
@@ -273,11 +353,33 @@ class EntityLinker:
         return linked[:limit]
 
 
+def _mention_counts(graph: GraphStore, ids: Sequence[str]) -> dict[str, int]:
+    """Chunks mentioning each entity, without listing them where the store can count."""
+    count = getattr(graph, "mention_counts", None)
+    if count is not None:
+        return dict(count(ids))
+    return {eid: len(chunks) for eid, chunks in graph.chunks_for_entities(ids).items()}
+
+
 _CJK_RUN = re.compile(f"[{HAN}0-9A-Za-z·]+")
 _CJK_NAME_MAX = 12
 
 
-def _cjk_name_spans(text: str, index: dict[str, list[str]]) -> list[tuple[int, int]]:
+def _cjk_candidates(text: str) -> set[str]:
+    """Normalized forms of every substring of ``text``'s Chinese runs that could be a name
+    (2–12 characters, holding a Chinese character): what :func:`_cjk_name_spans` may ask."""
+    keys: set[str] = set()
+    for run in _CJK_RUN.finditer(text):
+        a, b = run.span()
+        for i in range(a, b):
+            for j in range(min(b, i + _CJK_NAME_MAX), i + 1, -1):
+                piece = text[i:j]
+                if _CJK.search(piece):
+                    keys.add(normalize_name(piece))
+    return keys
+
+
+def _cjk_name_spans(text: str, index: Container[str]) -> list[tuple[int, int]]:
     """(start, end) of every substring of ``text``'s Chinese runs that is a known entity name
     (2–12 characters, holding a Chinese character), longest first."""
     spans: list[tuple[int, int]] = []
@@ -358,16 +460,32 @@ class GraphRetriever:
             "ppr_adjacency",
             {"ids": seed_ids, "seeds": seeds, "damping": _PPR_DAMPING, "max_hops": 3},
             lambda: self.graph.personalized_pagerank(
-                seeds, damping=_PPR_DAMPING, limit=300, max_hops=None, tol=_PPR_TOL
+                seeds,
+                damping=_PPR_DAMPING,
+                limit=300,
+                max_hops=None,
+                tol=_PPR_TOL,
+                epsilon=_PPR_EPSILON,
             ),
         )
         ppr = dict(ranked)
         top_entities = [e for e, _ in ranked]
+        counts = self._call(
+            calls,
+            "mention_counts",
+            {"ids": top_entities},
+            lambda: _mention_counts(self.graph, top_entities),
+        )
+        # Hubs (entities mentioned in more than _HUB_CHUNKS chunks) are not fanned out: their
+        # mass, spread over all their chunks, is added only to the chunks the other entities
+        # reach, so the work is bounded however many chunks a hub gathers as the corpus grows.
+        hubs = {e: n for e, n in counts.items() if n > _HUB_CHUNKS}
+        regular = [e for e in top_entities if e in counts and e not in hubs]
         chunk_map = self._call(
             calls,
             "chunks_for_entities",
-            {"ids": top_entities},
-            lambda: self.graph.chunks_for_entities(top_entities),
+            {"ids": regular},
+            lambda: self.graph.chunks_for_entities(regular),
         )
         chunk_scores: dict[str, float] = {}
         chunk_entities: dict[str, list[str]] = {}
@@ -378,6 +496,19 @@ class GraphRetriever:
             for cid in chunk_ids:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + share
                 chunk_entities.setdefault(cid, []).append(eid)
+        if hubs and chunk_scores:
+            reached = sorted(chunk_scores)
+            mentioned = self._call(
+                calls,
+                "entities_for_chunks",
+                {"ids": reached},
+                lambda: self.graph.entities_for_chunks(reached),
+            )
+            for cid, eids in mentioned.items():
+                for eid in eids:
+                    if eid in hubs:
+                        chunk_scores[cid] += ppr.get(eid, 0.0) / hubs[eid]
+                        chunk_entities[cid].append(eid)
         best = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))[:top_k]
         by_id = {c.chunk_id: c for c in self.chunks.get_chunks(best)}
         evidence = [

@@ -70,6 +70,15 @@ class GraphStore(Protocol):
         """Entities whose name or alias matches ``text`` (case-insensitive exact first,
         then full-text / substring), best first."""
 
+    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+        """Entities whose name or an alias normalizes to one of ``keys``, or whose name's
+        compact form is in ``compact`` (keys from :func:`kg_rag.stores.ppr.lookup_keys`),
+        sorted by id, vectors left out. Served from an index: entity linking and incremental
+        resolution call it instead of loading every entity."""
+
+    def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
+        """entity_id → number of chunks that mention it (ids without mentions left out)."""
+
     def similar_entities(
         self, vector: Sequence[float], limit: int = 10
     ) -> list[tuple[Entity, float]]:
@@ -90,10 +99,14 @@ class GraphStore(Protocol):
         limit: int = 50,
         max_hops: int | None = 3,
         tol: float | None = None,
+        epsilon: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds (undirected,
         relation weights), highest first; the walk stays within ``max_hops`` of the seeds
-        (``None``: the whole graph)."""
+        (``None``: the whole graph). With ``epsilon`` (and ``max_hops=None``) the scores are
+        approximated by forward push from the seeds
+        (:meth:`kg_rag.stores.ppr.TransitionMatrix.rank_local`): the work no longer grows with
+        the graph."""
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """entity_id → sorted chunk ids that mention it."""

@@ -173,6 +173,9 @@ class EmbeddedGraphStore:
         self._entities: dict[str, Entity] = {}
         self._vectors: dict[str, list[float]] = {}
         self._search_text: dict[str, str] = {}
+        self._name_keys: dict[str, set[str]] = {}  # normalized name or alias → entity ids
+        self._compact_keys: dict[str, set[str]] = {}  # compact name → entity ids
+        self._blob: tuple[str, list[int], list[str]] | None = None  # see _name_blob
         self._relations: dict[RelKey, Relation] = {}
         self._graph: Any = nx.Graph()  # undirected; edge attr "keys": set of RelKey
         self._chunks: dict[str, ppr.ChunkRecord] = {}
@@ -334,8 +337,27 @@ class EmbeddedGraphStore:
         logger.debug("loaded embedded graph from %s: %s", self.path, self._counts())
 
     # -- memory primitives (callers hold the lock and have written LanceDB already) ----------
+    def _index_names(self, entity: Entity, add: bool) -> None:
+        keys, compact = ppr.lookup_keys(entity.name, entity.aliases)
+        pairs = [(self._name_keys, k) for k in keys] + [(self._compact_keys, compact)]
+        for index, key in pairs:
+            if not key:
+                continue
+            if add:
+                index.setdefault(key, set()).add(entity.entity_id)
+            else:
+                ids = index.get(key)
+                if ids is not None:
+                    ids.discard(entity.entity_id)
+                    if not ids:
+                        del index[key]
+
     def _put_entity(self, entity: Entity, vector: list[float] | None) -> None:
         eid = entity.entity_id
+        old = self._entities.get(eid)
+        if old is not None:
+            self._index_names(old, add=False)
+        self._index_names(entity, add=True)
         self._entities[eid] = entity
         if vector is None:
             self._vectors.pop(eid, None)
@@ -343,6 +365,7 @@ class EmbeddedGraphStore:
             self._vectors[eid] = list(vector)
             self._vector_dim = self._vector_dim or len(vector)
         self._search_text[eid] = "\n".join(ppr.search_keys(entity.name, entity.aliases))
+        self._blob = None
         self._graph.add_node(eid)
         self._matrix = None
 
@@ -623,9 +646,10 @@ class EmbeddedGraphStore:
             community.members = [m for m in community.members if m != entity_id]
             self._membership.pop(entity_id, None)
         for eid in ids:
-            self._entities.pop(eid)
+            self._index_names(self._entities.pop(eid), add=False)
             self._vectors.pop(eid, None)
             self._search_text.pop(eid)
+            self._blob = None
             self._graph.remove_node(eid)
         if not self._vectors:
             self._vector_dim = None
@@ -738,12 +762,68 @@ class EmbeddedGraphStore:
             needles = ppr.name_needles(text)
             if not needles:
                 return []
-            candidates = [
-                self._full(eid)
-                for eid, keys in self._search_text.items()
-                if any(n in keys for n in needles)
-            ]
+            found: set[str] = set()
+            for needle in needles:
+                found |= self._containing(needle)
+            candidates = [self._full(eid) for eid in sorted(found)]
             return ppr.rank_name_matches(text, candidates, limit)
+
+    def _name_blob(self) -> tuple[str, list[int], list[str]]:
+        """Every entity's search text in one string (``\x00`` between entities), with each
+        entity's start offset: a substring search is then one C-speed ``str.find`` pass
+        instead of a Python loop over the entities (rebuilt after entity writes)."""
+        if self._blob is None:
+            ids = sorted(self._search_text)
+            starts: list[int] = []
+            position = 0
+            for eid in ids:
+                starts.append(position)
+                position += len(self._search_text[eid]) + 1
+            self._blob = ("\x00".join(self._search_text[e] for e in ids), starts, ids)
+        return self._blob
+
+    def _containing(self, needle: str) -> set[str]:
+        """Ids of the entities whose search text contains ``needle``."""
+        import bisect
+
+        blob, starts, ids = self._name_blob()
+        found: set[str] = set()
+        at = blob.find(needle)
+        while at >= 0:
+            i = bisect.bisect_right(starts, at) - 1
+            found.add(ids[i])
+            nxt = starts[i + 1] if i + 1 < len(starts) else len(blob)
+            at = blob.find(needle, nxt)
+        return found
+
+    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+        """Entities whose name or an alias has a normalized form in ``keys``, or whose name
+        has a compact form in ``compact`` (see :func:`kg_rag.stores.ppr.lookup_keys`), sorted
+        by id, without vectors: an index lookup, whatever the size of the graph."""
+        with self._lock:
+            self._table("entities")
+            found: set[str] = set()
+            for key in keys:
+                found.update(self._name_keys.get(key, ()))
+            for key in compact:
+                found.update(self._compact_keys.get(key, ()))
+            return [self._entities[e] for e in sorted(found)]
+
+    def has_entity_vectors(self) -> bool:
+        """True when some entity carries a vector (vector linking is worth a query embedding)."""
+        with self._lock:
+            self._table("entities")
+            return bool(self._vectors)
+
+    def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
+        """entity_id → number of chunks that mention it (ids without mentions left out)."""
+        with self._lock:
+            self._table("mentions")
+            return {
+                e: len(self._entity_chunks[e])
+                for e in sorted(set(entity_ids))
+                if e in self._entity_chunks
+            }
 
     def similar_entities(
         self, vector: Sequence[float], limit: int = 10
@@ -824,6 +904,7 @@ class EmbeddedGraphStore:
         limit: int = 50,
         max_hops: int | None = 3,
         tol: float | None = None,
+        epsilon: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds.
 
@@ -842,6 +923,8 @@ class EmbeddedGraphStore:
                         self._entities,
                         [(k[0], k[2], k[1], r.weight) for k, r in self._relations.items()],
                     )
+                if epsilon is not None:
+                    return self._whole_graph.rank_local(chosen, damping, limit, epsilon)
                 return self._whole_graph.rank(chosen, damping, limit, tol)
             nodes = ppr.bfs_levels(existing, self._expand, max_hops)
             edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in self._induced(nodes)]

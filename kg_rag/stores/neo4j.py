@@ -53,6 +53,11 @@ def _entity(record: Mapping[str, Any], *, with_vector: bool = True) -> Entity:
     )
 
 
+def _name_key_fields(name: str, aliases: Sequence[str]) -> dict[str, Any]:
+    keys, compact = ppr.lookup_keys(name, aliases)
+    return {"name_key": keys[0] if keys else "", "name_keys": keys, "compact_key": compact}
+
+
 def _relation(record: Mapping[str, Any]) -> Relation:
     return Relation(
         source_id=record["source_id"],
@@ -133,6 +138,21 @@ class Neo4jGraphStore:
         if self._vector_dim is not None:
             self._ensure_vector_index(self._vector_dim)
         self._run(q.AWAIT_INDEXES, {"timeout": _INDEX_WAIT_S})
+        self._backfill_name_keys()
+
+    def _backfill_name_keys(self) -> None:
+        """Give entities written before name keys existed their keys (a no-op after)."""
+        while True:
+            records = self._run(q.ENTITIES_WITHOUT_KEYS, {"limit": 5000}, read=True)
+            if not records:
+                return
+            self._write(
+                q.SET_NAME_KEYS,
+                [
+                    {"entity_id": r["entity_id"], **_name_key_fields(r["name"], r["aliases"] or [])}
+                    for r in records
+                ],
+            )
 
     def close(self) -> None:
         """Close the driver if this store created it."""
@@ -273,6 +293,7 @@ class Neo4jGraphStore:
                 "aliases": list(e.aliases),
                 "aliases_text": " | ".join(e.aliases),
                 "search_text": "\n".join(ppr.search_keys(e.name, e.aliases)),
+                **_name_key_fields(e.name, e.aliases),
                 "description": e.description,
                 "vector": None if e.vector is None else [float(x) for x in e.vector],
             }
@@ -453,6 +474,42 @@ class Neo4jGraphStore:
         candidates = [_entity(r) for r in self._read(q.NAME_CANDIDATES, needles=needles)]
         return ppr.rank_name_matches(text, candidates, limit)
 
+    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+        """Entities whose name or an alias normalizes to one of ``keys``, or whose name's
+        compact form is in ``compact``, sorted by id, without vectors (range indexes on the
+        name keys; aliases through the full-text index, filtered exactly)."""
+        keys = sorted({k for k in keys if k})
+        compact = sorted({k for k in compact if k})
+        found: dict[str, Entity] = {}
+        if keys:
+            for record in self._read(q.ENTITIES_BY_NAME_KEY, keys=keys):
+                found.setdefault(record["entity_id"], _entity(record, with_vector=False))
+            queries = [
+                {
+                    "key": k,
+                    "query": f'aliases_text:"{" ".join(q.lucene_escape(t) for t in k.split())}"',
+                }
+                for k in keys
+            ]
+            for record in self._read(q.ENTITIES_BY_ALIAS_KEY, queries=queries, per_key=50):
+                found.setdefault(record["entity_id"], _entity(record, with_vector=False))
+        if compact:
+            for record in self._read(q.ENTITIES_BY_COMPACT_KEY, keys=compact):
+                found.setdefault(record["entity_id"], _entity(record, with_vector=False))
+        return [found[e] for e in sorted(found)]
+
+    def has_entity_vectors(self) -> bool:
+        """True when some entity carries a vector (vector linking is worth a query embedding).
+        One query; scans the entities only when none has a vector."""
+        if self._index_dim is None:
+            return False
+        return bool(self._read(q.ANY_ENTITY_VECTOR))
+
+    def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
+        """entity_id → number of chunks that mention it (ids without mentions left out)."""
+        records = self._read(q.MENTION_COUNTS, ids=sorted(set(entity_ids)))
+        return {r["key"]: int(r["n"]) for r in sorted(records, key=lambda r: r["key"])}
+
     def search_fulltext(self, text: str, limit: int = 10) -> list[tuple[Entity, float]]:
         """Lucene full-text search over entity names and aliases (Neo4j only), best first."""
         query = " ".join(q.lucene_escape(t) for t in text.split())
@@ -540,6 +597,7 @@ class Neo4jGraphStore:
         limit: int = 50,
         max_hops: int | None = 3,
         tol: float | None = None,
+        epsilon: float | None = None,
     ) -> list[tuple[str, float]]:
         """Entity ids ranked by personalized PageRank from weighted seeds.
 
@@ -557,7 +615,10 @@ class Neo4jGraphStore:
             if self._whole_graph is None:
                 ids = list(self._read(q.GRAPH_NODES)[0]["ids"])
                 self._whole_graph = ppr.TransitionMatrix(ids, self._edges(q.ALL_EDGES))
-            return self._whole_graph.rank({s: seeds[s] for s in existing}, damping, limit, tol)
+            chosen = {s: seeds[s] for s in existing}
+            if epsilon is not None:
+                return self._whole_graph.rank_local(chosen, damping, limit, epsilon)
+            return self._whole_graph.rank(chosen, damping, limit, tol)
         else:
             nodes = set(ppr.bfs_levels(existing, self._expand, max_hops))
             edges = self._edges(q.INDUCED_EDGES, ids=sorted(nodes))

@@ -37,6 +37,7 @@ __all__ = [
     "build_networkx",
     "fold_relations",
     "lexicographic_shortest_paths",
+    "lookup_keys",
     "name_needles",
     "normalize_name",
     "personalized_pagerank",
@@ -181,8 +182,98 @@ class TransitionMatrix:
         inv_degree[~self.dangling] = 1.0 / degree[~self.dangling]
         # Row-stochastic transition matrix, transposed once so each step is one mat-vec.
         self.transition_t = (sparse.diags(inv_degree) @ adjacency).T.tocsr()
+        # Row u of the (symmetric) adjacency over u's weighted degree is where a push from u
+        # goes (:meth:`rank_local`).
+        self.adjacency = adjacency.tocsr()
+        self.inv_degree = inv_degree
+        self.neighbours = np.diff(self.adjacency.indptr)
         self.order = order
         self.index = index
+
+    def _teleport(self, seeds: Mapping[str, float]) -> np.ndarray | None:
+        teleport = np.zeros(len(self.order), dtype=np.float64)
+        for seed in sorted(seeds):
+            weight = float(seeds[seed])
+            if seed in self.index and weight > 0.0:
+                teleport[self.index[seed]] += weight
+        total = teleport.sum()
+        if total <= 0.0:
+            return None
+        normalized: np.ndarray = teleport / total
+        return normalized
+
+    def _top(
+        self, scores: np.ndarray, candidates: np.ndarray, limit: int
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` best of ``candidates`` by rounded score, ties by id."""
+        candidates = candidates[scores[candidates] > 0.0]
+        rounded = np.round(scores[candidates], _SCORE_DIGITS)
+        if len(candidates) > limit:
+            # Everything scoring at least the limit-th best is kept, so ties at the cut are
+            # settled by id below, as a full sort would.
+            cut = np.partition(rounded, len(rounded) - limit)[len(rounded) - limit]
+            keep = rounded >= cut
+            candidates, rounded = candidates[keep], rounded[keep]
+        # ``order`` is sorted, so a smaller index is a smaller id: ties go to the smaller id.
+        ranked = candidates[np.lexsort((candidates, -rounded))]
+        return [(self.order[i], float(scores[i])) for i in ranked[:limit]]
+
+    def rank_local(
+        self,
+        seeds: Mapping[str, float],
+        damping: float = 0.85,
+        limit: int = 50,
+        epsilon: float = 1e-6,
+    ) -> list[tuple[str, float]]:
+        """PPR from ``seeds`` by forward push (Andersen, Chung and Lang 2006): only nodes
+        whose residual mass exceeds ``epsilon`` per neighbour are expanded, so the work is
+        bounded by about ``1 / (epsilon * (1 - damping))`` edge visits however large the
+        graph; nodes far from the seeds are never touched.
+
+        Scores approximate :meth:`rank`'s from below, each by at most ``epsilon`` times the
+        node's number of neighbours; the ranking of the well-scored head is what retrieval
+        reads. Same semantics otherwise (undirected, weight-summed, dangling mass back to the
+        seeds), same ordering of ties.
+        """
+        if not 0.0 < damping < 1.0:
+            raise ValueError(f"damping must be in (0, 1), got {damping}")
+        teleport = self._teleport(seeds)
+        if teleport is None or limit <= 0:
+            return []
+        seed_idx = np.flatnonzero(teleport)
+        residual = teleport.copy()
+        scores = np.zeros_like(residual)
+        indptr, indices, weights = (
+            self.adjacency.indptr,
+            self.adjacency.indices,
+            self.adjacency.data,
+        )
+        size = len(residual)
+        ever = np.zeros(size, dtype=bool)
+        ever[seed_idx] = True
+        threshold = epsilon * np.maximum(self.neighbours, 1)
+        active = seed_idx
+        while active.size:
+            mass = residual[active]
+            residual[active] = 0.0
+            scores[active] += (1.0 - damping) * mass
+            dangling = self.dangling[active]
+            if dangling.any():
+                residual[seed_idx] += damping * float(mass[dangling].sum()) * teleport[seed_idx]
+                active, mass = active[~dangling], mass[~dangling]
+            if active.size:
+                starts = indptr[active]
+                counts = indptr[active + 1] - starts
+                total = int(counts.sum())
+                offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
+                cols = indices[offsets]
+                share = np.repeat(damping * mass * self.inv_degree[active], counts)
+                # bincount over the whole index space is one fast pass; np.add.at on the
+                # touched columns alone is many times slower for the sizes met here.
+                residual += np.bincount(cols, weights=weights[offsets] * share, minlength=size)
+                ever[cols] = True
+            active = np.flatnonzero(residual > threshold)
+        return self._top(scores, np.flatnonzero(ever), limit)
 
     def rank(
         self,
@@ -199,15 +290,10 @@ class TransitionMatrix:
         """
         if not 0.0 < damping < 1.0:
             raise ValueError(f"damping must be in (0, 1), got {damping}")
-        teleport = np.zeros(len(self.order), dtype=np.float64)
-        for seed in sorted(seeds):
-            weight = float(seeds[seed])
-            if seed in self.index and weight > 0.0:
-                teleport[self.index[seed]] += weight
-        total = teleport.sum()
-        if total <= 0.0 or limit <= 0:
+        found = self._teleport(seeds)
+        if found is None or limit <= 0:
             return []
-        teleport /= total
+        teleport = found
         dangling = self.dangling
         scores = teleport.copy()
         for _ in range(_MAX_ITER):
@@ -222,10 +308,7 @@ class TransitionMatrix:
             scores = updated
             if delta < (_TOL if tol is None else tol):
                 break
-        positive = np.flatnonzero(scores > 0.0)
-        # ``order`` is sorted, so a smaller index is a smaller id: ties go to the smaller id.
-        ranked = positive[np.lexsort((positive, -np.round(scores[positive], _SCORE_DIGITS)))]
-        return [(self.order[i], float(scores[i])) for i in ranked[:limit]]
+        return self._top(scores, np.flatnonzero(scores > 0.0), limit)
 
 
 def bfs_levels(
@@ -356,6 +439,23 @@ def search_keys(name: str, aliases: Sequence[str]) -> list[str]:
         if key and key not in keys:
             keys.append(key)
     return keys
+
+
+def lookup_keys(name: str, aliases: Sequence[str]) -> tuple[list[str], str]:
+    """The keys a store indexes an entity under for exact lookups
+    (:meth:`~kg_rag.stores.base.GraphStore.entities_named`): the distinct
+    :func:`extraction.normalize.normalize_name` forms of its name and aliases (what entity
+    linking and resolution compare), and the compact form of its name (resolution's
+    "Wal-Mart" = "Walmart" stage, :func:`extraction.normalize.compact_name`)."""
+    from extraction.normalize import compact_name
+    from extraction.normalize import normalize_name as entity_key_name
+
+    keys: list[str] = []
+    for raw in [name, *aliases]:
+        key = entity_key_name(raw)
+        if key and key not in keys:
+            keys.append(key)
+    return keys, compact_name(name)
 
 
 def name_needles(text: str) -> list[str]:

@@ -71,6 +71,9 @@ CONSTRAINTS: Final = (
     "CREATE INDEX chunk_doc_id IF NOT EXISTS FOR (n:Chunk) ON (n.doc_id)",
     "CREATE INDEX community_level IF NOT EXISTS FOR (n:Community) ON (n.level)",
     "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.aliases_text]",
+    "CREATE INDEX entity_name_key IF NOT EXISTS FOR (n:Entity) ON (n.name_key)",
+    "CREATE INDEX entity_compact_key IF NOT EXISTS FOR (n:Entity) ON (n.compact_key)",
+    "CREATE TEXT INDEX entity_search_text IF NOT EXISTS FOR (n:Entity) ON (n.search_text)",
 )
 
 AWAIT_INDEXES: Final = "CALL db.awaitIndexes($timeout)"
@@ -113,8 +116,24 @@ SET e.name = row.name,
     e.aliases = row.aliases,
     e.aliases_text = row.aliases_text,
     e.search_text = row.search_text,
+    e.name_key = row.name_key,
+    e.name_keys = row.name_keys,
+    e.compact_key = row.compact_key,
     e.description = row.description,
     e.vector = row.vector
+"""
+
+# Entities written before name keys existed (filled in on open, in batches).
+ENTITIES_WITHOUT_KEYS: Final = """
+MATCH (e:Entity) WHERE e.name_keys IS NULL
+RETURN e.entity_id AS entity_id, e.name AS name, e.aliases AS aliases
+LIMIT $limit
+"""
+
+SET_NAME_KEYS: Final = """
+UNWIND $rows AS row
+MATCH (e:Entity {entity_id: row.entity_id})
+SET e.name_key = row.name_key, e.name_keys = row.name_keys, e.compact_key = row.compact_key
 """
 
 # Evidence is a set: keep what is there and append the chunk ids not yet present.
@@ -309,12 +328,15 @@ RETURN c.chunk_id AS chunk_id, c.doc_id AS doc_id, c.level AS level,
 ORDER BY chunk_id
 """
 
-# A superset scan for name matching: every entity whose normalized names contain a needle.
-# The ranking itself happens in Python (kg_rag.stores.ppr.rank_name_matches).
+# A superset for name matching: every entity whose normalized names contain a needle, one
+# CONTAINS per needle so the text index on search_text serves it (an any(...) over the list
+# would scan every entity). The ranking itself happens in Python
+# (kg_rag.stores.ppr.rank_name_matches).
 NAME_CANDIDATES: Final = f"""
+UNWIND $needles AS needle
 MATCH (e:Entity)
-WHERE any(needle IN $needles WHERE e.search_text CONTAINS needle)
-RETURN {_ENTITY_FIELDS}
+WHERE e.search_text CONTAINS needle
+RETURN DISTINCT {_ENTITY_FIELDS}
 """
 
 FULLTEXT_ENTITIES: Final = f"""
@@ -329,6 +351,40 @@ SIMILAR_ENTITIES: Final = f"""
 CALL db.index.vector.queryNodes('entity_vectors', $k, $vector)
 YIELD node AS e, score
 RETURN {_ENTITY_FIELDS}, score
+"""
+
+# Exact name lookups through indexes (kg_rag.stores.ppr.lookup_keys): the normalized name and
+# the compact name have range indexes; an alias is found through the full-text index and kept
+# only when one of the entity's normalized names is the key.
+ENTITIES_BY_NAME_KEY: Final = f"""
+UNWIND $keys AS k
+MATCH (e:Entity {{name_key: k}})
+RETURN DISTINCT {_ENTITY_FIELDS}
+"""
+
+ENTITIES_BY_COMPACT_KEY: Final = f"""
+UNWIND $keys AS k
+MATCH (e:Entity {{compact_key: k}})
+RETURN DISTINCT {_ENTITY_FIELDS}
+"""
+
+ENTITIES_BY_ALIAS_KEY: Final = f"""
+UNWIND $queries AS aq
+CALL db.index.fulltext.queryNodes('entity_names', aq.query, {{limit: $per_key}})
+YIELD node AS e
+WITH e, aq WHERE aq.key IN e.name_keys
+RETURN DISTINCT {_ENTITY_FIELDS}
+"""
+
+ANY_ENTITY_VECTOR: Final = """
+MATCH (e:Entity) WHERE e.vector IS NOT NULL
+RETURN e.entity_id AS entity_id LIMIT 1
+"""
+
+MENTION_COUNTS: Final = """
+UNWIND $ids AS id
+MATCH (c:Chunk)-[:MENTIONS]->(e:Entity {entity_id: id})
+RETURN e.entity_id AS key, count(DISTINCT c) AS n
 """
 
 NEIGHBOUR_IDS: Final = """

@@ -177,6 +177,19 @@ def test_find_entities(store: Any, text: str, expected: list[str]) -> None:
     assert [e.entity_id for e in store.find_entities(text)] == expected
 
 
+def test_find_entities_sees_writes_and_deletes(store: Any) -> None:
+    store.upsert_entities(data.entities())
+    assert store.find_entities("Lisbon") == []
+    store.upsert_entities([Entity(entity_id="e_lisbon", name="Lisbon", aliases=["Lisboa"])])
+    assert [e.entity_id for e in store.find_entities("lisboa")] == ["e_lisbon"]
+    assert [e.entity_id for e in store.find_entities("isbo")] == ["e_lisbon"]  # a substring
+    store.upsert_entities([Entity(entity_id="e_lisbon", name="Porto")])
+    assert store.find_entities("lisboa") == []
+    store.delete_entities(["e_lisbon", "e_paris"])
+    assert store.find_entities("Porto") == [] and store.find_entities("Paris") == []
+    assert [e.entity_id for e in store.find_entities("Louvre")] == ["e_louvre"]
+
+
 def test_find_entities_exact_before_substring_and_limit(store: Any) -> None:
     store.upsert_entities(
         [
@@ -187,6 +200,54 @@ def test_find_entities_exact_before_substring_and_limit(store: Any) -> None:
     )
     assert [e.entity_id for e in store.find_entities("LYON")] == ["b_alias", "z_exact", "a_long"]
     assert [e.entity_id for e in store.find_entities("lyon", limit=1)] == ["b_alias"]
+
+
+@pytest.mark.parametrize(
+    ("keys", "compact", "expected"),
+    [
+        (["acme corp"], [], ["e_acme"]),  # a name
+        (["acme"], [], ["e_acme"]),  # an alias
+        # aliases; "A. Smith" normalizes to "smith" (punctuation and a leading article go)
+        (["acme corporation", "smith"], [], ["e_acme", "e_alice"]),
+        (["alice"], [], []),  # one word of a name is no name
+        (["paris", "france", "zzz"], [], ["e_france", "e_paris"]),
+        ([], ["acmecorp"], ["e_acme"]),  # compact name
+        ([], ["acme corp"], []),  # compact keys have no spaces
+        (["carol"], ["bobjones"], ["e_bob", "e_carol"]),
+        ([], [], []),
+    ],
+)
+def test_entities_named(
+    store: Any, keys: list[str], compact: list[str], expected: list[str]
+) -> None:
+    store.upsert_entities(data.entities())
+    found = store.entities_named(keys, compact)
+    assert [e.entity_id for e in found] == expected
+    assert all(e.vector is None for e in found)
+
+
+def test_entities_named_follows_renames_and_deletes(store: Any) -> None:
+    store.upsert_entities(data.entities())
+    store.upsert_entities([Entity(entity_id="e_acme", name="Acme Holdings", type="ORGANIZATION")])
+    assert store.entities_named(["acme", "acme corp"]) == []
+    assert [e.entity_id for e in store.entities_named(["acme holdings"])] == ["e_acme"]
+    store.delete_entities(["e_paris"])
+    assert store.entities_named(["paris"]) == []
+
+
+def test_has_entity_vectors(store: Any) -> None:
+    store.upsert_entities([Entity(entity_id="e_plain", name="Plain")])
+    assert store.has_entity_vectors() is False
+    store.upsert_entities(data.entities())
+    assert store.has_entity_vectors() is True
+
+
+def test_mention_counts(store: Any) -> None:
+    data.load(store)
+    ids = ["e_alice", "e_acme", "e_island", "e_louvre", "missing"]
+    expected = {e: len(c) for e, c in store.chunks_for_entities(ids).items()}
+    assert store.mention_counts(ids) == expected
+    assert "missing" not in expected and len(set(expected.values())) > 1
 
 
 def test_similar_entities(store: Any) -> None:
@@ -320,6 +381,30 @@ def test_personalized_pagerank_matches_networkx(
     for node, score in got:
         assert score == pytest.approx(expected[node], abs=1e-9)
     assert sum(score for _, score in got) == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("seeds", "epsilon", "abs_error"),
+    [
+        ({"e_france": 2.0, "e_carol": 1.0}, 1e-13, 1e-10),
+        ({"e_alice": 1.0}, 1e-13, 1e-10),
+        ({"e_alice": 1.0, "e_island": 1.0}, 1e-13, 1e-10),  # a seed with no edges
+        ({"e_bob": 1.0}, 1e-4, 1e-3),
+        ({"e_paris": 1.0, "e_alice": 0.5}, 1e-3, 1e-2),
+    ],
+)
+def test_personalized_pagerank_by_forward_push(
+    store: Any, seeds: dict[str, float], epsilon: float, abs_error: float
+) -> None:
+    data.load(store)
+    got = store.personalized_pagerank(dict(seeds), limit=50, max_hops=None, epsilon=epsilon)
+    expected = ppr_oracle(seeds, 0.85, None)
+    for node, score in got:
+        assert score == pytest.approx(expected[node], abs=abs_error)
+        assert score <= expected[node] + 1e-12  # push approximates from below
+    assert got[0][0] == max(expected, key=lambda n: (expected[n], n))
+    if epsilon < 1e-10:
+        assert [n for n, _ in got] == sorted(expected, key=lambda n: (-round(expected[n], 9), n))
 
 
 def test_personalized_pagerank_edge_cases(store: Any) -> None:

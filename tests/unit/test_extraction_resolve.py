@@ -275,3 +275,70 @@ def test_resolution_is_deterministic() -> None:
         _chunk("c1", [("A", "PERSON")]),
     ]
     assert EntityResolver().resolve(chunks) == EntityResolver().resolve(chunks)
+
+
+# -- incremental resolution: the stored entities found by stored_lookup_keys suffice ----------
+
+_STORED = [
+    ResolvedEntity(entity_id="s_ibm", name="IBM", type="ORGANIZATION", aliases=["Big Blue"]),
+    ResolvedEntity(entity_id="s_walmart", name="Walmart", type="ORGANIZATION"),
+    ResolvedEntity(entity_id="s_paris", name="Paris", type="LOCATION"),
+    ResolvedEntity(entity_id="s_bush1", name="George Bush", type="PERSON", aliases=["Bush"]),
+    ResolvedEntity(entity_id="s_bush2", name="Jeb Bush", type="PERSON", aliases=["Bush"]),
+    ResolvedEntity(entity_id="s_nile", name="Nile", type="LOCATION"),
+    ResolvedEntity(entity_id="s_kyoto", name="Kyoto", type="LOCATION", aliases=["Heian-kyo"]),
+    ResolvedEntity(entity_id="s_lone", name="Lonely Name", type="CONCEPT"),
+    *[
+        ResolvedEntity(entity_id=f"s_filler{i}", name=f"Filler {i}", type="PERSON")
+        for i in range(30)
+    ],
+]
+_STORED.append(
+    ResolvedEntity(
+        entity_id=entity_id("Ada Lovelace", "PERSON"), name="Ada Lovelace", type="PERSON"
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("chunks", "alias_table"),
+    [
+        ([_chunk("c1", [("IBM", "ORG"), ("Paris", "LOC")], [("IBM", "Paris", 1.0)])], None),
+        ([_chunk("c1", [("Wal-Mart", "ORG")])], None),  # compact stage joins the stored one
+        ([_chunk("c1", [("Big Blue", "CONCEPT")])], None),  # a stored alias
+        ([_chunk("c1", [("Bush", "PERSON")])], None),  # ambiguous among stored: left alone
+        (  # a new alias naming a stored entity
+            [_chunk("c1", [("Heian Capital", "LOCATION")], aliases={"Heian Capital": ["Kyoto"]})],
+            None,
+        ),
+        ([_chunk("c1", [("Ada Lovelace", "PERSON")])], None),  # same id as a stored entity
+        ([_chunk("c1", [("nile", "CONCEPT")]), _chunk("c2", [("Nile", "LOCATION")])], None),
+        ([_chunk("c1", [("Brand New", "PERSON")])], None),  # nothing stored matters
+        ([_chunk("c1", [("Blue Giant", "ORGANIZATION")])], {"Blue Giant": "IBM"}),  # table
+        ([_chunk("c1", [("Lonely Name", "PERSON"), ("Filler 3", "PERSON")])], None),
+    ],
+)
+def test_resolving_against_looked_up_entities_equals_resolving_against_all(
+    chunks: list[ChunkExtraction], alias_table: dict[str, str] | None
+) -> None:
+    from extraction.normalize import compact_name
+    from extraction.resolve import stored_lookup_keys
+
+    resolver = EntityResolver(aliases=alias_table)
+    full = resolver.resolve(chunks, _STORED)
+    names, compact = stored_lookup_keys(chunks, alias_table)
+    wanted, squeezed = set(names), set(compact)
+    candidates = [
+        e
+        for e in _STORED
+        if {normalize_name(n) for n in (e.name, *e.aliases)} & wanted
+        or compact_name(e.name) in squeezed
+    ]
+    assert len(candidates) < len(_STORED) // 2  # the lookup really narrows the stored set
+    part = resolver.resolve(chunks, candidates)
+    assert part.entities == full.entities
+    assert part.relations == full.relations
+    assert part.merges == full.merges
+    assert {k: v for k, v in part.id_map.items() if k in part.new_ids} == {
+        k: v for k, v in full.id_map.items() if k in full.new_ids
+    }
