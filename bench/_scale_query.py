@@ -48,6 +48,26 @@ _TYPES = ["PERSON", "ORGANIZATION", "LOCATION", "WORK"]
 _RELS = ["WORKED_WITH", "LOCATED_IN", "FOUNDED", "MEMBER_OF", "CREATED"]
 
 
+def clustered_write(
+    doc_id: str, text: str, chunks: list[Any], rng: np.random.Generator, centers: np.ndarray
+) -> Any:
+    """A ``DocumentWrite`` of ``chunks`` whose unit vectors lie near random ``centers``."""
+    from kg_rag.models import Document
+    from kg_rag.stores.chunks import DocumentWrite
+
+    vectors = centers[rng.integers(0, len(centers), size=len(chunks))]
+    vectors = vectors + 0.5 * rng.standard_normal((len(chunks), DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return DocumentWrite(
+        document=Document(doc_id=doc_id, source="", content_hash=doc_id, text=text),
+        ingest_hash=doc_id,
+        chunks=chunks,
+        vectors=vectors,
+        vector_keys=[f"t:{c.chunk_id}" for c in chunks],
+        index_texts=[c.text for c in chunks],
+    )
+
+
 def entity_name(i: int) -> str:
     """A unique two-word name for entity ``i`` (up to 40^5 of them)."""
     n = len(_SYL)
@@ -64,7 +84,7 @@ def _filler(rng: np.random.Generator, n: int) -> str:
 
 def build_kb(passages: int, kb_dir: Path, seed: int = 3) -> dict[str, Any]:
     """Write the synthetic knowledge base (see the module docstring) into ``kb_dir``."""
-    from kg_rag.models import Chunk, Document, Entity, Mention, Relation
+    from kg_rag.models import Chunk, Entity, Mention, Relation
     from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
     from kg_rag.stores.embedded import EmbeddedGraphStore
     from kg_rag.testing import HashEmbeddings
@@ -120,19 +140,7 @@ def build_kb(passages: int, kb_dir: Path, seed: int = 3) -> dict[str, Any]:
             )
             for k in range(4)
         ]
-        vectors = centers[rng.integers(0, len(centers), size=4)]
-        vectors = vectors + 0.5 * rng.standard_normal((4, DIM)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        writes.append(
-            DocumentWrite(
-                document=Document(doc_id=doc_id, source="", content_hash=doc_id, text=text),
-                ingest_hash=doc_id,
-                chunks=chunks,
-                vectors=vectors,
-                vector_keys=[f"t:{c.chunk_id}" for c in chunks],
-                index_texts=[c.text for c in chunks],
-            )
-        )
+        writes.append(clustered_write(doc_id, text, chunks, rng, centers))
         paragraph = chunks[1]
         paragraph_chunks.append(paragraph)
         for i in ids:

@@ -54,13 +54,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import percentile, print_table
+from bench._scale_query import DIM, clustered_write
 from kg_rag.embeddings import LocalMiniLMEmbeddings
-from kg_rag.models import Chunk, Document
+from kg_rag.models import Chunk
 from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
 
 CHUNKS_PER_DOC = 10
 VOCABULARY = 20_000
-DIM = 384
 
 
 def _words(rng: np.random.Generator, n: int) -> list[str]:
@@ -111,17 +111,7 @@ def synthetic_document(doc_id: str, rng: np.random.Generator, centers: np.ndarra
             _chunk(doc_id, text, chunks, "sentence", (s_start, s_start + len(sentence)), pid, s_ord)
             start = s_start + len(sentence)
         pos = start
-    picks = rng.integers(0, len(centers), size=len(chunks))
-    vectors = centers[picks] + 0.5 * rng.standard_normal((len(chunks), DIM)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return DocumentWrite(
-        document=Document(doc_id=doc_id, source="", content_hash=doc_id, text=text),
-        ingest_hash=doc_id,
-        chunks=chunks,
-        vectors=vectors,
-        vector_keys=[f"t:{c.chunk_id}" for c in chunks],
-        index_texts=[c.text for c in chunks],
-    )
+    return clustered_write(doc_id, text, chunks, rng, centers)
 
 
 def synthetic_writes(n_chunks: int, seed: int = 7) -> list[DocumentWrite]:
