@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,12 +18,12 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
+from prompt_markers import PLAN, READ, ROUTE, SYNTH
 from pydantic import BaseModel
 
 from extraction.budget import CallBudget
 from extraction.errors import BudgetSpent
 from extraction.structured import LLMUsage, acall_structured
-from kg_rag.answer import prompts
 from kg_rag.answer.llm import LLMCaller
 from kg_rag.answer.llm_stages import LLMPlanner, LLMRouter
 from kg_rag.answer.router import RuleRouter
@@ -40,14 +39,6 @@ pytestmark = pytest.mark.unit
 EngineFactory = Callable[..., KnowledgeEngine]
 
 
-def _marker(template: str) -> str:
-    return re.escape(template[:40])
-
-
-PLAN = _marker(prompts.PLANNER_PROMPT)
-ROUTE = _marker(prompts.ROUTER_PROMPT)
-READ = _marker(prompts.STEP_READ_PROMPT)
-SYNTH = _marker(prompts.SYNTH_PROMPT)
 STEPS = (
     "Where is Brightwell Robotics headquartered?",
     "Who founded Brightwell Robotics?",

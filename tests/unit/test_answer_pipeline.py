@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prompt_markers import PLAN, READ, ROUTE, SYNTH
 
-from kg_rag.answer import prompts
 from kg_rag.answer.stages import StageFallbackError
 from kg_rag.answer.synthesizer import renumber_citations
 from kg_rag.engine import KnowledgeEngine
@@ -31,14 +31,6 @@ pytestmark = pytest.mark.unit
 EngineFactory = Callable[..., KnowledgeEngine]
 
 
-def _marker(template: str) -> str:
-    return re.escape(template[:40])
-
-
-PLAN = _marker(prompts.PLANNER_PROMPT)
-ROUTE = _marker(prompts.ROUTER_PROMPT)
-READ = _marker(prompts.STEP_READ_PROMPT)
-SYNTH = _marker(prompts.SYNTH_PROMPT)
 QUESTION = "Where is Brightwell Robotics headquartered?"
 
 
