@@ -81,6 +81,7 @@ class _Candidate:
     sentence: tuple[int, int] = (0, 0)
     entity_id: str | None = None
     scores: list[float] = field(default_factory=list)
+    about: list[float] = field(default_factory=list)  # scores in passages about the subject
 
 
 def _fit(expected: AnswerType, kind: str) -> float:
@@ -139,6 +140,25 @@ class GraphView:
                 ent = self.linker.entity(eid)
                 if ent is not None:
                     out.setdefault(cid, []).append((eid, ent.name, ent.type))
+        return out
+
+    def usage(self, names: Sequence[str], entity_ids: Sequence[str | None]) -> dict[str, list[str]]:
+        """name → the sentences the graph keeps about it (the descriptions of the entity
+        ``entity_ids`` gives, else of the entities so named): how the corpus uses a name."""
+        if self.linker is None or not names:
+            return {}
+        out: dict[str, list[str]] = {}
+        unnamed = {normalize_name(n): n for n, e in zip(names, entity_ids, strict=True) if not e}
+        found = self.linker.graph.entities_named(sorted(k for k in unnamed if k))
+        by_key: dict[str, list[str]] = {}
+        for ent in found:
+            by_key.setdefault(normalize_name(ent.name), []).append(ent.description or "")
+        for name, eid in zip(names, entity_ids, strict=True):
+            if eid:
+                ent = self.linker.entity(eid)
+                out[name] = [ent.description or ""] if ent is not None else []
+            else:
+                out[name] = by_key.get(normalize_name(name), [])
         return out
 
     def related(self, entity_ids: Sequence[str]) -> set[str]:
@@ -372,8 +392,9 @@ def _zh_head_noun(query: str) -> str:
 
 
 _EN_HEAD = re.compile(
-    r"^(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?(?P<a>[a-z]{3,})\s+(?:that|which|who|whom|whose|where|"
-    r"when|of)\b|\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
+    r"^(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?(?P<a>[a-z]{3,})\s+(?:(?:in|on|at|from|by|for|with|to)\s+"
+    r"(?=which|whom|whose))?(?:that|which|who|whom|whose|where|when|of)\b|"
+    r"\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
 )
 
 
@@ -463,6 +484,60 @@ def _address_factor(sentence: str, a: int, b: int, head: str) -> float:
     return 1.0
 
 
+_PLACE_CLASSES = "|".join(sorted(_ADDRESS_RANK, key=len, reverse=True))
+_CLASS_OF = re.compile(rf"\b({_PLACE_CLASSES})\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+_CLASS_IS = re.compile(
+    rf"^(?:\s*\([^)]{{0,80}}\))?(?:\s*,[^,.]{{0,80}},)?\s+(?:is|was)\s+(?:a|an|the)\s+"
+    rf"(?:[\w\-]+\s+){{0,3}}?({_PLACE_CLASSES})\b",
+    re.IGNORECASE,
+)
+
+_CLASS_AFTER = re.compile(rf"\s+({_PLACE_CLASSES})\b")  # "Maharashtra state", lower case
+
+
+def place_size(name: str, texts: Sequence[str]) -> float | None:
+    """How large a place ``name`` is on the address scale (0 = a city, 1 = a country), read
+    from sentences that use it (``texts``): the class noun it carries ("Jefferson County"),
+    is defined by ("X is a landlocked country") or follows ("the city of X"), else the
+    position it takes in addresses ("Tulsa, Oklahoma" puts Oklahoma above Tulsa); None when
+    the sentences say nothing of it."""
+    top = max(_ADDRESS_RANK.values())
+    words = name.split()
+    if len(words) > 1 and words[-1].lower() in _ADDRESS_RANK:
+        return _ADDRESS_RANK[words[-1].lower()] / top  # the name says its class
+    classes: list[float] = []
+    positions: list[float] = []
+    for text in texts:
+        for m in re.finditer(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", text):
+            of = _CLASS_OF.search(text[max(0, m.start() - 40) : m.start()])
+            if of:
+                classes.append(_ADDRESS_RANK[of.group(1).lower()] / top)
+            is_a = _CLASS_IS.match(text[m.end() : m.end() + 200]) or _CLASS_AFTER.match(
+                text[m.end() : m.end() + 20]
+            )
+            if is_a:
+                classes.append(_ADDRESS_RANK[is_a.group(1).lower()] / top)
+        for m in _ADDRESS.finditer(text):
+            items = [m.group(0)[s - m.start() : e - m.start()] for s, e in _items(m)]
+            if name in items and len(items) > 1:
+                positions.append(items.index(name) / (len(items) - 1))
+    if classes:
+        return sum(classes) / len(classes)
+    if positions:
+        return sum(positions) / len(positions)
+    return None
+
+
+def _size_factor(size: float | None, head: str) -> float:
+    """×1.5 for a place as large as the asked noun (a country for "which country"), ×0.6
+    for one two steps or more off the address scale (a district or a city for it)."""
+    rank = _ADDRESS_RANK.get(head)
+    if size is None or rank is None:
+        return 1.0
+    gap = abs(size - rank / max(_ADDRESS_RANK.values()))
+    return 1.5 if gap < 0.25 else (0.6 if gap > 0.5 else 1.0)
+
+
 def _surname_only(span: str, shared: set[str], linked_names: Sequence[str]) -> bool:
     """Is the one term ``span`` shares with a linked name the last word of both ("Astrid
     Young" beside "Neil Young")?"""
@@ -479,8 +554,9 @@ def _names_head(span: str, head: str) -> bool:
         return False
     if _CJK.search(head):
         return span.endswith(head) and len(span) > len(head)
-    words = [w.lower().rstrip("s") for w in span.split()]
-    return head.rstrip("s") in words and len(words) > 1
+    # Number agrees: "United States" carries "states", not the "state" asked for.
+    words = [w.lower() for w in span.split()]
+    return len(words) > 1 and (head in words or (head.endswith("s") and head[:-1] in words))
 
 
 def read_evidence(
@@ -740,6 +816,8 @@ def read_evidence(
                 if cand is None:
                     cand = pool[key] = _Candidate(text=span, kind=kind, entity_id=eid)
                 cand.scores.append(score)
+                if subject_here:
+                    cand.about.append(score)
                 if score >= max(cand.scores):
                     cand.evidence_index = rank  # ranked is evidence[:top]
                     cand.sentence = (s_start, s_end)
@@ -748,11 +826,23 @@ def read_evidence(
                 if eid is not None and cand.entity_id is None:
                     cand.entity_id = eid
     for cand in pool.values():
+        # Votes come from passages about the subject: a place every neighbouring village's
+        # passage names ("…, United States") is no answer for this one.
         ordered = sorted(cand.scores, reverse=True)
-        cand.score = ordered[0] + 0.35 * sum(ordered[1:4])
+        seconds = sorted(cand.about, reverse=True)
+        if seconds and seconds[0] == ordered[0]:
+            seconds = seconds[1:]
+        cand.score = ordered[0] + 0.35 * sum(seconds[:3])
         cand.votes = len(ordered)
     if not pool:
         return None, best_overlap
+    if head in _ADDRESS_RANK and not cjk_query:
+        places = [c for c in pool.values() if c.kind in ("LOCATION", "NAME")]
+        texts = view.usage([c.text for c in places], [c.entity_id for c in places])
+        read = [ev.text for ev in ranked]
+        for c in places:
+            size = place_size(c.text, read + texts.get(c.text, []))
+            c.score *= _size_factor(size, head)
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
     full = _full_name(best.text, ranked[best.evidence_index].text)
     if full != best.text and normalize_name(full) not in q_norm:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from kg_rag.answer.reader import _full_name, _head_noun, _names_head, read_evidence, verify_claim
+from kg_rag.answer.reader import (
+    _full_name,
+    _head_noun,
+    _names_head,
+    place_size,
+    read_evidence,
+    verify_claim,
+)
 from kg_rag.models import AnswerType, Evidence
 from kg_rag.retrieval.graph import LinkedEntity
 
@@ -241,7 +248,57 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["青岚乐队"],
         "柳城",
     ),
+    # The asked noun's size on the address scale: a country is none of the districts.
+    (
+        "country where the Varn River is found",
+        "LOCATION",
+        [
+            "The Varn River is a tributary of the Osk River in Tollby District and Marka District, Kestria."
+        ],
+        ["Varn River"],
+        "Kestria",
+    ),
+    # A class noun after the name places it: "Marelia state".
+    (
+        "state where Ostby is located",
+        "LOCATION",
+        ["Ostby is a small village in Varn district, Kovan, Marelia state, Kestria."],
+        ["Ostby"],
+        "Marelia",
+    ),
+    # Votes come from passages about the subject, not from its neighbours' passages.
+    (
+        "county in which Dovreby, Westmark is located",
+        "LOCATION",
+        [
+            "Dovreby is a village in Harlan County, Westmark, Kestria.",
+            "Tollby is a village in Orne County, Westmark, Kestria.",
+            "Varby is a village in Pell County, Westmark, Kestria.",
+            "Ostby is a village in Linn County, Westmark, Kestria.",
+        ],
+        ["Dovreby, Westmark"],
+        "Harlan County",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("name", "texts", "size"),
+    [
+        ("Tollby District", [], 1 / 3),  # the name carries its class
+        ("Kestria", ["Kestria is a landlocked country in the north."], 1.0),
+        ("Kestria", ["Kestria, officially the Republic of Kestria, is a country."], 1.0),
+        ("Dovreby", ["It lies in the city of Dovreby, Kestria."], 0.0),
+        ("Marelia", ["a village in Marelia state, Kestria"], 2 / 3),
+        ("Westmark", ["Varn, Westmark, Kestria", "Ostby, Westmark"], 0.75),  # addresses
+        ("Osk", ["Osk is a river in Kestria."], None),  # no place class, in no address
+    ],
+)
+def test_place_size_from_how_the_corpus_uses_a_name(
+    name: str, texts: list[str], size: float | None
+) -> None:
+    got = place_size(name, texts)
+    assert got == pytest.approx(size) if size is not None else got is None
 
 
 @pytest.mark.parametrize(("query", "kind", "texts", "linked", "answer"), CASES)
@@ -287,6 +344,8 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("label that signed The Gray Tides", "label", "Halden Optics", False),
         ("《远山》获得过什么文学奖", "文学奖", "白鹭文学奖", True),
         ("Who directed #1", "", "Ines Valder", False),
+        ("state where Ostby is located", "state", "United Kestrian States", False),  # number
+        ("Which rivers cross Varn", "rivers", "River Osk", True),
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
