@@ -375,7 +375,31 @@ _ORG_NOUNS = frozenset(
 _DATE_NOUNS = frozenset(
     ["year", "date", "day", "month", "decade", "century", "era", "time", "period"]
 )
-_NUMBER_NOUNS = frozenset(["number", "amount", "population", "count", "total", "percentage"])
+# Quantities and measures, and the codes written in digits.
+_NUMBER_NOUNS = frozenset(
+    [
+        "number",
+        "amount",
+        "population",
+        "count",
+        "total",
+        "percentage",
+        "height",
+        "length",
+        "depth",
+        "elevation",
+        "distance",
+        "weight",
+        "capacity",
+        "attendance",
+        "budget",
+        "revenue",
+        "cost",
+        "price",
+        "salary",
+        "code",
+    ]
+)
 
 # Chinese: the last characters of a noun carry its class (创始人, 作者, 校长, 画家, 演员 are
 # people; 城市, 省, 国家, 出生地 are places; 公司, 大学, 乐队 are organisations).

@@ -26,7 +26,7 @@ from typing import Any
 
 from extraction.language import HAN, NON_NAME_WORDS, normalize_name, split_sentences
 from extraction.lexicon import CALENDAR_WORDS
-from kg_rag.answer.offline import _term_set
+from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_type
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
@@ -39,7 +39,24 @@ _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
     r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*)*"
 )
-_NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b|\d+(?:万|亿)?")
+# A quantity, never a piece of an ordinal or a code ("35th", "B-29" stay whole or out).
+_NUMBER = re.compile(
+    r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b"
+    r"|(?<![A-Za-z0-9.])\d+(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
+)
+_EN_WORD = re.compile(r"[a-z][a-z'\-]*")
+# Units of measure that follow a number ("214 kilometres", "3,200 ft", "12 years").
+_UNIT = re.compile(
+    r"\s?(?:km|kilomet(?:re|er)s?|miles?|mi|met(?:re|er)s?|m|cm|mm|ft|feet|foot|inch(?:es)?|"
+    r"yards?|kg|kilograms?|grams?|g|pounds?|lbs?|tonnes?|tons?|acres?|hectares?|ha|"
+    r"square\s+(?:miles?|kilomet(?:re|er)s?|met(?:re|er)s?|feet)|sq\s?(?:mi|km|m|ft)|"
+    r"years?|months?|weeks?|days?|hours?|minutes?|seconds?|per\s?cent|percent|%)(?![\w])"
+)
+_MEASURE_Q = re.compile(
+    r"^(?:how\s+(?:long|tall|high|far|deep|wide|big|large|heavy)\b)|"
+    r"\b(?:length|height|depth|elevation|distance|weight|area|size|width|duration)\s+of\b",
+    re.IGNORECASE,
+)
 # "Norwegian-born", "London-based", "Italian": modifiers, not names of entities.
 _MODIFIER = re.compile(r"-(?:born|based|language|speaking|era|style)$|(?:ian|ese|ish|ic|an)$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
@@ -538,6 +555,17 @@ def _size_factor(size: float | None, head: str) -> float:
     return 1.5 if gap < 0.25 else (0.6 if gap > 0.5 else 1.0)
 
 
+def _by_surname(text: str, surname: str) -> bool:
+    """Does ``text`` name a person by ``surname`` alone? After the first mention a person
+    goes by the surname ("Marsh was born in …"), but "Clara Marsh" or "the Marsh Foundation"
+    is someone or something else."""
+    for m in re.finditer(rf"\b{re.escape(surname)}\b(?!\s+[A-Z])", text):
+        before = text[: m.start()].split()
+        if not before or not before[-1][:1].isupper() or before[-1] in _CAP_STOP:
+            return True
+    return False
+
+
 def _surname_only(span: str, shared: set[str], linked_names: Sequence[str]) -> bool:
     """Is the one term ``span`` shares with a linked name the last word of both ("Astrid
     Young" beside "Neil Young")?"""
@@ -588,6 +616,8 @@ def read_evidence(
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
     q_norm = normalize_name(query) + " " + normalize_name(question)
+    # "How long is the Tallow", "the height of …": a measure, answered with its unit.
+    measure = bool(_MEASURE_Q.search(query))
     head = _head_noun(query)
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
@@ -598,6 +628,14 @@ def read_evidence(
         and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
     )
     linked_norms = {normalize_name(n) for n in linked_names if n}
+    surnames = [
+        words[-1]
+        for le in linked
+        if _get(le, "type").upper() == "PERSON"
+        and len(words := _get(le, "name").split()) > 1
+        and words[-1][:1].isupper()
+        and len(words[-1]) > 2
+    ]
     ranked = list(evidence[:top])
     view = graph or GraphView()
     mentions = view.chunk_entities([e.chunk_id for e in ranked])
@@ -609,12 +647,16 @@ def read_evidence(
     for rank, ev in enumerate(ranked):
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
-        subject_here = any(n and n in text for n in linked_names)
+        subject_here = any(n and n in text for n in linked_names) or any(
+            _by_surname(text, s) for s in surnames
+        )
         previous_about_subject = False
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             sent_terms = _term_set(sentence)
-            subject_in_sentence = any(n and n in sentence for n in linked_names)
+            subject_in_sentence = any(n and n in sentence for n in linked_names) or any(
+                _by_surname(sentence, s) for s in surnames
+            )
             shared_name = sent_terms & name_terms
             if (
                 not subject_in_sentence
@@ -655,7 +697,8 @@ def read_evidence(
                 spans.append((d_start, d_end, "DATE", None))
             for m in _NUMBER.finditer(sentence):
                 if not DATE_RX.fullmatch(m.group(0)):
-                    spans.append((m.start(), m.end(), "NUMBER", None))
+                    unit = _UNIT.match(sentence, m.end()) if measure else None
+                    spans.append((m.start(), unit.end() if unit else m.end(), "NUMBER", None))
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
                 if zh_head:
@@ -690,8 +733,13 @@ def read_evidence(
                     ]
                     spans += [(s, e, "LOCATION", None) for s, e in items]
             low = sentence.lower()
-            anchors = [low.find(t) for t in (shared_rel or shared_name) if len(t) > 1]
-            anchors = [a for a in anchors if a >= 0]
+            wanted = {t for t in (shared_rel or shared_name) if len(t) > 1}
+            anchors = [a for a in (low.find(t) for t in wanted) if a >= 0]
+            if not cjk_query and any(low.find(t) < 0 for t in wanted):
+                # A term matched through its stem: "born" for "birth", "wrote" for "write".
+                anchors += [
+                    m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in wanted
+                ]
             rel_ends = [
                 m.end() for t in shared_rel if len(t) > 1 for m in re.finditer(re.escape(t), low)
             ]
@@ -766,6 +814,15 @@ def read_evidence(
                 if span_terms and span_terms <= terms:
                     continue
                 fit = _fit(expected, kind)
+                if (
+                    kind == "NAME"
+                    and not cjk_query
+                    and _names_head(span, head)
+                    and head.rstrip("s") in (span.split()[0].lower(), span.split()[-1].lower())
+                ):
+                    # "River Tallow" and "Tallow River" name a river ("Best Director Award"
+                    # names an award): the class of the name is the asked noun's.
+                    fit = max(fit, _fit(expected, head_noun_type(head)))
                 if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
                     fit *= 0.4  # "which novel": a title, not its author
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kg_rag.answer.reader import (
+    _by_surname,
     _full_name,
     _head_noun,
     _names_head,
@@ -279,7 +280,67 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Dovreby, Westmark"],
         "Harlan County",
     ),
+    # A name that carries the asked noun first or last is of its class ("River Tallow").
+    (
+        "river that runs through Merrowick",
+        "LOCATION",
+        [
+            "Locks were built between Merrowick and Tollmere in the 1780s.",
+            "The River Tallow flows through Merrowick to the sea; Tollmere lies upstream.",
+        ],
+        ["Merrowick"],
+        "River Tallow",
+    ),
+    # A measure is answered with its unit; an ordinal rank is no quantity.
+    (
+        "How long is the River Tallow",
+        "NUMBER",
+        ["The River Tallow, ranked 35th in length, runs 214 kilometres from Greyfell Tor."],
+        ["River Tallow"],
+        "214 kilometres",
+    ),
+    (
+        "What is the population of Varn",
+        "NUMBER",
+        ["Varn Population Ranked 35th Total 2,913,123 (2017 est.)"],
+        ["Varn"],
+        "2,913,123",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Marsh was born in Kessford.", True),
+        ("In 2008 Marsh left Harlow Dynamics.", True),
+        ("Then Marsh returned.", True),  # a sentence-initial function word
+        ("Clara Marsh lives in Ashgrave.", False),  # another person of that name
+        ("the Marsh Foundation for Coastal Research", False),  # a name it begins
+        ("G. Marsh said so.", False),
+    ],
+)
+def test_a_person_goes_by_the_surname_after_the_first_mention(text: str, named: bool) -> None:
+    assert _by_surname(text, "Marsh") is named
+
+
+def test_surname_mentions_make_a_passage_about_the_subject() -> None:
+    texts = [
+        "The sonar fair was born in Ashgrave, a market town on the River Osk.",
+        "Marsh was born in Kessford, a market town on the River Lenn.",
+    ]
+    linked = [
+        LinkedEntity(
+            entity_id="e0",
+            name="Edwin Marsh",
+            type="PERSON",
+            method="exact",
+            span="Edwin Marsh",
+            weight=1.0,
+        )
+    ]
+    best, _ = read_evidence("birthplace of Edwin Marsh", "LOCATION", _ev(*texts), linked)
+    assert best is not None and best.text == "Kessford"
 
 
 @pytest.mark.parametrize(
