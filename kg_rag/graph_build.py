@@ -169,22 +169,10 @@ class GraphBuilder:
 
         cfg = self.settings.extraction
         if self._use_llm():
-            from extraction.llm import LLMExtractor
-            from kg_rag.llm import response_cache
+            from kg_rag.llm import build_extractor
 
             assert self.llm is not None
-            extractor = LLMExtractor(
-                self.llm,
-                entity_types=cfg.entity_types,
-                relation_types=cfg.relation_types,
-                max_retries=cfg.max_retries,
-                concurrency=cfg.concurrency,
-                gleaning=cfg.gleaning,
-                cache=response_cache(self.settings, "extraction"),
-                batch_tokens=cfg.batch_tokens,
-                max_batch=cfg.max_batch,
-                budget=self.budget,
-            )
+            extractor = build_extractor(self.settings, self.llm, budget=self.budget)
             results = extractor.extract(inputs)
             return list(results), extractor.usage.snapshot(), "llm"
         extracted = OfflineExtractor(entity_types=cfg.entity_types).extract(inputs)
@@ -363,7 +351,6 @@ class GraphBuilder:
         from communities import (
             EntityInfo,
             ExtractiveSummarizer,
-            LLMSummarizer,
             RelationInfo,
             detect_communities,
             update_communities,
@@ -401,21 +388,20 @@ class GraphBuilder:
         summarizer: Any = extractive
         salt = f"extractive|{cfg.summary_token_budget}"
         if self.summarizes_with_llm:
-            from extraction.structured import model_id
-            from kg_rag.llm import response_cache
+            from kg_rag.llm import build_summarizer
 
             assert self.llm is not None
-            summarizer = LLMSummarizer(
+            summarizer = build_summarizer(
+                self.settings,
                 self.llm,
-                max_retries=self.settings.extraction.max_retries,
-                concurrency=self.settings.extraction.concurrency,
-                cache=response_cache(self.settings, "community"),
                 fallback=extractive,
-                progress=self.progress,
-                min_size=cfg.llm_min_size,
                 budget=self.budget,
+                progress=self.progress,
             )
-            salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
+            salt = (
+                f"{summarizer.prompt_version}|{summarizer.runtime.model_id}|"
+                f"{cfg.summary_token_budget}"
+            )
         old = {c.community_id: c for c in self.graph.communities()}
         redo = set(retry)
         update = update_communities(

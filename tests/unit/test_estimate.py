@@ -25,8 +25,8 @@ from kg_rag.testing import graph_chat_model
 pytestmark = pytest.mark.unit
 
 
-def _engine(kb: Path, model: Any) -> KnowledgeEngine:
-    return open_engine(kb, model, mode="llm")
+def _engine(kb: Path, model: Any, response_cache: str = "shared") -> KnowledgeEngine:
+    return open_engine(kb, model, mode="llm", response_cache=response_cache)
 
 
 def _spent(report: Any) -> tuple[int, int, int]:
@@ -86,7 +86,7 @@ def test_with_history_calls_and_both_token_counts_within_20_percent(
 def test_unchanged_files_cost_nothing_and_cached_chunks_are_free(
     tmp_path: Path, corpora: Any
 ) -> None:
-    with _engine(tmp_path / "kb", graph_chat_model(tokenizer="cl100k")) as kg:
+    with _engine(tmp_path / "kb", graph_chat_model(tokenizer="cl100k"), "kb") as kg:
         kg.ingest([corpora[0]])
         again = kg.estimate([corpora[0]])
         assert again.calls == 0 and again.unchanged == 24 and again.documents == 0
@@ -96,7 +96,7 @@ def test_unchanged_files_cost_nothing_and_cached_chunks_are_free(
     other.mkdir(parents=True)
     for part in (tmp_path / "kb").glob("extraction-cache.sqlite*"):  # with its WAL
         (other / part.name).write_bytes(part.read_bytes())
-    with _engine(other, graph_chat_model(tokenizer="cl100k")) as kg:
+    with _engine(other, graph_chat_model(tokenizer="cl100k"), "kb") as kg:
         warm = kg.estimate([corpora[0]])
         assert warm.extraction.calls == 0 and warm.extraction.cached_calls == warm.chunks > 0
         assert kg.ingest([corpora[0]]).graph.llm_calls == 0
@@ -108,11 +108,12 @@ def test_max_llm_tokens_stops_at_the_cap_keeps_the_work_and_resumes(
 ) -> None:
     model = graph_chat_model(tokenizer="cl100k")
     full = tmp_path / "full" / "kb"
-    with _engine(full, graph_chat_model(tokenizer="cl100k")) as kg:
+    # Pinned to the KB folder: a shared cache would hand the capped run the full run's answers.
+    with _engine(full, graph_chat_model(tokenizer="cl100k"), "kb") as kg:
         total = sum(_spent(kg.ingest([corpora[0]]))[1:])
     cap = int(total * share)
     kb = tmp_path / "capped" / "kb"
-    with _engine(kb, model) as kg:
+    with _engine(kb, model, "kb") as kg:
         report = kg.ingest([corpora[0]], max_llm_tokens=cap)
         reserve = kg.settings.llm.max_tokens
     spent = sum(_spent(report)[1:])
@@ -120,7 +121,7 @@ def test_max_llm_tokens_stops_at_the_cap_keeps_the_work_and_resumes(
     assert spent <= cap + max(0, longest - reserve)
     assert report.failures and all("budget" in f.error for f in report.failures)
     assert report.documents_added == 24  # chunks and what was extracted are kept
-    with _engine(kb, graph_chat_model(tokenizer="cl100k")) as kg:
+    with _engine(kb, graph_chat_model(tokenizer="cl100k"), "kb") as kg:
         resumed = kg.repair()
     assert resumed.failures == []
     got, want = fingerprint(kb), fingerprint(full)
@@ -175,3 +176,23 @@ def test_response_cache_shared_across_knowledge_bases(
         other.model_name = "other-model"
         with engine(tmp_path / "three" / "kb", other) as kg:
             assert kg.ingest([corpora[0]]).graph.llm_calls > 0
+
+
+def test_default_response_cache_is_shared_in_the_user_cache_dir(
+    tmp_path: Path, corpora: Any, _private_user_cache: Path
+) -> None:
+    from kg_rag.config import LLMSettings
+
+    defaults = LLMSettings()
+    assert defaults.response_cache == "shared"
+    # The suite's own user cache dir (tests/conftest.py), never the real one.
+    assert defaults.cache_dir == _private_user_cache / "kg-rag" / "responses"
+    assert not defaults.cache_dir.is_relative_to(Path.home() / ".cache")
+    with _engine(tmp_path / "one" / "kb", graph_chat_model()) as kg:
+        assert kg.ingest([corpora[0]]).graph.llm_calls > 0
+    second = graph_chat_model()
+    with _engine(tmp_path / "two" / "kb", second) as kg:
+        assert kg.estimate([corpora[0]]).extraction.calls == 0
+        assert kg.ingest([corpora[0]]).graph.llm_calls == 0
+    assert second.calls_matching("You build a knowledge graph") == []
+    assert (defaults.cache_dir / "extraction-cache.sqlite").exists()
