@@ -220,6 +220,12 @@ class LLMExtractor:
     def _key(self, messages: Sequence[BaseMessage]) -> str:
         return self.runtime.key(self.prompt_version, messages, "ExtractionOutput")
 
+    def is_cached(self, chunk: ChunkInput) -> bool:
+        """True when the response cache holds an answer for ``chunk`` (it would cost no call)."""
+        if self.cache is None:
+            return False
+        return self.cache.get(self._key(self.build_messages(chunk))) is not None
+
     def planned_calls(
         self, chunks: Sequence[ChunkInput]
     ) -> list[tuple[list[BaseMessage], type[BaseModel], bool]]:
@@ -229,9 +235,8 @@ class LLMExtractor:
         planned: list[tuple[list[BaseMessage], type[BaseModel], bool]] = []
         todo: list[ChunkInput] = []
         for chunk in chunks:
-            messages = self.build_messages(chunk)
-            if self.cache is not None and self.cache.get(self._key(messages)) is not None:
-                planned.append((messages, ExtractionOutput, True))
+            if self.is_cached(chunk):
+                planned.append((self.build_messages(chunk), ExtractionOutput, True))
             else:
                 todo.append(chunk)
         for group in self.batches(todo):
@@ -298,7 +303,7 @@ class LLMExtractor:
         self.usage.add(usage)
         if isinstance(output, CallFailure):
             if output.budget:
-                return [self._failed(c, output.error, 0) for c in chunks]
+                return [self._failed(c, output.error) for c in chunks]
             logger.info(
                 "Batch of %d chunks failed, extracting them one by one: %s",
                 len(chunks),
@@ -323,6 +328,8 @@ class LLMExtractor:
                         entities=entities,
                         relations=relations,
                         llm_calls=usage.calls if n == 1 else 0,
+                        prompt_tokens=usage.prompt_tokens if n == 1 else 0,
+                        completion_tokens=usage.completion_tokens if n == 1 else 0,
                     )
                 )
             else:
@@ -344,9 +351,15 @@ class LLMExtractor:
         )
 
     @staticmethod
-    def _failed(chunk: ChunkInput, error: str, calls: int) -> ChunkExtraction:
+    def _failed(chunk: ChunkInput, error: str, usage: LLMUsage | None = None) -> ChunkExtraction:
+        spent = usage if usage is not None else LLMUsage()
         return ChunkExtraction(
-            chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, error=error, llm_calls=calls
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            error=error,
+            llm_calls=spent.calls,
+            prompt_tokens=spent.prompt_tokens,
+            completion_tokens=spent.completion_tokens,
         )
 
     async def _extract_one(self, chunk: ChunkInput) -> ChunkExtraction:
@@ -362,7 +375,7 @@ class LLMExtractor:
         )
         if isinstance(output, CallFailure):
             self.usage.add(usage)
-            return self._failed(chunk, output.error, usage.calls)
+            return self._failed(chunk, output.error, usage)
         entities = list(output.entities)
         relations = list(output.relations)
         for _ in range(self.gleaning):
@@ -398,6 +411,8 @@ class LLMExtractor:
             relations=clean_relations,
             llm_calls=usage.calls,
             cached=usage.calls == 0 and usage.cache_hits > 0,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
         )
 
     def check_reply(self, chunk: ChunkInput) -> Callable[[ExtractionOutput], str | None]:

@@ -89,6 +89,11 @@ class LLMUsage(BaseModel):
         failures: Structured calls that gave up after their retries.
         retries: Attempts beyond the first.
         cache_hits: Answers served from a :class:`ResponseCache`.
+        counted_prompt_tokens: Prompt tokens of the answered calls that reported usage, as
+            :func:`extraction.tokens.prompt_tokens` counts them before sending (cl100k,
+            schema included): ``prompt_tokens / counted_prompt_tokens`` is how the provider's
+            count (its tokenizer, its template, the schema sent or not) relates to the count
+            estimates are made in.
     """
 
     calls: int = 0
@@ -97,6 +102,7 @@ class LLMUsage(BaseModel):
     failures: int = 0
     retries: int = 0
     cache_hits: int = 0
+    counted_prompt_tokens: int = 0
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -365,7 +371,13 @@ async def acall_structured(
         prompt_tokens, completion_tokens = _token_counts(
             reply.get("raw") if isinstance(reply, dict) else None
         )
-        usage.add(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        counted = count_prompt_tokens(conversation, schema) if prompt_tokens else 0
+        usage.add(
+            calls=1,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            counted_prompt_tokens=counted,
+        )
         value, problem = _parse_reply(schema, reply)
         if value is not None and check is not None:
             wrong = check(value)

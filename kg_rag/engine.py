@@ -477,8 +477,16 @@ class KnowledgeEngine:
             extractor.build_messages(ChunkInput(chunk_id="-", text="")), ExtractionOutput
         )
         texts = sum(count_tokens(i.title) + count_tokens(i.text) for i in alone)
+        planned = extractor.planned_calls(inputs)
+        # Completion priors follow the text sent: the chunks the cache does not answer.
+        sent = sum(
+            count_tokens(i.title) + count_tokens(i.text)
+            for i in inputs
+            if not extractor.is_cached(i)
+        )
         return estimate_ingest(
-            extractor.planned_calls(inputs),
+            planned,
+            text_tokens=sent,
             single_call_tokens=overhead + texts / max(1, len(alone)),
             documents=seen,
             unchanged=unchanged,

@@ -48,6 +48,12 @@ class GraphReport(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    counted_prompt_tokens: int = 0
+    """Prompt tokens of the answered calls as counted before sending (see ``LLMUsage``)."""
+    failed_llm_calls: int = 0
+    """Of ``llm_calls``, those made for chunks that failed (with their tokens below)."""
+    failed_prompt_tokens: int = 0
+    failed_completion_tokens: int = 0
     cache_hits: int = 0
     extractor: str = "offline"
     seconds: float = 0.0
@@ -91,6 +97,8 @@ class CommunityBuildReport(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    counted_prompt_tokens: int = 0
+    """Prompt tokens of the answered calls as counted before sending (see ``LLMUsage``)."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per step: ``load`` (graph read), ``leiden``, ``summarize`` (contexts,
@@ -215,6 +223,7 @@ class GraphBuilder:
             report.llm_calls = usage.calls
             report.prompt_tokens = usage.prompt_tokens
             report.completion_tokens = usage.completion_tokens
+            report.counted_prompt_tokens = usage.counted_prompt_tokens
             report.cache_hits = usage.cache_hits
         report.failures = [
             Failure(
@@ -227,6 +236,10 @@ class GraphBuilder:
             for x in extractions
             if x.error
         ]
+        failed = [x for x in extractions if x.error]
+        report.failed_llm_calls = sum(x.llm_calls for x in failed)
+        report.failed_prompt_tokens = sum(x.prompt_tokens for x in failed)
+        report.failed_completion_tokens = sum(x.completion_tokens for x in failed)
         existing = [
             ResolvedEntity(
                 entity_id=e.entity_id,
@@ -426,6 +439,7 @@ class GraphBuilder:
             report.llm_calls = int(usage.calls)
             report.prompt_tokens = int(usage.prompt_tokens)
             report.completion_tokens = int(usage.completion_tokens)
+            report.counted_prompt_tokens = int(usage.counted_prompt_tokens)
         hashes = {p.community_id: p.content_hash for p in update.fingerprints}
         result: list[Community] = []
         for rec in records:
