@@ -10,9 +10,10 @@ endpoint would have been sent. Sections:
   community summaries), on the first N passages of a corpus (default 100 of musique-dev);
 * **questions**: LLM calls per question by plan length (1-4 steps), with rewrites allowed;
 * **estimate**: ``KnowledgeEngine.estimate`` before the ingest against what it spent, on the
-  report half of the passages (even positions of the first 4N); ``--calibrate`` first measures
-  the priors of :data:`kg_rag.estimate.PRIORS` on the dev half (odd positions) and prints them
-  next to the ones in use. Every knowledge base keeps its response cache in its own folder.
+  report half of the first 4N passages (the first 2N: N for a new knowledge base, N more for
+  one with history); ``--calibrate`` first measures the priors of
+  :data:`kg_rag.estimate.PRIORS` on the dev half (passages 2N to 4N, as new knowledge bases of
+  N) and prints them next to the ones in use. Every knowledge base keeps its response cache in its own folder.
 
 Run: ``nice .venv/bin/python bench/llm_cost.py --data ../shared/bench/musique-dev``
 """
@@ -216,25 +217,38 @@ def _rows(label: str, est: Any, report: Any, detail: bool) -> list[list[Any]]:
     return rows
 
 
-def calibrate(root: Path, dev: list[SourceDocument]) -> list[list[Any]]:
-    """The priors measured on a new knowledge base of the ``dev`` passages, next to the ones
-    :data:`kg_rag.estimate.PRIORS` holds."""
+def calibrate(root: Path, dev: list[SourceDocument], size: int) -> list[list[Any]]:
+    """The priors measured on new knowledge bases of ``size`` passages each, over the ``dev``
+    passages (summed, then divided), next to the ones :data:`kg_rag.estimate.PRIORS` holds."""
     from kg_rag.estimate import PRIORS
 
-    with _open(root / "calibrate", graph_chat_model(tokenizer="cl100k")) as kg:
-        before = kg.estimate(dev)
-        report = kg.ingest(dev)
-    graph, comms = report.graph, report.communities
-    assert graph is not None and comms is not None
-    chunks = max(1, graph.chunks_extracted)
-    calls = max(1, comms.llm_calls)
+    keys = ("text", "completion", "chunks", "failures", "s_calls", "s_prompt", "s_completion")
+    sums = dict.fromkeys(keys, 0)
+    for start in range(0, len(dev), size):
+        docs = dev[start : start + size]
+        with _open(root / f"calibrate-{start}", graph_chat_model(tokenizer="cl100k")) as kg:
+            before = kg.estimate(docs)
+            report = kg.ingest(docs)
+        graph, comms = report.graph, report.communities
+        assert graph is not None and comms is not None
+        values = (
+            before.text_tokens,
+            graph.completion_tokens,
+            graph.chunks_extracted,
+            len(graph.failures),
+            comms.llm_calls,
+            comms.prompt_tokens,
+            comms.completion_tokens,
+        )
+        for key, value in zip(keys, values, strict=True):
+            sums[key] += value
+    chunks, calls = max(1, sums["chunks"]), max(1, sums["s_calls"])
     measured = {
-        "extraction_completion_per_text_token": graph.completion_tokens
-        / max(1, before.text_tokens),
-        "summary_calls_per_chunk": comms.llm_calls / chunks,
-        "summary_prompt_per_call": comms.prompt_tokens / calls,
-        "summary_completion_per_call": comms.completion_tokens / calls,
-        "extraction_failures_per_chunk": len(graph.failures) / chunks,
+        "extraction_completion_per_text_token": sums["completion"] / max(1, sums["text"]),
+        "summary_calls_per_chunk": sums["s_calls"] / chunks,
+        "summary_prompt_per_call": sums["s_prompt"] / calls,
+        "summary_completion_per_call": sums["s_completion"] / calls,
+        "extraction_failures_per_chunk": sums["failures"] / chunks,
     }
     return [
         [name, value, PRIORS[name], _error(PRIORS[name], value)] for name, value in measured.items()
@@ -302,13 +316,13 @@ def main(argv: list[str] | None = None) -> None:
                 questions(kb, qs),
             )
         pool = documents(args.data, 4 * args.passages)
-        report_half, dev_half = pool[0::2], pool[1::2]
+        report_half, dev_half = pool[: 2 * args.passages], pool[2 * args.passages :]
         if args.calibrate:
             print_table(
-                f"Estimate priors measured on the dev half ({args.passages} passages at odd "
-                "positions; fake model)",
+                f"Estimate priors measured on the dev half (passages {2 * args.passages}-"
+                f"{4 * args.passages - 1}, new KBs of {args.passages}; fake model)",
                 ["ratio", "measured", "in PRIORS", "PRIORS vs measured"],
-                calibrate(Path(tmp), dev_half[: args.passages]),
+                calibrate(Path(tmp), dev_half, args.passages),
             )
         if "estimate" not in args.skip:
             docs = report_half[: args.passages]
