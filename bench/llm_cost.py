@@ -9,7 +9,11 @@ endpoint would have been sent. Sections:
 * **indexing**: LLM calls and prompt/completion tokens per passage, by phase (extraction,
   community summaries), on the first N passages of a corpus (default 100 of musique-dev);
 * **questions**: LLM calls per question by plan length (1-4 steps), with rewrites allowed;
-* **estimate**: ``KnowledgeEngine.estimate`` before the ingest against what it spent.
+* **estimate**: ``KnowledgeEngine.estimate`` before the ingest against what it spent, on the
+  report half of the first 4N passages (the first 2N: N for a new knowledge base, N more for
+  one with history); ``--calibrate`` first measures the priors of
+  :data:`kg_rag.estimate.PRIORS` on the dev half (passages 2N to 4N, as new knowledge bases of
+  N) and prints them next to the ones in use. Every knowledge base keeps its response cache in its own folder.
 
 Run: ``nice .venv/bin/python bench/llm_cost.py --data ../shared/bench/musique-dev``
 """
@@ -57,6 +61,8 @@ def _settings(kb: Path, **router: Any) -> Settings:
     for section, values in OVERRIDES.items():
         for name, value in values.items():
             setattr(getattr(settings, section), name, value)
+    # Costs of each knowledge base on its own, and nothing written to the user's cache dir.
+    settings.llm.response_cache = "kb"
     return settings
 
 
@@ -177,42 +183,95 @@ def questions(kb: Path, questions: list[str]) -> list[list[Any]]:
     return rows
 
 
-def _actual(report: Any) -> tuple[int, int, int]:
+def _phases(report: Any) -> dict[str, tuple[int, int, int]]:
     graph, comms = report.graph, report.communities
-    calls = graph.llm_calls + (comms.llm_calls if comms else 0)
-    prompt = graph.prompt_tokens + (comms.prompt_tokens if comms else 0)
-    completion = graph.completion_tokens + (comms.completion_tokens if comms else 0)
-    return calls, prompt, completion
+    spent = {
+        "extraction": (graph.llm_calls, graph.prompt_tokens, graph.completion_tokens),
+        "summaries": (
+            (comms.llm_calls, comms.prompt_tokens, comms.completion_tokens) if comms else (0, 0, 0)
+        ),
+    }
+    spent["all"] = tuple(
+        a + b for a, b in zip(spent["extraction"], spent["summaries"], strict=True)
+    )
+    return spent
 
 
-def _rows(label: str, est: Any, actual: tuple[int, int, int]) -> list[list[Any]]:
+def _error(e: float, a: float) -> str:
+    return f"{(e - a) / a * 100:+.1f}%" if a else ("exact" if e == a else "n/a")
+
+
+def _rows(label: str, est: Any, report: Any, detail: bool) -> list[list[Any]]:
     rows = []
-    for name, e, a in zip(
-        ("calls", "prompt tok", "completion tok"),
-        (est.calls, est.prompt_tokens, est.completion_tokens),
-        actual,
-        strict=True,
-    ):
-        error = f"{(e - a) / a * 100:+.1f}%" if a else ("exact" if e == a else "n/a")
-        rows.append([label, est.basis, name, e, a, error])
+    actual = _phases(report)
+    estimated = {"extraction": est.extraction, "summaries": est.summaries, "all": est}
+    for phase in ("all", "extraction", "summaries") if detail else ("all",):
+        e_phase = estimated[phase]
+        for name, e, a in zip(
+            ("calls", "prompt tok", "completion tok"),
+            (e_phase.calls, e_phase.prompt_tokens, e_phase.completion_tokens),
+            actual[phase],
+            strict=True,
+        ):
+            rows.append([label, est.basis, phase, name, e, a, _error(e, a)])
     return rows
 
 
-def estimates(root: Path, docs: list[SourceDocument], others: list[SourceDocument]) -> list[Any]:
+def calibrate(root: Path, dev: list[SourceDocument], size: int) -> list[list[Any]]:
+    """The priors measured on new knowledge bases of ``size`` passages each, over the ``dev``
+    passages (summed, then divided), next to the ones :data:`kg_rag.estimate.PRIORS` holds."""
+    from kg_rag.estimate import PRIORS
+
+    keys = ("text", "completion", "chunks", "failures", "s_calls", "s_prompt", "s_completion")
+    sums = dict.fromkeys(keys, 0)
+    for start in range(0, len(dev), size):
+        docs = dev[start : start + size]
+        with _open(root / f"calibrate-{start}", graph_chat_model(tokenizer="cl100k")) as kg:
+            before = kg.estimate(docs)
+            report = kg.ingest(docs)
+        graph, comms = report.graph, report.communities
+        assert graph is not None and comms is not None
+        values = (
+            before.text_tokens,
+            graph.completion_tokens,
+            graph.chunks_extracted,
+            len(graph.failures),
+            comms.llm_calls,
+            comms.prompt_tokens,
+            comms.completion_tokens,
+        )
+        for key, value in zip(keys, values, strict=True):
+            sums[key] += value
+    chunks, calls = max(1, sums["chunks"]), max(1, sums["s_calls"])
+    measured = {
+        "extraction_completion_per_text_token": sums["completion"] / max(1, sums["text"]),
+        "summary_calls_per_chunk": sums["s_calls"] / chunks,
+        "summary_prompt_per_call": sums["s_prompt"] / calls,
+        "summary_completion_per_call": sums["s_completion"] / calls,
+        "extraction_failures_per_chunk": sums["failures"] / chunks,
+    }
+    return [
+        [name, value, PRIORS[name], _error(PRIORS[name], value)] for name, value in measured.items()
+    ]
+
+
+def estimates(
+    root: Path, docs: list[SourceDocument], others: list[SourceDocument], detail: bool = False
+) -> list[Any]:
     """Estimate vs actual: a new knowledge base (priors), one that ingested ``others`` first
     (its own ratios), and a re-ingest of the same documents (cache and hashes)."""
     rows: list[list[Any]] = []
     fresh = root / "est-fresh"
     with _open(fresh, graph_chat_model(tokenizer="cl100k")) as kg:
         est = kg.estimate(docs)
-        rows += _rows("new KB", est, _actual(kg.ingest(docs)))
+        rows += _rows("new KB", est, kg.ingest(docs), detail)
         again = kg.estimate(docs)
-        rows += _rows("re-ingest, unchanged", again, _actual(kg.ingest(docs)))
+        rows += _rows("re-ingest, unchanged", again, kg.ingest(docs), detail)
     grown = root / "est-history"
     with _open(grown, graph_chat_model(tokenizer="cl100k")) as kg:
         kg.ingest(others)
         est = kg.estimate(docs)
-        rows += _rows(f"KB with {len(others)} passages", est, _actual(kg.ingest(docs)))
+        rows += _rows(f"KB with {len(others)} passages", est, kg.ingest(docs), detail)
     return rows
 
 
@@ -222,7 +281,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/bench/musique-dev"))
     parser.add_argument("--passages", type=int, default=100)
     parser.add_argument("--questions", type=int, default=5)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["questions", "estimate"])
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["indexing", "questions", "estimate"]
+    )
+    parser.add_argument(
+        "--phases", action="store_true", help="estimate vs actual per phase, not only in all"
+    )
+    parser.add_argument(
+        "--calibrate", action="store_true", help="measure the estimate's priors on the dev half"
+    )
     parser.add_argument(
         "--set",
         nargs="*",
@@ -238,8 +305,9 @@ def main(argv: list[str] | None = None) -> None:
     docs = documents(args.data, args.passages)
     with tempfile.TemporaryDirectory() as tmp:
         kb = Path(tmp) / "kb"
-        result = indexing(kb, docs)
-        print_indexing(result, len(docs))
+        if "indexing" not in args.skip or "questions" not in args.skip:
+            result = indexing(kb, docs)
+            print_indexing(result, len(docs))
         if "questions" not in args.skip:
             qs = [q.question for q in load_dataset(args.data).questions[: args.questions]]
             print_table(
@@ -247,13 +315,23 @@ def main(argv: list[str] | None = None) -> None:
                 ["steps", "llm_route", "max calls", "mean calls", "steps+2", "rewrites", "tokens"],
                 questions(kb, qs),
             )
-        if "estimate" not in args.skip:
-            others = documents(args.data, 2 * args.passages)[args.passages :]
+        pool = documents(args.data, 4 * args.passages)
+        report_half, dev_half = pool[: 2 * args.passages], pool[2 * args.passages :]
+        if args.calibrate:
             print_table(
-                f"Ingest estimate vs actual ({len(docs)} passages; fake model, "
-                f"{tokenizer_name()} tokens)",
-                ["ingest", "ratios", "count", "estimate", "actual", "error"],
-                estimates(Path(tmp), docs, others),
+                f"Estimate priors measured on the dev half (passages {2 * args.passages}-"
+                f"{4 * args.passages - 1}, new KBs of {args.passages}; fake model)",
+                ["ratio", "measured", "in PRIORS", "PRIORS vs measured"],
+                calibrate(Path(tmp), dev_half, args.passages),
+            )
+        if "estimate" not in args.skip:
+            docs = report_half[: args.passages]
+            others = report_half[args.passages : 2 * args.passages]
+            print_table(
+                f"Ingest estimate vs actual ({len(docs)} passages of the report half; fake "
+                f"model, {tokenizer_name()} tokens)",
+                ["ingest", "ratios", "phase", "count", "estimate", "actual", "error"],
+                estimates(Path(tmp), docs, others, detail=args.phases),
             )
 
 

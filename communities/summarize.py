@@ -5,9 +5,9 @@
 weighted degree first). A summarizer turns contexts into
 :class:`~communities.schema.CommunityReport` objects:
 
-* :class:`LLMSummarizer` calls a chat model through :func:`extraction.structured.acall_structured`
-  (repair, bounded retries, response cache keyed by prompt version + model + prompt, usage
-  accounting), a bounded number at a time. A community that cannot be summarized is recorded
+* :class:`LLMSummarizer` calls a chat model through an
+  :class:`~extraction.llm_runtime.LLMRuntime` (repair, bounded retries, response cache keyed by
+  prompt version + model + prompt, usage accounting, budget), a bounded number at a time. A community that cannot be summarized is recorded
   in :attr:`LLMSummarizer.failures` and, when a fallback is given, summarized by it instead;
   the batch never raises for one community.
 * :class:`ExtractiveSummarizer` needs no model: title from the top entities, summary and
@@ -17,7 +17,6 @@ weighted degree first). A summarizer turns contexts into
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 from collections import defaultdict
@@ -27,7 +26,6 @@ from typing import Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from tqdm import tqdm
 
 from communities.schema import (
     ENTITIES_HEADER,
@@ -45,15 +43,9 @@ from communities.schema import (
     _relation_lines,
 )
 from extraction.budget import CallBudget
-from extraction.errors import BudgetSpent, StructuredOutputError
-from extraction.structured import (
-    LLMUsage,
-    ResponseCache,
-    acall_structured,
-    messages_hash,
-    model_id,
-    run_sync,
-)
+from extraction.cache import ResponseCache
+from extraction.llm_runtime import CallFailure, LLMRuntime
+from extraction.structured import LLMUsage, StructuredMethod, run_sync
 
 __all__ = [
     "COMMUNITY_PROMPT",
@@ -436,6 +428,8 @@ class LLMSummarizer:
             names the threshold, so changing it re-summarizes.
         budget: Every call reserves its share here first; a community refused by it is
             recorded as a failure (``"budget: ..."``) and summarized by ``fallback``.
+        method: How structured output is asked for (see
+            :data:`~extraction.structured.StructuredMethod`).
     """
 
     def __init__(
@@ -452,22 +446,26 @@ class LLMSummarizer:
         progress: bool | None = None,
         min_size: int = 1,
         budget: CallBudget | None = None,
+        method: StructuredMethod = "function_calling",
     ) -> None:
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.runtime = LLMRuntime(
+            model,
+            method=method,
+            max_retries=max_retries,
+            backoff_s=backoff_s,
+            concurrency=concurrency,
+            cache=cache,
+            budget=budget,
+            usage=usage,
+            progress=progress,
+        )
         self.model = model
-        self.cache = cache
-        self.max_retries = max_retries
-        self.concurrency = concurrency
         self.min_size = max(1, min_size)
-        self.budget = budget
         self.prompt_version = (
             prompt_version if self.min_size == 1 else f"{prompt_version}|min{self.min_size}"
         )
-        self.usage = usage if usage is not None else LLMUsage()
+        self.usage: LLMUsage = self.runtime.usage
         self.fallback = fallback
-        self.backoff_s = backoff_s
-        self.progress = progress
         self.failures: list[SummaryFailure] = []
         """Every community that could not be summarized, across calls, in order."""
 
@@ -487,26 +485,18 @@ class LLMSummarizer:
         Returns:
             ``{community_id: report}`` for every community that was summarized.
         """
-        semaphore = asyncio.Semaphore(self.concurrency)
         small = [c for c in contexts if c.size < self.min_size]
         if small and self.fallback is None:
             small = []  # nothing to summarize them without a call: they get one
-        tasks = [
-            asyncio.ensure_future(self._one(c, semaphore))
-            for c in contexts
-            if c.size >= self.min_size or not small
-        ]
+        todo = [c for c in contexts if c.size >= self.min_size or not small]
+        done = await self.runtime.amap(todo, self._one, desc="community reports")
         reports: dict[str, CommunityReport] = {}
         failed: list[CommunityContext] = list(small)
-        disable = None if self.progress is None else not self.progress
-        with tqdm(total=len(tasks), desc="community reports", disable=disable) as bar:
-            for next_done in asyncio.as_completed(tasks):
-                context, report = await next_done
-                if report is None:
-                    failed.append(context)
-                else:
-                    reports[context.community_id] = report
-                bar.update(1)
+        for context, report in zip(todo, done, strict=True):
+            if report is None:
+                failed.append(context)
+            else:
+                reports[context.community_id] = report
         if failed and self.fallback is not None:
             reports.update(await self.fallback.asummarize(failed))
         # as_completed yields in completion order; give callers a stable order.
@@ -518,39 +508,28 @@ class LLMSummarizer:
         """Synchronous :meth:`asummarize` (also works inside Jupyter's running loop)."""
         return run_sync(lambda: self.asummarize(contexts))
 
-    async def _one(
-        self, context: CommunityContext, semaphore: asyncio.Semaphore
-    ) -> tuple[CommunityContext, CommunityReport | None]:
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache (the runtime's)."""
+        return self.runtime.cache
+
+    @property
+    def budget(self) -> CallBudget | None:
+        """The call/token budget (the runtime's)."""
+        return self.runtime.budget
+
+    async def _one(self, context: CommunityContext) -> CommunityReport | None:
         messages = self.messages(context)
-        key = None
-        if self.cache is not None:
-            key = ResponseCache.make_key(
-                self.prompt_version, model_id(self.model), messages_hash(messages)
-            )
-        try:
-            report = await acall_structured(
-                self.model,
-                CommunityReport,
-                messages,
-                max_retries=self.max_retries,
-                usage=self.usage,
-                cache=self.cache,
-                cache_key=key,
-                semaphore=semaphore,
-                backoff_s=self.backoff_s,
-                budget=self.budget,
-                purpose="community summary",
-            )
-        except StructuredOutputError as exc:
-            self._record(context, str(exc), exc.attempts)
-            return context, None
-        except BudgetSpent as exc:
-            self._record(context, f"budget: {exc}", 0)
-            return context, None
-        except Exception as exc:  # one community must never sink the batch
-            self._record(context, f"{type(exc).__name__}: {exc}", 1)
-            return context, None
-        return context, report
+        report = await self.runtime.atry(
+            CommunityReport,
+            messages,
+            key=self.runtime.key(self.prompt_version, messages),
+            purpose="community summary",
+        )
+        if isinstance(report, CallFailure):  # one community never sinks the batch
+            self._record(context, report.error, report.attempts)
+            return None
+        return report
 
     def _record(self, context: CommunityContext, error: str, attempts: int) -> None:
         logger.warning("community %s not summarized: %s", context.community_id, error[:200])

@@ -5,12 +5,14 @@ Plain inputs, own pydantic outputs::
     ChunkInput ──► LLMExtractor (any LangChain chat model) ──► ChunkExtraction ──► EntityResolver
                └─► OfflineExtractor (rules, no model)      ──┘                  ──► ResolutionResult
 
-:mod:`extraction.structured` holds the LLM-call discipline (repair, bounded retries, response
-cache, usage accounting) that other packages reuse for their own schemas.
+:mod:`extraction.llm_runtime` is the one LLM runtime (structured calls, repair, bounded retries,
+response cache, usage accounting, budgets) that ``communities`` and ``kg_rag`` reuse for their
+own schemas; :mod:`extraction.structured` is its single-call core.
 """
 
 from extraction.errors import ExtractionError, ResolutionError, StructuredOutputError
 from extraction.llm import PROMPT_VERSION, LLMExtractor
+from extraction.llm_runtime import CallFailure, LLMRuntime
 from extraction.normalize import (
     compact_name,
     entity_id,
@@ -48,6 +50,7 @@ from extraction.structured import (
 __all__ = [
     "DEFAULT_ENTITY_TYPES",
     "PROMPT_VERSION",
+    "CallFailure",
     "ChunkExtraction",
     "ChunkInput",
     "EntityResolver",
@@ -56,6 +59,7 @@ __all__ = [
     "ExtractionError",
     "ExtractionOutput",
     "LLMExtractor",
+    "LLMRuntime",
     "LLMUsage",
     "MergeRecord",
     "OfflineExtractor",

@@ -1,7 +1,7 @@
 """Entity and relation extraction with any LangChain chat model.
 
-One structured call per chunk (see :mod:`extraction.structured` for repair, retries, cache and
-accounting), an optional gleaning pass that asks for what was missed, and a clean-up that
+One structured call per chunk (through an :class:`~extraction.llm_runtime.LLMRuntime`: repair,
+retries, cache, accounting, budget), an optional gleaning pass that asks for what was missed, and a clean-up that
 makes the output consistent:
 
 * entity names are de-duplicated within the chunk by normalized name (first type wins,
@@ -32,20 +32,18 @@ go on. The caller records it (kg_rag keeps a failure ledger and retries it on th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
-import sys
 from collections.abc import Callable, Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
-from tqdm import tqdm
 
 from extraction.budget import CallBudget
-from extraction.errors import BudgetSpent, StructuredOutputError
+from extraction.cache import ResponseCache
+from extraction.llm_runtime import CallFailure, LLMRuntime
 from extraction.normalize import normalize_name, normalize_type
 from extraction.schema import (
     DEFAULT_ENTITY_TYPES,
@@ -56,14 +54,7 @@ from extraction.schema import (
     ExtractedRelation,
     ExtractionOutput,
 )
-from extraction.structured import (
-    LLMUsage,
-    ResponseCache,
-    acall_structured,
-    messages_hash,
-    model_id,
-    run_sync,
-)
+from extraction.structured import LLMUsage, StructuredMethod, run_sync
 from extraction.tokens import count_tokens
 
 __all__ = ["PROMPT_VERSION", "LLMExtractor"]
@@ -112,6 +103,8 @@ class LLMExtractor:
         max_batch: Most chunks in one call.
         budget: Every call reserves its share here first; a chunk refused by it comes back
             with an error starting ``"budget: "`` and no call is made for it.
+        method: How structured output is asked for (see
+            :data:`~extraction.structured.StructuredMethod`).
 
     Example::
 
@@ -137,21 +130,24 @@ class LLMExtractor:
         batch_tokens: int = 0,
         max_batch: int = 4,
         budget: CallBudget | None = None,
+        method: StructuredMethod = "function_calling",
     ) -> None:
-        if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.runtime = LLMRuntime(
+            model,
+            method=method,
+            max_retries=max_retries,
+            backoff_s=backoff_s,
+            concurrency=concurrency,
+            cache=cache,
+            budget=budget,
+            progress=None if show_progress else False,
+        )
         self.model = model
         self.entity_types = [normalize_type(t) for t in entity_types] or list(DEFAULT_ENTITY_TYPES)
         self.relation_types = [normalize_type(t) for t in relation_types]
-        self.max_retries = max_retries
-        self.concurrency = concurrency
         self.gleaning = max(0, gleaning)
-        self.cache = cache
         self.prompt_version = prompt_version
-        self.backoff_s = backoff_s
-        self.show_progress = show_progress
-        self.usage = LLMUsage()
-        self._model_id = model_id(model)
+        self.usage: LLMUsage = self.runtime.usage
         self.batch_tokens = max(0, batch_tokens) if not self.gleaning else 0
         limit = getattr(model, "max_tokens", None)
         if isinstance(limit, int) and limit > 0:
@@ -159,7 +155,16 @@ class LLMExtractor:
             # text's tokens): keep it within the model's completion limit.
             self.batch_tokens = min(self.batch_tokens, limit // 3)
         self.max_batch = max(1, max_batch)
-        self.budget = budget
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache (the runtime's)."""
+        return self.runtime.cache
+
+    @property
+    def budget(self) -> CallBudget | None:
+        """The call/token budget (the runtime's)."""
+        return self.runtime.budget
 
     # -- prompts -------------------------------------------------------------------------
     def _system(self, tool: str) -> str:
@@ -213,9 +218,13 @@ class LLMExtractor:
         return sorted(groups)
 
     def _key(self, messages: Sequence[BaseMessage]) -> str:
-        return ResponseCache.make_key(
-            self.prompt_version, self._model_id, messages_hash(messages, "ExtractionOutput")
-        )
+        return self.runtime.key(self.prompt_version, messages, "ExtractionOutput")
+
+    def is_cached(self, chunk: ChunkInput) -> bool:
+        """True when the response cache holds an answer for ``chunk`` (it would cost no call)."""
+        if self.cache is None:
+            return False
+        return self.cache.get(self._key(self.build_messages(chunk))) is not None
 
     def planned_calls(
         self, chunks: Sequence[ChunkInput]
@@ -226,9 +235,8 @@ class LLMExtractor:
         planned: list[tuple[list[BaseMessage], type[BaseModel], bool]] = []
         todo: list[ChunkInput] = []
         for chunk in chunks:
-            messages = self.build_messages(chunk)
-            if self.cache is not None and self.cache.get(self._key(messages)) is not None:
-                planned.append((messages, ExtractionOutput, True))
+            if self.is_cached(chunk):
+                planned.append((self.build_messages(chunk), ExtractionOutput, True))
             else:
                 todo.append(chunk)
         for group in self.batches(todo):
@@ -249,7 +257,6 @@ class LLMExtractor:
         Returns:
             One :class:`ChunkExtraction` per chunk; failed chunks have ``error`` set.
         """
-        semaphore = asyncio.Semaphore(self.concurrency)
         results: list[ChunkExtraction | None] = [None] * len(chunks)
         todo = list(range(len(chunks)))
         if self.batch_tokens:
@@ -264,29 +271,18 @@ class LLMExtractor:
                     self.usage.add(cache_hits=1)
                     results[i] = hit
 
-        async def run(group: list[int]) -> int:
+        async def run(group: list[int]) -> None:
             if len(group) == 1:
-                results[group[0]] = await self._extract_one(chunks[group[0]], semaphore)
+                results[group[0]] = await self._extract_one(chunks[group[0]])
             else:
                 batch = [chunks[i] for i in group]
-                for i, result in zip(
-                    group, await self._extract_batch(batch, semaphore), strict=True
-                ):
+                for i, result in zip(group, await self._extract_batch(batch), strict=True):
                     results[i] = result
-            return len(group)
 
         groups = [[todo[j] for j in g] for g in self.batches([chunks[i] for i in todo])]
-        tasks = [asyncio.create_task(run(g)) for g in groups]
-        disable = not (self.show_progress and sys.stderr.isatty())
-        with tqdm(
-            total=len(chunks),
-            initial=len(chunks) - len(todo),
-            desc="extract",
-            unit="chunk",
-            disable=disable,
-        ) as bar:
-            for finished in asyncio.as_completed(tasks):
-                bar.update(await finished)
+        await self.runtime.amap(
+            groups, run, desc="extract", unit="chunk", weight=len, done=len(chunks) - len(todo)
+        )
         failed = sum(1 for r in results if r is not None and r.error)
         if failed:
             logger.warning("Extraction failed for %d of %d chunks.", failed, len(chunks))
@@ -296,45 +292,34 @@ class LLMExtractor:
         """Synchronous :meth:`aextract` (also works inside a running loop, e.g. Jupyter)."""
         return run_sync(lambda: self.aextract(chunks))
 
-    async def _extract_batch(
-        self, chunks: Sequence[ChunkInput], semaphore: asyncio.Semaphore
-    ) -> list[ChunkExtraction]:
+    async def _extract_batch(self, chunks: Sequence[ChunkInput]) -> list[ChunkExtraction]:
         """One call for ``chunks``; a chunk whose part is missing or refused goes alone."""
         usage = LLMUsage()
         messages = self.build_batch_messages(chunks)
         parts: dict[int, ExtractionOutput] = {}
-        try:
-            output = await acall_structured(
-                self.model,
-                BatchExtractionOutput,
-                messages,
-                max_retries=self.max_retries,
-                usage=usage,
-                semaphore=semaphore,
-                backoff_s=self.backoff_s,
-                budget=self.budget,
-                purpose="extraction",
+        output = await self.runtime.atry(
+            BatchExtractionOutput, messages, usage=usage, purpose="extraction"
+        )
+        self.usage.add(usage)
+        if isinstance(output, CallFailure):
+            if output.budget:
+                return [self._failed(c, output.error) for c in chunks]
+            logger.info(
+                "Batch of %d chunks failed, extracting them one by one: %s",
+                len(chunks),
+                output.error,
             )
+        else:
             for part in output.texts:
                 parts.setdefault(
                     part.n, ExtractionOutput(entities=part.entities, relations=part.relations)
                 )
-        except BudgetSpent as exc:
-            self.usage.add(usage)
-            return [self._failed(c, f"budget: {exc}", 0) for c in chunks]
-        except StructuredOutputError as exc:
-            logger.info(
-                "Batch of %d chunks failed, extracting them one by one: %s", len(chunks), exc
-            )
-        self.usage.add(usage)
         results: list[ChunkExtraction] = []
         for n, chunk in enumerate(chunks, start=1):
             reply = parts.get(n)
             if reply is not None and self.check_reply(chunk)(reply) is None:
-                if self.cache is not None:  # under the chunk's own key: see aextract
-                    self.cache.put(
-                        self._key(self.build_messages(chunk)), reply.model_dump(mode="json")
-                    )
+                # Under the chunk's own key: see aextract.
+                self.runtime.store(self._key(self.build_messages(chunk)), reply)
                 entities, relations = self._clean(reply.entities, reply.relations, chunk.text)
                 results.append(
                     ChunkExtraction(
@@ -343,24 +328,18 @@ class LLMExtractor:
                         entities=entities,
                         relations=relations,
                         llm_calls=usage.calls if n == 1 else 0,
+                        prompt_tokens=usage.prompt_tokens if n == 1 else 0,
+                        completion_tokens=usage.completion_tokens if n == 1 else 0,
                     )
                 )
             else:
-                results.append(await self._extract_one(chunk, semaphore))
+                results.append(await self._extract_one(chunk))
         return results
 
     def _cached(self, chunk: ChunkInput) -> ChunkExtraction | None:
         """The chunk's cached answer, cleaned, when the cache holds a valid one."""
-        if self.cache is None:
-            return None
-        stored = self.cache.get(self._key(self.build_messages(chunk)))
-        if stored is None:
-            return None
-        try:
-            output = ExtractionOutput.model_validate(stored)
-        except ValueError:
-            return None
-        if self.check_reply(chunk)(output) is not None:
+        output = self.runtime.cached(self._key(self.build_messages(chunk)), ExtractionOutput)
+        if output is None or self.check_reply(chunk)(output) is not None:
             return None
         entities, relations = self._clean(output.entities, output.relations, chunk.text)
         return ChunkExtraction(
@@ -372,26 +351,31 @@ class LLMExtractor:
         )
 
     @staticmethod
-    def _failed(chunk: ChunkInput, error: str, calls: int) -> ChunkExtraction:
+    def _failed(chunk: ChunkInput, error: str, usage: LLMUsage | None = None) -> ChunkExtraction:
+        spent = usage if usage is not None else LLMUsage()
         return ChunkExtraction(
-            chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, error=error, llm_calls=calls
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            error=error,
+            llm_calls=spent.calls,
+            prompt_tokens=spent.prompt_tokens,
+            completion_tokens=spent.completion_tokens,
         )
 
-    async def _extract_one(
-        self, chunk: ChunkInput, semaphore: asyncio.Semaphore
-    ) -> ChunkExtraction:
+    async def _extract_one(self, chunk: ChunkInput) -> ChunkExtraction:
         usage = LLMUsage()
         messages = self.build_messages(chunk)
-        try:
-            output = await self._call(messages, usage, semaphore, self.check_reply(chunk))
-        except BudgetSpent as exc:
+        output = await self.runtime.atry(
+            ExtractionOutput,
+            messages,
+            key=self._key(messages),
+            check=self.check_reply(chunk),
+            purpose="extraction",
+            usage=usage,
+        )
+        if isinstance(output, CallFailure):
             self.usage.add(usage)
-            return self._failed(chunk, f"budget: {exc}", usage.calls)
-        except StructuredOutputError as exc:
-            self.usage.add(usage)
-            return ChunkExtraction(
-                chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, error=str(exc), llm_calls=usage.calls
-            )
+            return self._failed(chunk, output.error, usage)
         entities = list(output.entities)
         relations = list(output.relations)
         for _ in range(self.gleaning):
@@ -401,11 +385,16 @@ class LLMExtractor:
                 AIMessage(content=json.dumps(so_far.model_dump(mode="json"), ensure_ascii=False)),
                 HumanMessage(content=_GLEAN),
             ]
-            try:
-                more = await self._call(glean_messages, usage, semaphore)
-            except (StructuredOutputError, BudgetSpent) as exc:
+            more = await self.runtime.atry(
+                ExtractionOutput,
+                glean_messages,
+                key=self._key(glean_messages),
+                purpose="extraction",
+                usage=usage,
+            )
+            if isinstance(more, CallFailure):
                 # The first pass succeeded: keep its result rather than failing the chunk.
-                logger.warning("Gleaning failed for chunk %s: %s", chunk.chunk_id, exc)
+                logger.warning("Gleaning failed for chunk %s: %s", chunk.chunk_id, more.error)
                 break
             known = {normalize_name(e.name) for e in entities}
             new_entities = [e for e in more.entities if normalize_name(e.name) not in known]
@@ -422,6 +411,8 @@ class LLMExtractor:
             relations=clean_relations,
             llm_calls=usage.calls,
             cached=usage.calls == 0 and usage.cache_hits > 0,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
         )
 
     def check_reply(self, chunk: ChunkInput) -> Callable[[ExtractionOutput], str | None]:
@@ -457,28 +448,6 @@ class LLMExtractor:
             return None
 
         return check
-
-    async def _call(
-        self,
-        messages: list[BaseMessage],
-        usage: LLMUsage,
-        semaphore: asyncio.Semaphore,
-        check: Callable[[ExtractionOutput], str | None] | None = None,
-    ) -> ExtractionOutput:
-        return await acall_structured(
-            self.model,
-            ExtractionOutput,
-            messages,
-            max_retries=self.max_retries,
-            usage=usage,
-            cache=self.cache,
-            cache_key=self._key(messages) if self.cache is not None else None,
-            semaphore=semaphore,
-            backoff_s=self.backoff_s,
-            check=check,
-            budget=self.budget,
-            purpose="extraction",
-        )
 
     # -- clean-up ------------------------------------------------------------------------
     def _canonical_type(self, type_: str) -> str:

@@ -179,6 +179,9 @@ class ChunkExtraction(BaseModel):
         llm_calls: Model calls made for this chunk (retries and gleaning included; 0 when
             served from the cache or extracted offline).
         cached: True when every answer came from the response cache.
+        prompt_tokens: Prompt tokens the provider reported for those calls (a batched call
+            counts with its first chunk).
+        completion_tokens: Completion tokens, likewise.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -190,6 +193,8 @@ class ChunkExtraction(BaseModel):
     error: str | None = None
     llm_calls: int = 0
     cached: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
     @property
     def ok(self) -> bool:

@@ -1,11 +1,13 @@
 """Structured LLM calls with repair, bounded retries, a response cache and usage accounting.
 
-This is the one place where the extraction package (and, reusing it, ``communities`` and
-``kg_rag``) turns a chat model into validated pydantic objects:
+The core of the LLM runtime (:mod:`extraction.llm_runtime` bundles it with the settings of
+one job: model, method, retries, cache, usage, budget, concurrency), shared by ``extraction``,
+``communities`` and ``kg_rag``. One call turns a chat model into a validated pydantic object:
 
 1. The cache is asked first; a hit costs no call.
-2. The model is called through ``with_structured_output(schema, method="function_calling",
-   include_raw=True)``: a forced tool call, which OpenAI, vLLM and the llama.cpp server honour.
+2. The model is called as ``method`` says (:data:`StructuredMethod`): by default through
+   ``with_structured_output(schema, method="function_calling", include_raw=True)``, a forced
+   tool call, which OpenAI, vLLM and the llama.cpp server honour.
 3. When LangChain could not parse the reply, the raw message is repaired
    (:mod:`extraction.repair`): tool-call arguments in ``invalid_tool_calls``, or JSON in the
    content (code fences, prose around it, quotes, trailing commas), then validated with
@@ -31,18 +33,17 @@ import contextlib
 import hashlib
 import json
 import logging
-import sqlite3
 import threading
-import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel, PrivateAttr, ValidationError
 
 from extraction.budget import CallBudget
+from extraction.cache import ResponseCache
 from extraction.errors import StructuredOutputError
 from extraction.repair import repair_json_candidates
 from extraction.tokens import prompt_tokens as count_prompt_tokens
@@ -50,6 +51,7 @@ from extraction.tokens import prompt_tokens as count_prompt_tokens
 __all__ = [
     "LLMUsage",
     "ResponseCache",
+    "StructuredMethod",
     "acall_structured",
     "call_structured",
     "messages_hash",
@@ -65,6 +67,17 @@ R = TypeVar("R")
 
 _PROBLEM_CHARS = 300
 
+StructuredMethod = Literal["function_calling", "json_mode", "json_schema"]
+"""How a structured call steers the model (``llm.structured_method`` in kg_rag's settings):
+
+* ``"function_calling"`` (default): a forced tool call whose parameters are the schema. Works
+  on OpenAI, vLLM and the llama.cpp server (which turns the schema into a grammar).
+* ``"json_mode"``: ``response_format={"type": "json_object", "schema": ...}`` and the reply's
+  content parsed as JSON. The llama.cpp server turns the schema into a grammar; OpenAI only
+  promises *some* JSON object and needs the word "json" in the prompt.
+* ``"json_schema"``: OpenAI's strict structured outputs. Refused by the llama.cpp server.
+"""
+
 
 class LLMUsage(BaseModel):
     """Counts of LLM work; safe to update from several threads and tasks.
@@ -76,6 +89,11 @@ class LLMUsage(BaseModel):
         failures: Structured calls that gave up after their retries.
         retries: Attempts beyond the first.
         cache_hits: Answers served from a :class:`ResponseCache`.
+        counted_prompt_tokens: Prompt tokens of the answered calls that reported usage, as
+            :func:`extraction.tokens.prompt_tokens` counts them before sending (cl100k,
+            schema included): ``prompt_tokens / counted_prompt_tokens`` is how the provider's
+            count (its tokenizer, its template, the schema sent or not) relates to the count
+            estimates are made in.
     """
 
     calls: int = 0
@@ -84,6 +102,7 @@ class LLMUsage(BaseModel):
     failures: int = 0
     retries: int = 0
     cache_hits: int = 0
+    counted_prompt_tokens: int = 0
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -119,96 +138,6 @@ class LLMUsage(BaseModel):
         with self._lock:
             for name in LLMUsage.model_fields:
                 setattr(self, name, 0)
-
-
-class ResponseCache:
-    """Validated LLM answers keyed by (prompt version, model, input hash).
-
-    Backed by a SQLite file (safe for threads; other processes may share it) or, with no
-    path, by a dict in memory. Nothing is opened until the first ``get``/``put``.
-
-    Args:
-        path: SQLite file to use (created with its folder on first use), or ``None``.
-
-    Example:
-        >>> cache = ResponseCache()
-        >>> key = ResponseCache.make_key("extract-v1", "openai:gpt-4o-mini", "abc")
-        >>> cache.put(key, {"entities": []})
-        >>> cache.get(key)
-        {'entities': []}
-    """
-
-    def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path is not None else None
-        self._memory: dict[str, str] = {}
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def make_key(prompt_version: str, model_id: str, input_hash: str) -> str:
-        """The cache key: sha256 of the three parts."""
-        raw = "\x1f".join((prompt_version, model_id, input_hash))
-        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            assert self.path is not None
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS responses "
-                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
-            )
-            self._conn = conn
-        return self._conn
-
-    def get(self, key: str) -> Any | None:
-        """The stored JSON value for ``key``, or ``None``."""
-        with self._lock:
-            if self.path is None:
-                text = self._memory.get(key)
-            else:
-                row = (
-                    self._connection()
-                    .execute("SELECT value FROM responses WHERE key = ?", (key,))
-                    .fetchone()
-                )
-                text = row[0] if row else None
-        return json.loads(text) if text is not None else None
-
-    def put(self, key: str, value: Mapping[str, Any] | Sequence[Any]) -> None:
-        """Store a JSON-serializable value under ``key`` (replacing any older one)."""
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        with self._lock:
-            if self.path is None:
-                self._memory[key] = text
-            else:
-                self._connection().execute(
-                    "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)",
-                    (key, text, time.time()),
-                )
-
-    def __len__(self) -> int:
-        with self._lock:
-            if self.path is None:
-                return len(self._memory)
-            row = self._connection().execute("SELECT COUNT(*) FROM responses").fetchone()
-            return int(row[0])
-
-    def close(self) -> None:
-        """Close the SQLite connection, if one was opened."""
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-    def __enter__(self) -> ResponseCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def model_id(model: BaseChatModel) -> str:
@@ -337,7 +266,8 @@ def _parse_reply(schema: type[T], reply: Any) -> tuple[T | None, str]:
         if extra and not problem:
             problem = f"unknown keys {extra[:5]}"
         if not problem and not raw.tool_calls and not raw.invalid_tool_calls:
-            problem = f"no tool call in reply (content: {str(raw.content)[:120]!r})"
+            what = "no tool call in reply" if reply.get("tool", True) else "no JSON object"
+            problem = f"{what} (content: {str(raw.content)[:120]!r})"
     for candidate in candidates:
         value = _validate(schema, candidate)
         if value is not None:
@@ -359,11 +289,13 @@ async def acall_structured(
     check: Callable[[T], str | None] | None = None,
     budget: CallBudget | None = None,
     purpose: str = "",
+    method: StructuredMethod = "function_calling",
 ) -> T:
     """Call ``model`` and return a validated ``schema`` instance.
 
     Args:
-        model: Any LangChain chat model that supports tool calling.
+        model: Any LangChain chat model that supports tool calling (or ``response_format``
+            for ``method="json_mode"``).
         schema: The pydantic model to return.
         messages: The prompt.
         max_retries: Extra attempts after the first (malformed output or exceptions).
@@ -379,6 +311,7 @@ async def acall_structured(
         budget: Each attempt reserves a call (and its counted prompt tokens) here before it
             is sent; a cache hit reserves nothing.
         purpose: What the call is for, named in a budget refusal.
+        method: How the model is steered (:data:`StructuredMethod`).
 
     Returns:
         The validated object.
@@ -403,7 +336,7 @@ async def acall_structured(
                 return value
             logger.warning("Ignoring a cached %s that no longer validates.", schema.__name__)
     try:
-        runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
+        runnable = _structured_runnable(model, schema, method)
     except NotImplementedError as exc:
         usage.add(failures=1)
         raise StructuredOutputError(
@@ -438,7 +371,13 @@ async def acall_structured(
         prompt_tokens, completion_tokens = _token_counts(
             reply.get("raw") if isinstance(reply, dict) else None
         )
-        usage.add(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        counted = count_prompt_tokens(conversation, schema) if prompt_tokens else 0
+        usage.add(
+            calls=1,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            counted_prompt_tokens=counted,
+        )
         value, problem = _parse_reply(schema, reply)
         if value is not None and check is not None:
             wrong = check(value)
@@ -453,8 +392,13 @@ async def acall_structured(
         conversation = [
             *messages,
             HumanMessage(
-                content=f"Your previous answer was not valid ({problem[:160]}). Call the "
-                f"{schema.__name__} tool again with complete, valid JSON arguments."
+                content=f"Your previous answer was not valid ({problem[:160]}). "
+                + (
+                    f"Reply again with one complete, valid JSON object for {schema.__name__}."
+                    if method == "json_mode"
+                    else f"Call the {schema.__name__} tool again with complete, valid JSON "
+                    "arguments."
+                )
             ),
         ]
     usage.add(failures=1)
@@ -464,6 +408,22 @@ async def acall_structured(
         attempts=attempts,
         problems=problems,
     ) from last_exc
+
+
+def _structured_runnable(model: BaseChatModel, schema: type[BaseModel], method: str) -> Any:
+    """A runnable whose reply is ``{"raw": AIMessage, "parsed": ..., "tool": bool}``-like
+    (what ``with_structured_output(include_raw=True)`` gives), for every method."""
+    if method != "json_mode":
+        return model.with_structured_output(schema, method=method, include_raw=True)
+    bound = model.bind(
+        response_format={"type": "json_object", "schema": schema.model_json_schema()}
+    )
+
+    async def wrap(message: Any) -> dict[str, Any]:
+        # Parsed by _parse_reply from the content (repaired, validated, unknown keys refused).
+        return {"raw": message, "parsed": None, "parsing_error": None, "tool": False}
+
+    return bound | RunnableLambda(wrap)
 
 
 class _Refused(Exception):
@@ -536,19 +496,26 @@ class _LoopThread:
 _SYNC_LOOP = _LoopThread()  # nothing starts until the first synchronous call
 
 
-def run_sync(factory: Callable[[], Coroutine[Any, Any, R]]) -> R:
-    """Run the coroutine made by ``factory`` to completion from synchronous code.
+def run_sync(work: Coroutine[Any, Any, R] | Callable[[], Coroutine[Any, Any, R]]) -> R:
+    """Run a coroutine (or the one ``work()`` makes) to completion from synchronous code.
 
+    The one sync face of every async API in kg-rag, ``extraction`` and ``communities``.
     Works with or without a running event loop in the calling thread (scripts, Jupyter): the
     coroutine runs on one long-lived background loop shared by all synchronous calls, so async
-    HTTP clients keep working from one call to the next. Do not mix these synchronous calls
-    with ``await``-ing the same model from another loop.
+    HTTP clients (``ChatOpenAI``'s connection pool binds to the loop it first ran on) keep
+    working from one call to the next, where a fresh ``asyncio.run`` loop per call would leave
+    them with connections of a closed loop. Do not mix these synchronous calls with
+    ``await``-ing the same model from another loop.
     """
+
+    def make() -> Coroutine[Any, Any, R]:
+        return work if asyncio.iscoroutine(work) else work()
+
     if _SYNC_LOOP.is_current_thread():
         # Called from a coroutine already on the background loop: blocking it would deadlock.
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(lambda: asyncio.run(factory())).result()
-    future = asyncio.run_coroutine_threadsafe(factory(), _SYNC_LOOP.loop())
+            return pool.submit(lambda: asyncio.run(make())).result()
+    future = asyncio.run_coroutine_threadsafe(make(), _SYNC_LOOP.loop())
     try:
         return future.result()
     except BaseException:
@@ -566,6 +533,10 @@ def call_structured(
     cache: ResponseCache | None = None,
     cache_key: str | None = None,
     backoff_s: float = 0.5,
+    check: Callable[[T], str | None] | None = None,
+    budget: CallBudget | None = None,
+    purpose: str = "",
+    method: StructuredMethod = "function_calling",
 ) -> T:
     """Synchronous :func:`acall_structured` (works inside a running loop, e.g. Jupyter).
 
@@ -582,5 +553,9 @@ def call_structured(
             cache=cache,
             cache_key=cache_key,
             backoff_s=backoff_s,
+            check=check,
+            budget=budget,
+            purpose=purpose,
+            method=method,
         )
     )

@@ -7,6 +7,7 @@ environment variables, e.g. ``KG_RAG_NEO4J__PASSWORD`` or ``KG_RAG_LLM__BASE_URL
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +28,13 @@ __all__ = [
 ]
 
 DEFAULT_CACHE = Path.home() / ".cache" / "kg-rag"
+
+
+def user_cache_dir() -> Path:
+    """kg-rag's folder in the user cache dir: ``$XDG_CACHE_HOME/kg-rag`` when that variable is
+    set, else ``~/.cache/kg-rag``. Read when settings are built, not at import."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    return Path(base) / "kg-rag" if base else DEFAULT_CACHE
 
 
 class Neo4jSettings(BaseModel):
@@ -58,14 +66,18 @@ class LLMSettings(BaseModel):
     timeout_s: float = 60.0
     max_retries: int = 2
     structured_method: Literal["function_calling", "json_mode", "json_schema"] = "function_calling"
-    response_cache: Literal["kb", "shared", "off"] = "kb"
+    """How structured output is asked for (extraction and community summaries; see
+    :data:`extraction.structured.StructuredMethod`): a forced tool call works on OpenAI, vLLM
+    and the llama.cpp server; ``"json_mode"`` for servers without tool calls."""
+    response_cache: Literal["kb", "shared", "off"] = "shared"
     """Where validated LLM answers (extraction, community summaries) are cached, keyed by
-    model and endpoint + prompt version + input: ``"kb"`` in the knowledge-base folder,
-    ``"shared"`` in ``cache_dir`` for every knowledge base (the same files in a second
-    knowledge base then cost no calls), ``"off"`` nowhere. The default stays ``"kb"`` so
-    that test suites and benchmarks that count calls see no answers from earlier runs."""
-    cache_dir: Path = DEFAULT_CACHE / "responses"
-    """Folder of the shared response cache (``response_cache="shared"``)."""
+    model and endpoint + prompt version + input: ``"shared"`` (default) in ``cache_dir`` for
+    every knowledge base, so the same files in a second knowledge base cost no calls;
+    ``"kb"`` in the knowledge-base folder (a run that counts calls then sees no answers of
+    other knowledge bases); ``"off"`` nowhere."""
+    cache_dir: Path = Field(default_factory=lambda: user_cache_dir() / "responses")
+    """Folder of the shared response cache (``response_cache="shared"``): the user cache dir
+    (``$XDG_CACHE_HOME/kg-rag/responses``, else ``~/.cache/kg-rag/responses``)."""
 
     @property
     def enabled(self) -> bool:

@@ -12,17 +12,17 @@ explicitly, or use a ``with`` block::
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import threading
 import time
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from extraction.structured import run_sync
 from kg_rag.answer.pipeline import AnswerPipeline, Depth
 from kg_rag.answer.trace import Answer
 from kg_rag.config import Settings
@@ -53,17 +53,6 @@ __all__ = ["KnowledgeEngine", "export_to_neo4j", "open_embedder", "run_sync"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` to completion from sync code, also when a loop is already running
-    (Jupyter): then it runs on a fresh loop in a worker thread."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def build_graph_store(settings: Settings) -> GraphStore:
@@ -438,10 +427,9 @@ class KnowledgeEngine:
         Returns:
             A :class:`kg_rag.estimate.IngestEstimate`.
         """
-        from extraction.llm import LLMExtractor
         from extraction.schema import ChunkInput
         from kg_rag.estimate import IngestEstimate, UsageHistory, estimate_ingest
-        from kg_rag.llm import response_cache
+        from kg_rag.llm import build_extractor
 
         self.open_stores()
         items = list(sources)
@@ -479,16 +467,7 @@ class KnowledgeEngine:
                 basis="offline (no LLM configured)",
             )
         cfg = self.settings.extraction
-        extractor = LLMExtractor(
-            self.llm,
-            entity_types=cfg.entity_types,
-            relation_types=cfg.relation_types,
-            gleaning=cfg.gleaning,
-            cache=response_cache(self.settings, "extraction"),
-            batch_tokens=cfg.batch_tokens,
-            max_batch=cfg.max_batch,
-            show_progress=False,
-        )
+        extractor = build_extractor(self.settings, self.llm, show_progress=False)
         from extraction.schema import ExtractionOutput
         from extraction.tokens import count_tokens, prompt_tokens
 
@@ -498,8 +477,16 @@ class KnowledgeEngine:
             extractor.build_messages(ChunkInput(chunk_id="-", text="")), ExtractionOutput
         )
         texts = sum(count_tokens(i.title) + count_tokens(i.text) for i in alone)
+        planned = extractor.planned_calls(inputs)
+        # Completion priors follow the text sent: the chunks the cache does not answer.
+        sent = sum(
+            count_tokens(i.title) + count_tokens(i.text)
+            for i in inputs
+            if not extractor.is_cached(i)
+        )
         return estimate_ingest(
-            extractor.planned_calls(inputs),
+            planned,
+            text_tokens=sent,
             single_call_tokens=overhead + texts / max(1, len(alone)),
             documents=seen,
             unchanged=unchanged,

@@ -48,6 +48,12 @@ class GraphReport(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    counted_prompt_tokens: int = 0
+    """Prompt tokens of the answered calls as counted before sending (see ``LLMUsage``)."""
+    failed_llm_calls: int = 0
+    """Of ``llm_calls``, those made for chunks that failed (with their tokens below)."""
+    failed_prompt_tokens: int = 0
+    failed_completion_tokens: int = 0
     cache_hits: int = 0
     extractor: str = "offline"
     seconds: float = 0.0
@@ -91,6 +97,8 @@ class CommunityBuildReport(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    counted_prompt_tokens: int = 0
+    """Prompt tokens of the answered calls as counted before sending (see ``LLMUsage``)."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per step: ``load`` (graph read), ``leiden``, ``summarize`` (contexts,
@@ -169,22 +177,10 @@ class GraphBuilder:
 
         cfg = self.settings.extraction
         if self._use_llm():
-            from extraction.llm import LLMExtractor
-            from kg_rag.llm import response_cache
+            from kg_rag.llm import build_extractor
 
             assert self.llm is not None
-            extractor = LLMExtractor(
-                self.llm,
-                entity_types=cfg.entity_types,
-                relation_types=cfg.relation_types,
-                max_retries=cfg.max_retries,
-                concurrency=cfg.concurrency,
-                gleaning=cfg.gleaning,
-                cache=response_cache(self.settings, "extraction"),
-                batch_tokens=cfg.batch_tokens,
-                max_batch=cfg.max_batch,
-                budget=self.budget,
-            )
+            extractor = build_extractor(self.settings, self.llm, budget=self.budget)
             results = extractor.extract(inputs)
             return list(results), extractor.usage.snapshot(), "llm"
         extracted = OfflineExtractor(entity_types=cfg.entity_types).extract(inputs)
@@ -227,6 +223,7 @@ class GraphBuilder:
             report.llm_calls = usage.calls
             report.prompt_tokens = usage.prompt_tokens
             report.completion_tokens = usage.completion_tokens
+            report.counted_prompt_tokens = usage.counted_prompt_tokens
             report.cache_hits = usage.cache_hits
         report.failures = [
             Failure(
@@ -239,6 +236,10 @@ class GraphBuilder:
             for x in extractions
             if x.error
         ]
+        failed = [x for x in extractions if x.error]
+        report.failed_llm_calls = sum(x.llm_calls for x in failed)
+        report.failed_prompt_tokens = sum(x.prompt_tokens for x in failed)
+        report.failed_completion_tokens = sum(x.completion_tokens for x in failed)
         existing = [
             ResolvedEntity(
                 entity_id=e.entity_id,
@@ -363,7 +364,6 @@ class GraphBuilder:
         from communities import (
             EntityInfo,
             ExtractiveSummarizer,
-            LLMSummarizer,
             RelationInfo,
             detect_communities,
             update_communities,
@@ -401,21 +401,20 @@ class GraphBuilder:
         summarizer: Any = extractive
         salt = f"extractive|{cfg.summary_token_budget}"
         if self.summarizes_with_llm:
-            from extraction.structured import model_id
-            from kg_rag.llm import response_cache
+            from kg_rag.llm import build_summarizer
 
             assert self.llm is not None
-            summarizer = LLMSummarizer(
+            summarizer = build_summarizer(
+                self.settings,
                 self.llm,
-                max_retries=self.settings.extraction.max_retries,
-                concurrency=self.settings.extraction.concurrency,
-                cache=response_cache(self.settings, "community"),
                 fallback=extractive,
-                progress=self.progress,
-                min_size=cfg.llm_min_size,
                 budget=self.budget,
+                progress=self.progress,
             )
-            salt = f"{summarizer.prompt_version}|{model_id(self.llm)}|{cfg.summary_token_budget}"
+            salt = (
+                f"{summarizer.prompt_version}|{summarizer.runtime.model_id}|"
+                f"{cfg.summary_token_budget}"
+            )
         old = {c.community_id: c for c in self.graph.communities()}
         redo = set(retry)
         update = update_communities(
@@ -440,6 +439,7 @@ class GraphBuilder:
             report.llm_calls = int(usage.calls)
             report.prompt_tokens = int(usage.prompt_tokens)
             report.completion_tokens = int(usage.completion_tokens)
+            report.counted_prompt_tokens = int(usage.counted_prompt_tokens)
         hashes = {p.community_id: p.content_hash for p in update.fingerprints}
         result: list[Community] = []
         for rec in records:

@@ -5,6 +5,7 @@ test fails with the command to run — it never skips."""
 from __future__ import annotations
 
 import os
+import tempfile
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,23 @@ import pytest
 from kg_rag.config import Neo4jSettings, Settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the suite out of the real user cache dir: the shared LLM response cache
+    (``llm.response_cache="shared"``, the default) lives under ``$XDG_CACHE_HOME``."""
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="kg-rag-test-cache-")
+
+
+@pytest.fixture(autouse=True)
+def _private_user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test gets its own empty user cache dir, so answers one test's fake model gave are
+    never served to another (tests that count calls); within a test the shared cache works
+    as it does for a user."""
+    path = tmp_path_factory.mktemp("user-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(path))
+        yield path
 
 
 @pytest.fixture(scope="session")

@@ -14,11 +14,13 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
+from extraction.llm_runtime import LLMRuntime
 from kg_rag.config import LLMServerSettings, LLMSettings, Settings
 from kg_rag.errors import ServerError
-from kg_rag.llm import UsageTracker, build_chat_model, structured_output
+from kg_rag.llm import build_chat_model
 from kg_rag.llm_server import MODEL_ALIAS, start, status, stop
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm, pytest.mark.timeout(300)]
@@ -57,54 +59,52 @@ def _free_port() -> int:
 # --- calls through LangChain ---------------------------------------------------------------
 
 
-def test_plain_call_returns_text_and_is_counted(llm_settings: LLMSettings) -> None:
-    tracker = UsageTracker()
-    model = build_chat_model(llm_settings, callbacks=[tracker])
+def test_plain_call_returns_text_and_reports_usage(llm_settings: LLMSettings) -> None:
+    model = build_chat_model(llm_settings)
 
     reply = model.invoke("Write one sentence about Paris.")
 
     assert isinstance(reply.content, str)
     assert reply.content.strip()
-    snap = tracker.snapshot()
-    assert snap["calls"] == 1
-    assert snap["errors"] == 0
-    assert snap["prompt_tokens"] > 0
+    usage = reply.usage_metadata
+    assert usage is not None
+    assert usage["input_tokens"] > 0
     # max_tokens travels in extra_body: without it the server would fill the whole context.
-    assert 0 < snap["completion_tokens"] <= llm_settings.max_tokens
+    assert 0 < usage["output_tokens"] <= llm_settings.max_tokens
 
 
-def test_async_calls_are_counted(llm_settings: LLMSettings) -> None:
-    tracker = UsageTracker()
-    model = build_chat_model(llm_settings.model_copy(update={"max_tokens": 8}))
+def test_async_calls_on_one_runtime_are_counted(llm_settings: LLMSettings) -> None:
+    settings = llm_settings.model_copy(update={"max_tokens": 128})
+    runtime = LLMRuntime(build_chat_model(settings), max_retries=2)
 
     async def two_calls() -> None:
         await asyncio.gather(
-            model.ainvoke("Say hello.", config={"callbacks": [tracker]}),
-            model.ainvoke("Say goodbye.", config={"callbacks": [tracker]}),
+            runtime.acall(Fact, [HumanMessage(content="One fact about Rome as JSON.")]),
+            runtime.acall(Fact, [HumanMessage(content="One fact about Oslo as JSON.")]),
         )
 
     asyncio.run(two_calls())
 
-    snap = tracker.snapshot()
-    assert snap["calls"] == 2
-    assert snap["prompt_tokens"] > 0
-    assert snap["completion_tokens"] > 0
+    assert 2 <= runtime.usage.calls <= 6
+    assert runtime.usage.prompt_tokens > 0
+    assert runtime.usage.completion_tokens > 0
 
 
 @pytest.mark.parametrize("method", ["function_calling", "json_mode"])
 def test_structured_output_is_schema_valid(llm_settings: LLMSettings, method: str) -> None:
     # llama.cpp turns the schema into a grammar; max_length bounds the only free-text field,
     # so the JSON always closes within max_tokens. Retries guard against the odd miss.
-    tracker = UsageTracker()
     settings = llm_settings.model_copy(update={"max_tokens": 128})
-    model = build_chat_model(settings, callbacks=[tracker])
-    runnable = structured_output(model, Fact, method=method, attempts=3)  # type: ignore[arg-type]
+    runtime = LLMRuntime(build_chat_model(settings), method=method, max_retries=2)  # type: ignore[arg-type]
 
-    fact = runnable.invoke("Give one fact about Rome as JSON with keys city, year and capital.")
+    fact = runtime.call(
+        Fact,
+        [HumanMessage(content="Give one fact about Rome as JSON with keys city, year, capital.")],
+    )
 
     assert isinstance(fact, Fact)
     assert len(fact.city) <= 40
-    assert 1 <= tracker.snapshot()["calls"] <= 3
+    assert 1 <= runtime.usage.calls <= 3
 
 
 def test_default_structured_method_is_function_calling() -> None:

@@ -69,11 +69,12 @@ def write_corpus(folder: Path, seeds: range | list[int], version: int = 0) -> Pa
     return folder
 
 
-def settings(kb: Path, *, mode: str = "offline") -> Settings:
-    """Embedded store, hash embedder, given extraction mode; environment ignored."""
+def settings(kb: Path, *, mode: str = "offline", response_cache: str = "shared") -> Settings:
+    """Embedded store, hash embedder, given extraction mode and response-cache placement
+    (``"kb"`` where a test counts calls of two knowledge bases); environment ignored."""
     s = Settings(
         graph_backend="embedded",
-        llm=LLMSettings(),
+        llm=LLMSettings(response_cache=response_cache),  # type: ignore[arg-type]
         embedding=EmbeddingSettings(provider="hash", dimensions=DIMS),
         extraction=ExtractionSettings(mode=mode),  # type: ignore[arg-type]
     )
@@ -81,10 +82,16 @@ def settings(kb: Path, *, mode: str = "offline") -> Settings:
     return s
 
 
-def open_engine(kb: Path, llm: Any = None, *, mode: str = "offline") -> KnowledgeEngine:
+def open_engine(
+    kb: Path, llm: Any = None, *, mode: str = "offline", response_cache: str = "shared"
+) -> KnowledgeEngine:
     """An engine on ``kb`` (embedded graph, hash embedder)."""
     return KnowledgeEngine.open(
-        kb, settings=settings(kb, mode=mode), embedder=HashEmbeddings(DIMS), llm=llm, progress=False
+        kb,
+        settings=settings(kb, mode=mode, response_cache=response_cache),
+        embedder=HashEmbeddings(DIMS),
+        llm=llm,
+        progress=False,
     )
 
 

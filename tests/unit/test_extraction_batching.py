@@ -30,7 +30,8 @@ pytestmark = pytest.mark.unit
 
 
 def _ingest(kb: Path, corpus: Path, batch_tokens: int, max_batch: int = 4) -> Any:
-    with open_engine(kb, graph_chat_model(), mode="llm") as kg:
+    # Cache in the KB folder: the batched run must make its own calls, not reuse the single's.
+    with open_engine(kb, graph_chat_model(), mode="llm", response_cache="kb") as kg:
         kg.settings.extraction.batch_tokens = batch_tokens
         kg.settings.extraction.max_batch = max_batch
         return kg.ingest([corpus])

@@ -25,7 +25,8 @@ _CONTEXT = re.compile(r"Write the community report for:\n\n(.*?)(?:\nhuman: |\Z)
 
 
 def _engine(kb: Path, llm: Any, batch_tokens: int = 0) -> KnowledgeEngine:
-    kg = open_engine(kb, llm, mode="llm")
+    # Cache in the KB folder: the faulty run must not be served the healthy run's answers.
+    kg = open_engine(kb, llm, mode="llm", response_cache="kb")
     # One retry: a chunk fails for good with probability 0.3² instead of 0.3³, so 30
     # documents are sure to leave failures of both kinds. One chunk per call (a failed batch
     # is retried chunk by chunk, which makes failures for good rarer); batches under faults
