@@ -291,6 +291,14 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Merrowick"],
         "River Tallow",
     ),
+    # A Chinese comma clause holds its verb's arguments: the year of 创建 is in its clause.
+    (
+        "柳城大学创建于哪一年",
+        "DATE",
+        ["学校前身为柳城学堂，1902年由地方士绅集资创建，最初只设两科。1928年改名为柳城大学。"],
+        ["柳城大学"],
+        "1902年",
+    ),
     # A measure is answered with its unit; an ordinal rank is no quantity.
     (
         "How long is the River Tallow",
