@@ -274,6 +274,7 @@ class KnowledgeEngine:
                 self.settings.router,
                 self.llm,
                 top_k=self.settings.retrieval.top_k,
+                structured_method=self.settings.llm.structured_method,
             )
         return self._pipeline
 

@@ -18,7 +18,13 @@ from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
 from extraction.budget import CallBudget
-from extraction.structured import LLMUsage, ResponseCache, acall_structured, model_id
+from extraction.structured import (
+    LLMUsage,
+    ResponseCache,
+    StructuredMethod,
+    acall_structured,
+    model_id,
+)
 from extraction.tokens import prompt_tokens
 from kg_rag.answer.prompts import PROMPT_VERSION
 from kg_rag.errors import BudgetExceeded, LLMError
@@ -39,6 +45,7 @@ class LLMCaller:
         cache: optional response cache shared across questions.
         completion_reserve: tokens held for each reply when checking ``max_tokens``; the
             model's own completion limit (``max_tokens`` of a ``ChatOpenAI``) when lower.
+        method: how structured calls steer the model (``llm.structured_method``).
     """
 
     def __init__(
@@ -50,8 +57,10 @@ class LLMCaller:
         max_retries: int = 2,
         cache: ResponseCache | None = None,
         completion_reserve: int = 256,
+        method: StructuredMethod = "function_calling",
     ) -> None:
         self.model = model
+        self.method: StructuredMethod = method
         self.max_calls = max_calls
         self.max_tokens = max_tokens
         self.max_retries = max_retries
@@ -101,6 +110,7 @@ class LLMCaller:
                 cache_key=key,
                 budget=self.budget,
                 purpose=purpose,
+                method=self.method,
             )
         except BudgetExceeded:
             raise

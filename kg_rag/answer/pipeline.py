@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
+from extraction.structured import StructuredMethod
 from kg_rag.answer.checks import OfflineReflector, RuleGate
 from kg_rag.answer.llm import LLMCaller
 from kg_rag.answer.llm_stages import (
@@ -81,8 +82,10 @@ class AnswerPipeline:
         settings: RouterSettings,
         model: BaseChatModel | None = None,
         top_k: int = 5,
+        structured_method: StructuredMethod = "function_calling",
     ) -> None:
         self.chunks = chunks
+        self.structured_method: StructuredMethod = structured_method
         self.graph = graph
         self.linker = linker
         self.community = community
@@ -227,6 +230,7 @@ class AnswerPipeline:
             max_tokens=self.settings.max_tokens,
             max_retries=2,
             completion_reserve=self.settings.completion_reserve,
+            method=self.structured_method,
         )
 
     def _stage_names(self) -> dict[str, str]:

@@ -272,3 +272,29 @@ def test_extraction_in_json_mode_gives_the_same_graph_as_tool_calls(tmp_path: Pa
 
     assert graphs[0] == graphs[1]
     assert graphs[0][0]
+
+
+@pytest.mark.parametrize("method", ["function_calling", "json_mode", "json_schema"])
+def test_structured_method_setting_reaches_the_answer_stages(method: Any, tmp_path: Path) -> None:
+    from kg_rag import KnowledgeEngine
+
+    settings = Settings(
+        kb_dir=tmp_path,
+        llm=LLMSettings(structured_method=method, response_cache="off"),
+        embedding=EmbeddingSettings(provider="hash"),
+    )
+    with KnowledgeEngine.open(settings=settings, llm=FakeChatModel(script=[])) as kg:
+        caller = kg.pipeline._caller()
+        assert caller is not None and caller.method == method
+
+
+async def test_the_answer_caller_calls_in_the_method_it_was_given() -> None:
+    from kg_rag.answer.llm import LLMCaller
+
+    chat = _ScriptedChat(replies=['{"name": "Paris", "population": 2100000}'])
+    caller = LLMCaller(chat, max_calls=3, max_tokens=10_000, method="json_mode")
+
+    city = await caller.structured(_City, "Which city?", purpose="test")
+
+    assert city.name == "Paris"
+    assert chat.seen_kwargs[0]["response_format"]["type"] == "json_object"
