@@ -114,8 +114,12 @@ def run_ingest(n: int, batch: int, corpus: Path) -> dict[str, Any]:
                         {f"communities.{k}": v for k, v in report.communities.stage_seconds.items()}
                     )
                 counts = engine.graph_store.counts()
+                comm = report.communities
                 batches.append(
                     {
+                        "communities_incremental": bool(comm and comm.incremental),
+                        "communities_region_nodes": comm.region_nodes if comm else 0,
+                        "communities_summarized": comm.summarized if comm else 0,
                         "stored_before": start,
                         "passages": len(part),
                         "wall_s": wall,
@@ -128,7 +132,13 @@ def run_ingest(n: int, batch: int, corpus: Path) -> dict[str, Any]:
                 )
                 print(
                     f"  {start + len(part):,} passages: batch {wall:.1f} s, "
-                    f"{counts['entities']:,} entities, {counts['communities']:,} communities",
+                    f"{counts['entities']:,} entities, {counts['communities']:,} communities"
+                    + (
+                        f" (incremental: {comm.region_nodes:,} entities re-clustered, "
+                        f"{comm.summarized:,} summarized)"
+                        if comm and comm.incremental
+                        else " (whole graph)"
+                    ),
                     file=sys.stderr,
                     flush=True,
                 )
