@@ -13,6 +13,9 @@ Series (``--series``, default ``ingest query``):
   APIs (60k entities at 100k passages); ``engine.retrieve`` p50/p95 at ``fast`` and ``full``
   depth, resident memory. Acceptance: p95 at 100k ≤ 2 × p95 at 10k, both depths.
 * **chunks**: the chunk store alone (below).
+* **communities** (:mod:`bench._scale_communities`): musique-dev ingested at once against in
+  ``--community-batches`` batches with incremental community updates: level-0 modularity,
+  number of communities and levels, community-stage seconds.
 
 Measured 2026-12-01 (2 shared cores, 20 questions per size, sizes interleaved), engine
 retrieve p95 100k / 10k passages: fast 1.87, full 0.89 on this branch; 13.1 and 3.0 before
@@ -249,6 +252,15 @@ def print_ingest(results: dict[int, dict[str, Any]]) -> None:
         ["passages", "batches", *names, "peak MB"],
         rows,
     )
+    sizes = list(results)
+    if len(sizes) >= 2:
+        small = per_passage(results[sizes[0]]["batches"])
+        large = per_passage(results[sizes[-1]]["batches"])
+        ratios = ", ".join(f"{k} {large[k] / small[k]:.2f}" for k in names if small[k] > 0.05)
+        print(
+            f"ms per passage {sizes[-1]:,} / {sizes[0]:,} passages, per stage: {ratios} "
+            "(target ≤ 1.2)"
+        )
     for n, r in results.items():
         first, last = per_passage(r["batches"][:1]), per_passage(r["batches"][-1:])
         last_b = r["batches"][-1]
@@ -302,7 +314,10 @@ def print_query(results: dict[int, dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--series", nargs="+", choices=["ingest", "query", "chunks"], default=["ingest", "query"]
+        "--series",
+        nargs="+",
+        choices=["ingest", "query", "chunks", "communities"],
+        default=["ingest", "query"],
     )
     parser.add_argument("--quick", action="store_true", help="small sizes, a few minutes")
     parser.add_argument("--ingest-sizes", type=int, nargs="+", default=[2_000, 10_000])
@@ -313,6 +328,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--corpus", type=Path, default=Path("/work/shared/bench"))
     parser.add_argument("--kb-cache", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--community-corpus",
+        type=Path,
+        default=Path("/work/shared/bench/musique-dev/corpus.jsonl"),
+        help="corpus.jsonl of the communities series",
+    )
+    parser.add_argument("--community-batches", type=int, default=10)
     args = parser.parse_args(argv)
     if args.quick:
         args.ingest_sizes, args.batch = [500, 1_500], 500
@@ -332,6 +354,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print_query(out["query"])
     if "chunks" in args.series:
         out["chunks"] = chunk_series(args.chunk_sizes, args.queries)
+    if "communities" in args.series:
+        from bench._scale_communities import community_series, print_communities
+
+        out["communities"] = community_series(args.community_corpus, args.community_batches)
+        print_communities(out["communities"])
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1, default=str))
     return out

@@ -648,12 +648,9 @@ class GraphBuilder:
         }
         members = sorted({m for r in targets for m in r.members})
         entities = self.graph.get_entities(members)
-        inside = set(members)
-        relations = [
-            r
-            for r in store.relations_of(members)
-            if r.source_id in inside and r.target_id in inside
-        ]
+        # Every relation of the members, as the whole-graph build passes every relation:
+        # summaries rank members by their degree in the whole graph.
+        relations = store.relations_of(members)
         lap("load")
         result = self._summarize(targets, entities, relations, old, redo, report)
         summarized = {c.community_id for c in result}

@@ -435,10 +435,10 @@ class Neo4jGraphStore:
         gone = sorted(set(removed) - set(ids))
 
         def work(tx: neo4j.ManagedTransaction) -> None:
-            for batch in _batches(gone, self._batch_size):
-                tx.run(q.DELETE_COMMUNITIES, ids=list(batch)).consume()
-            for batch in _batches(ids, self._batch_size):
-                tx.run(q.UNLINK_COMMUNITIES, ids=list(batch)).consume()
+            for id_batch in _batches(gone, self._batch_size):
+                tx.run(q.DELETE_COMMUNITIES, ids=list(id_batch)).consume()
+            for id_batch in _batches(ids, self._batch_size):
+                tx.run(q.UNLINK_COMMUNITIES, ids=list(id_batch)).consume()
             for batch in _batches(rows, self._batch_size):
                 tx.run(q.CREATE_COMMUNITIES, rows=list(batch)).consume()
             for batch in _batches(rows, self._batch_size):
