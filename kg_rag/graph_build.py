@@ -8,15 +8,20 @@ is what lets :mod:`kg_rag.ingest.stages` finish a killed ingest by running a ste
 
 Community ids hash level and sorted members (:func:`communities.community_id`), and Leiden
 runs seeded on a canonical edge list whose weights are a function of the stored graph alone
-(the number of evidence chunks per entity pair), so the same graph gives the same communities
-and ids whether it was built in one ingest or many.
+(the number of evidence chunks per entity pair), so a whole-graph run gives the same
+communities and ids whether the graph was built in one ingest or many. After the first
+ingest, communities are updated incrementally (:func:`communities.local.update_partition`:
+only what the change touched is re-clustered, reading the graph through the store's
+neighbourhood queries); ``kg-rag communities rebuild`` runs the whole graph again.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -158,8 +163,6 @@ class GraphBuilder:
         self.progress = progress
         self.budget: Any = None
         """An ``extraction.budget.CallBudget`` every LLM call of this build reserves from."""
-        self._delta: tuple[list[str], list[str]] | None = None
-        """(written, removed) community ids of the last incremental build, for the index."""
 
     def _use_llm(self) -> bool:
         mode = self.settings.extraction.mode
@@ -515,7 +518,6 @@ class GraphBuilder:
                 "get_communities",
             )
         )
-        self._delta = None
         if full is None:
             full = not cfg.incremental or not can_local
         if not full:
@@ -546,6 +548,7 @@ class GraphBuilder:
         result = self._summarize(records, entities, relations, old, redo, report)
         lap("summarize")
         self.graph.upsert_communities(result)
+        self._pend_index(None)
         if changes is not None:
             store.clear_community_changes(*changes)
         lap("write")
@@ -662,9 +665,9 @@ class GraphBuilder:
             result.append(old[cid].model_copy(update={"parent_id": rec.parent_id}))
         lap("summarize")
         store.apply_communities(result, local.removed)
+        self._pend_index([*(c.community_id for c in result), *local.removed])
         store.clear_community_changes(changed, stale)
         lap("write")
-        self._delta = ([c.community_id for c in result], list(local.removed))
         report.communities = int(self.graph.counts().get("communities", 0))
         report.removed = len(local.removed)
         report.region_nodes = local.region_nodes
@@ -672,6 +675,36 @@ class GraphBuilder:
         report.incremental = True
         report.seconds = time.perf_counter() - t0
         return report
+
+    @property
+    def _pending_file(self) -> Path:
+        return Path(self.settings.kb_dir) / "community-index-pending.json"
+
+    def _pend_index(self, ids: Sequence[str] | None) -> None:
+        """Record what the community index must take in: ``ids`` (written or removed since
+        it was last updated, added to what is already pending) or everything (``None``).
+        Kept in the knowledge-base folder, so a crash before the index step loses nothing."""
+        path = self._pending_file
+        before = self._pending_index() if path.exists() else []
+        if ids is None or before is None:
+            data: dict[str, Any] = {"all": True}
+        else:
+            data = {"ids": sorted({*before, *ids})}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+
+    def _pending_index(self) -> list[str] | None:
+        """Community ids the index must update, or ``None`` for a full rebuild (also when
+        nothing was recorded: a knowledge base from before incremental updates)."""
+        try:
+            data = json.loads(self._pending_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if data.get("all") or not isinstance(data.get("ids"), list):
+            return None
+        return [str(i) for i in data["ids"]]
 
     def index_communities(self, report: CommunityBuildReport | None = None) -> CommunityBuildReport:
         """Rebuild the community index from the communities stored in the graph store.
@@ -681,12 +714,13 @@ class GraphBuilder:
         """
         t0 = time.perf_counter()
         report = report if report is not None else CommunityBuildReport()
-        delta, self._delta = self._delta, None
-        if delta is not None:
-            upserted, removed = delta
-            changed = self.graph.get_communities(upserted)  # type: ignore[attr-defined]
-            report.embedded = self.index.apply(changed, removed)
+        pending = self._pending_index()
+        if pending is not None:
+            changed = self.graph.get_communities(pending)  # type: ignore[attr-defined]
+            present = {c.community_id for c in changed}
+            report.embedded = self.index.apply(changed, [c for c in pending if c not in present])
             report.indexed = len(changed)
+            self._pending_file.unlink(missing_ok=True)
             report.stage_seconds["index"] = time.perf_counter() - t0
             report.seconds += time.perf_counter() - t0
             return report
@@ -702,6 +736,7 @@ class GraphBuilder:
             and text(c) == text(previous[c.community_id])
         }
         report.embedded = self.index.replace(stored, reuse=keep)
+        self._pending_file.unlink(missing_ok=True)
         report.indexed = len(stored)
         report.stage_seconds["index"] = time.perf_counter() - t0
         if not report.communities:

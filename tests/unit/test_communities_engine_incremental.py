@@ -224,3 +224,16 @@ def test_stored_communities_from_a_full_build_are_kept_when_nothing_changed(
         report = build(kg)
         assert report.incremental and report.region_nodes == 0 and report.summarized == 0
         assert kg.graph_store.communities() == before
+
+
+def test_index_takes_in_updates_a_crash_left_pending(tmp_path: Path) -> None:
+    """Two incremental builds, the first one's index step lost (a crash): the next index
+    step takes in both."""
+    with open_kb(tmp_path / "kb") as kg:
+        write(kg, *graph())
+        build(kg)
+        _new_entity(kg)
+        kg._builder().build_communities()  # no index step
+        _bridge(kg)
+        build(kg)
+        assert_valid(kg)
