@@ -139,3 +139,91 @@ def print_communities(results: dict[str, Any]) -> None:
         ],
         rows,
     )
+
+
+def _cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def local_cost(groups: int, change: int = 40) -> dict[str, Any]:
+    """CPU seconds of one incremental community update (and of a whole-graph build) on a
+    graph of ``groups`` groups of three 4-cliques, after ``change`` new entities, each
+    linked to two entities of one clique, spread over the graph."""
+    from kg_rag.config import Settings
+    from kg_rag.engine import KnowledgeEngine
+    from kg_rag.models import Entity, Mention, Relation
+    from kg_rag.testing import HashEmbeddings
+
+    def node(g: int, c: int, i: int) -> str:
+        return f"n{g:05d}{c}_{i}"
+
+    entities, relations, mentions = [], [], []
+    for g in range(groups):
+        for c in range(3):
+            ids = [node(g, c, i) for i in range(4)]
+            chunk = f"k{g:05d}{c}"
+            entities += [Entity(entity_id=e, name=e, type="PERSON") for e in ids]
+            mentions += [Mention(entity_id=e, chunk_id=chunk, doc_id=chunk) for e in ids]
+            pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+            for d in range(c):
+                pairs += [(node(g, c, d), node(g, d, c)), (node(g, c, d + 1), node(g, d, c + 1))]
+            if g:
+                pairs.append((node(g - 1, 0, 0), node(g, 1, 1)))
+            relations += [
+                Relation(source_id=a, target_id=b, type="KNOWS", evidence=[chunk]) for a, b in pairs
+            ]
+    with tempfile.TemporaryDirectory(prefix="kg-rag-comm-local-") as tmp:
+        settings = Settings(kb_dir=Path(tmp) / "kb")
+        settings.llm.base_url = None
+        settings.llm.api_key = None
+        settings.extraction.mode = "offline"
+        engine = KnowledgeEngine.open(
+            settings=settings, embedder=HashEmbeddings(dimensions=64), progress=False
+        )
+        with engine:
+            store = engine.graph_store
+            store.upsert_entities(entities)
+            store.upsert_relations(relations)
+            store.upsert_mentions(mentions)
+            builder = engine._builder()
+            c0 = _cpu()
+            builder.index_communities(builder.build_communities())
+            whole = _cpu() - c0
+            step = max(1, groups // change)
+            new = [
+                Entity(entity_id=f"new{k:04d}", name=f"new{k}", type="PERSON")
+                for k in range(change)
+            ]
+            links = [
+                Relation(
+                    source_id=e.entity_id,
+                    target_id=node(k * step % groups, 1, i),
+                    type="KNOWS",
+                    evidence=[f"x{k}"],
+                )
+                for k, e in enumerate(new)
+                for i in (0, 2)
+            ]
+            store.upsert_entities(new)
+            store.upsert_relations(links)
+            store.upsert_mentions(
+                [
+                    Mention(entity_id=e.entity_id, chunk_id=f"x{k}", doc_id=f"x{k}")
+                    for k, e in enumerate(new)
+                ]
+            )
+            builder = engine._builder()
+            c0 = _cpu()
+            report = builder.index_communities(builder.build_communities())
+            local = _cpu() - c0
+            return {
+                "entities": len(entities),
+                "whole_cpu_s": round(whole, 2),
+                "local_cpu_s": round(local, 3),
+                "incremental": report.incremental,
+                "region_nodes": report.region_nodes,
+                "summarized": report.summarized,
+            }
