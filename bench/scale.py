@@ -26,9 +26,9 @@ Measured 2026-12-01 on the comm branch (2 cores shared with four other jobs, loa
 equivalent ms per passage = stage wall time × the batch's CPU / wall): ingest of 10k passages
 in batches of 1,000, every batch still clustered the whole graph (each re-clustered more than
 ``communities.max_incremental_share`` = 0.3 of the entities: a batch adds ~9k entities to
-≤ 80k), so the communities stage grew 8.3 → 46 ms/passage from 0 to 8k stored; the other
-graph stages stayed flat (extract 5.1 → 4.0, resolve 3.5 → 5.3, graph write 7.1 → 6.1).
-Peak RSS 2.97 GB at 9k passages (embedded store, all in memory). Communities series
+≤ 80k), so the communities stage grew 8.3 → 59 ms/passage from 0 to 9k stored; the other
+graph stages stayed flat (extract 5.1 → 3.2, resolve 3.5 → 5.4, graph write 7.1 → 8.2).
+Peak RSS 3.30 GB at 10k passages (embedded store, all in memory). Communities series
 (musique-dev, 10 batches): level-0 modularity one-shot 0.702, batched with the default share
 0.702 (no local update taken), always local 0.626 (3,438 communities vs 3,459; community stage
 251 s vs 586 s wall), 0.702 again after ``kg-rag communities rebuild``. One local update of
