@@ -160,6 +160,15 @@ def _cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if removed else 1
 
 
+def _cmd_communities(args: argparse.Namespace, settings: Settings) -> int:
+    from kg_rag.engine import KnowledgeEngine
+
+    with KnowledgeEngine.open(settings=settings) as kg:
+        report = kg.build_communities(full=args.action == "rebuild")
+    print(f"communities: {report}")
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from kg_rag.engine import export_to_neo4j
 
@@ -255,6 +264,15 @@ def _parser() -> argparse.ArgumentParser:
 
     p = add("delete", _cmd_delete, "delete a document (chunks, mentions, orphaned entities)")
     p.add_argument("doc_id")
+    kb_option(p)
+
+    p = add(
+        "communities",
+        _cmd_communities,
+        "`rebuild`: cluster the whole graph again (hierarchical Leiden), re-summarizing only "
+        "communities whose content changed; `update`: the incremental update an ingest does",
+    )
+    p.add_argument("action", choices=["rebuild", "update"])
     kb_option(p)
 
     p = add("export", _cmd_export, "copy an embedded knowledge base into Neo4j")

@@ -193,6 +193,18 @@ class CommunitySettings(BaseModel):
     """Communities with fewer members get the extractive summary (no LLM call): on a
     passage collection most communities hold 2-6 entities, and summarizing each costs more
     than extracting the passages."""
+    incremental: bool = True
+    """After an ingest, re-cluster only the communities the change touched
+    (:func:`communities.local.update_partition`) instead of the whole graph; ``False`` runs
+    hierarchical Leiden over the whole graph on every ingest. ``kg-rag communities rebuild``
+    runs it once."""
+    max_region_nodes: int = 200
+    """Largest community an incremental update re-clusters whole; in a larger one only the
+    touched sub-communities are re-clustered (and its summary is redone only once it has
+    grown by a quarter). Bounds the work per changed entity whatever the graph's size."""
+    max_incremental_share: float = 0.3
+    """When an incremental update would re-cluster more than this share of the graph's
+    entities, the whole graph is clustered instead."""
 
 
 class RouterSettings(BaseModel):

@@ -509,12 +509,14 @@ class KnowledgeEngine:
         self.open_stores()
         return ledger_for(self.chunk_store).failures()
 
-    def build_communities(self) -> CommunityBuildReport:
-        """Recompute communities now (normally done by :meth:`ingest`)."""
+    def build_communities(self, *, full: bool = True) -> CommunityBuildReport:
+        """Recompute communities now (normally done by :meth:`ingest`): hierarchical Leiden
+        over the whole graph (``kg-rag communities rebuild``), or with ``full=False`` the
+        incremental update of what changed since the last build."""
         self.open_stores()
         self.refresh(force=True)
         builder = self._builder()
-        result = builder.index_communities(builder.build_communities())
+        result = builder.index_communities(builder.build_communities(full=full))
         self._pipeline = None
         self.refresh(force=True)
         return result

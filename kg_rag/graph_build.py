@@ -8,15 +8,20 @@ is what lets :mod:`kg_rag.ingest.stages` finish a killed ingest by running a ste
 
 Community ids hash level and sorted members (:func:`communities.community_id`), and Leiden
 runs seeded on a canonical edge list whose weights are a function of the stored graph alone
-(the number of evidence chunks per entity pair), so the same graph gives the same communities
-and ids whether it was built in one ingest or many.
+(the number of evidence chunks per entity pair), so a whole-graph run gives the same
+communities and ids whether the graph was built in one ingest or many. After the first
+ingest, communities are updated incrementally (:func:`communities.local.update_partition`:
+only what the change touched is re-clustered, reading the graph through the store's
+neighbourhood queries); ``kg-rag communities rebuild`` runs the whole graph again.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -30,9 +35,13 @@ from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
 from kg_rag.stores.ledger import Failure, crash_point
 
-__all__ = ["CommunityBuildReport", "GraphBuilder", "GraphReport"]
+__all__ = ["RESUMMARIZE_GROWTH", "CommunityBuildReport", "GraphBuilder", "GraphReport"]
 
 log = logging.getLogger(__name__)
+
+RESUMMARIZE_GROWTH = 1.25
+"""An incremental community update summarizes a large community again once it has this many
+times the members it had when last summarized."""
 
 
 class GraphReport(BaseModel):
@@ -99,6 +108,13 @@ class CommunityBuildReport(BaseModel):
     completion_tokens: int = 0
     counted_prompt_tokens: int = 0
     """Prompt tokens of the answered calls as counted before sending (see ``LLMUsage``)."""
+    incremental: bool = False
+    """True when only the touched communities were re-clustered."""
+    region_nodes: int = 0
+    """Entities re-clustered by an incremental update."""
+    carried: int = 0
+    """Large communities whose members changed but whose summary was kept (see
+    :meth:`GraphBuilder._carry`)."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per step: ``load`` (graph read), ``leiden``, ``summarize`` (contexts,
@@ -354,49 +370,11 @@ class GraphBuilder:
         graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weights.items()))
         return graph
 
-    def build_communities(self, retry: Sequence[str] = ()) -> CommunityBuildReport:
-        """Recompute communities and re-summarize only the changed ones (and ``retry``, the
-        communities whose summary failed before); store them in the graph store.
+    def _summarizer(self) -> tuple[Any, Any, str]:
+        """(summarizer, extractive fallback, salt of the content hashes)."""
+        from communities import ExtractiveSummarizer
 
-        The community index is rebuilt by :meth:`index_communities` (a separate step, so a
-        crash between the two is finished by redoing only the index).
-        """
-        from communities import (
-            EntityInfo,
-            ExtractiveSummarizer,
-            RelationInfo,
-            detect_communities,
-            update_communities,
-        )
-
-        t0 = time.perf_counter()
         cfg = self.settings.communities
-        report = CommunityBuildReport()
-        lap = _Lap(report.stage_seconds)
-        entities = {e.entity_id: e for e in self.graph.all_entities()}
-        relations = self.graph.all_relations()
-        lap("load")
-        records = detect_communities(
-            self._community_graph(relations), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
-        )
-        lap("leiden")
-        wanted = sorted({cid for r in relations for cid in r.evidence[:2]})
-        previews = {c.chunk_id: c.text for c in self.chunks.get_chunks(wanted)}
-        infos = [
-            EntityInfo(entity_id=eid, name=e.name, type=e.type, description=e.description)
-            for eid, e in entities.items()
-        ]
-        rel_infos = [
-            RelationInfo(
-                source_id=r.source_id,
-                target_id=r.target_id,
-                type=r.type,
-                description=r.description,
-                weight=r.weight,
-                evidence=[previews[c][:300] for c in r.evidence[:2] if c in previews],
-            )
-            for r in relations
-        ]
         extractive = ExtractiveSummarizer()
         summarizer: Any = extractive
         salt = f"extractive|{cfg.summary_token_budget}"
@@ -415,8 +393,40 @@ class GraphBuilder:
                 f"{summarizer.prompt_version}|{summarizer.runtime.model_id}|"
                 f"{cfg.summary_token_budget}"
             )
-        old = {c.community_id: c for c in self.graph.communities()}
-        redo = set(retry)
+        return summarizer, extractive, salt
+
+    def _summarize(
+        self,
+        records: Sequence[Any],
+        entities: Sequence[Entity],
+        relations: Sequence[Relation],
+        old: dict[str, Community],
+        redo: set[str],
+        report: CommunityBuildReport,
+    ) -> list[Community]:
+        """Communities for ``records``: stored summaries kept where the content hash is
+        unchanged, the others summarized (failures recorded in ``report``)."""
+        from communities import EntityInfo, RelationInfo, build_contexts, update_communities
+
+        cfg = self.settings.communities
+        wanted = sorted({cid for r in relations for cid in r.evidence[:2]})
+        previews = {c.chunk_id: c.text for c in self.chunks.get_chunks(wanted)}
+        infos = [
+            EntityInfo(entity_id=e.entity_id, name=e.name, type=e.type, description=e.description)
+            for e in entities
+        ]
+        rel_infos = [
+            RelationInfo(
+                source_id=r.source_id,
+                target_id=r.target_id,
+                type=r.type,
+                description=r.description,
+                weight=r.weight,
+                evidence=[previews[c][:300] for c in r.evidence[:2] if c in previews],
+            )
+            for r in relations
+        ]
+        summarizer, extractive, salt = self._summarizer()
         update = update_communities(
             records,
             infos,
@@ -429,17 +439,18 @@ class GraphBuilder:
             token_budget=cfg.summary_token_budget,
             salt=salt,
         )
-        report.failures = [
+        failures = [
             Failure(kind="summary", item_id=f.community_id, error=f.error, attempts=f.attempts)
             for f in getattr(summarizer, "failures", [])
         ]
-        failed = {f.item_id for f in report.failures}
+        report.failures.extend(failures)
+        failed = {f.item_id for f in failures}
         usage = getattr(summarizer, "usage", None)
         if usage is not None:
-            report.llm_calls = int(usage.calls)
-            report.prompt_tokens = int(usage.prompt_tokens)
-            report.completion_tokens = int(usage.completion_tokens)
-            report.counted_prompt_tokens = int(usage.counted_prompt_tokens)
+            report.llm_calls += int(usage.calls)
+            report.prompt_tokens += int(usage.prompt_tokens)
+            report.completion_tokens += int(usage.completion_tokens)
+            report.counted_prompt_tokens += int(usage.counted_prompt_tokens)
         hashes = {p.community_id: p.content_hash for p in update.fingerprints}
         result: list[Community] = []
         for rec in records:
@@ -449,8 +460,6 @@ class GraphBuilder:
                 title, summary, findings, rank = prev.title, prev.summary, prev.findings, prev.rank
             else:
                 if rep is None:  # summary failed: keep the community with an extractive text
-                    from communities import build_contexts
-
                     ctx = build_contexts(
                         [rec], infos, rel_infos, token_budget=cfg.summary_token_budget
                     )
@@ -476,17 +485,227 @@ class GraphBuilder:
                     content_hash="" if rec.community_id in failed else hashes[rec.community_id],
                 )
             )
+        report.summarized += len(update.plan.to_summarize)
+        report.unchanged += len(update.plan.unchanged)
+        report.retried += len(redo & set(hashes))
+        return result
+
+    def build_communities(
+        self, retry: Sequence[str] = (), *, full: bool | None = None
+    ) -> CommunityBuildReport:
+        """Update the communities after a graph change and re-summarize only the changed
+        ones (and ``retry``, the communities whose summary failed before); store them in the
+        graph store.
+
+        By default (``communities.incremental``) only the communities the change touched are
+        re-clustered (:func:`communities.local.update_partition`, reading the graph through
+        the store's neighbourhood queries); the whole graph is clustered when there are no
+        communities yet, when the change is too large a share of the graph, when the store
+        cannot say what changed, or with ``full=True`` (``kg-rag communities rebuild``).
+
+        The community index is updated by :meth:`index_communities` (a separate step, so a
+        crash between the two is finished by redoing only the index).
+        """
+        cfg = self.settings.communities
+        store: Any = self.graph
+        can_local = all(
+            hasattr(store, name)
+            for name in (
+                "community_changes",
+                "apply_communities",
+                "relations_of",
+                "communities_of",
+                "child_communities",
+                "get_communities",
+            )
+        )
+        if full is None:
+            full = not cfg.incremental or not can_local
+        if not full:
+            report = self._build_local(retry)
+            if report is not None:
+                return report
+        return self._build_full(retry, can_local)
+
+    def _build_full(self, retry: Sequence[str], can_local: bool) -> CommunityBuildReport:
+        """Hierarchical Leiden over the whole graph."""
+        from communities import detect_communities
+
+        t0 = time.perf_counter()
+        cfg = self.settings.communities
+        report = CommunityBuildReport()
+        lap = _Lap(report.stage_seconds)
+        store: Any = self.graph
+        changes = store.community_changes() if can_local else None
+        entities = self.graph.all_entities()
+        relations = self.graph.all_relations()
+        lap("load")
+        records = detect_communities(
+            self._community_graph(relations), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
+        )
+        lap("leiden")
+        old = {c.community_id: c for c in self.graph.communities()}
+        redo = set(retry)
+        result = self._summarize(records, entities, relations, old, redo, report)
         lap("summarize")
         self.graph.upsert_communities(result)
+        self._pend_index(None)
+        if changes is not None:
+            store.clear_community_changes(*changes)
         lap("write")
+        current = {c.community_id for c in result}
         report.communities = len(result)
         report.levels = len({c.level for c in result})
-        report.summarized = len(update.plan.to_summarize)
-        report.unchanged = len(update.plan.unchanged)
-        report.removed = len(update.plan.removed)
-        report.retried = len(redo & set(hashes))
+        report.removed = len(set(old) - current)
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _carry(self, local: Any, targets: list[Any]) -> list[Community]:
+        """Communities above the re-clustered ones that only gained or lost members: small
+        ones join ``targets`` (summarized again); a large one keeps its summary under its
+        new id until it has grown by :data:`RESUMMARIZE_GROWTH` since it was summarized
+        (its content hash records that size, ``carried:<size>:<hash>``), so a level-0
+        community touched by every batch is not summarized again on every batch."""
+        store: Any = self.graph
+        cfg = self.settings.communities
+        previous = {
+            c.community_id: c for c in store.get_communities(sorted(set(local.resized.values())))
+        }
+        carried: list[Community] = []
+        for rec in local.upserts:
+            old_id = local.resized.get(rec.community_id)
+            if old_id is None:
+                continue
+            prev = previous.get(old_id)
+            if prev is None or rec.size <= cfg.max_region_nodes:
+                targets.append(rec)
+                continue
+            base, _, original = prev.content_hash.removeprefix("carried:").partition(":")
+            if prev.content_hash.startswith("carried:") and base.isdigit():
+                size, content_hash = int(base), original
+            else:
+                size, content_hash = len(prev.members), prev.content_hash
+            if not content_hash or rec.size > RESUMMARIZE_GROWTH * size:
+                targets.append(rec)
+                continue
+            carried.append(
+                prev.model_copy(
+                    update={
+                        "community_id": rec.community_id,
+                        "level": rec.level,
+                        "parent_id": rec.parent_id,
+                        "members": list(rec.members),
+                        "content_hash": f"carried:{size}:{content_hash}",
+                        "vector": None,
+                    }
+                )
+            )
+        return carried
+
+    def _build_local(self, retry: Sequence[str]) -> CommunityBuildReport | None:
+        """The incremental update, or ``None`` when the whole graph should be clustered."""
+        from communities import CommunityRecord
+        from communities.local import update_partition
+
+        t0 = time.perf_counter()
+        cfg = self.settings.communities
+        store: Any = self.graph
+        report = CommunityBuildReport()
+        lap = _Lap(report.stage_seconds)
+        counts = self.graph.counts()
+        if not counts.get("communities"):
+            return None
+        changed, stale = store.community_changes()
+        view = _StoreView(store)
+        local = update_partition(
+            view,
+            changed,
+            stale,
+            total_nodes=int(counts.get("entities", 0)),
+            max_cluster_size=cfg.max_cluster_size,
+            seed=cfg.seed,
+            max_region_nodes=cfg.max_region_nodes,
+            max_share=cfg.max_incremental_share,
+        )
+        if local is None:
+            return None
+        lap("leiden")
+        redo = set(retry)
+        recomputed = set(local.recomputed)
+        targets = [r for r in local.upserts if r.community_id in recomputed]
+        upsert_ids = {r.community_id for r in local.upserts}
+        carried = self._carry(local, targets)
+        retried = [
+            CommunityRecord(
+                community_id=c.community_id,
+                level=c.level,
+                parent_id=c.parent_id,
+                members=list(c.members),
+                size=len(c.members),
+            )
+            for c in store.get_communities(sorted(redo - upsert_ids - set(local.removed)))
+        ]
+        targets.extend(retried)
+        old = {
+            c.community_id: c
+            for c in store.get_communities(sorted({r.community_id for r in local.upserts} | redo))
+        }
+        members = sorted({m for r in targets for m in r.members})
+        entities = self.graph.get_entities(members)
+        # Every relation of the members, as the whole-graph build passes every relation:
+        # summaries rank members by their degree in the whole graph.
+        relations = store.relations_of(members)
+        lap("load")
+        result = self._summarize(targets, entities, relations, old, redo, report)
+        summarized = {c.community_id for c in result}
+        result.extend(carried)
+        for rec in local.upserts:
+            cid = rec.community_id
+            if cid in summarized or cid in local.resized:
+                continue
+            result.append(old[cid].model_copy(update={"parent_id": rec.parent_id}))
+        lap("summarize")
+        store.apply_communities(result, local.removed)
+        self._pend_index([*(c.community_id for c in result), *local.removed])
+        store.clear_community_changes(changed, stale)
+        lap("write")
+        report.communities = int(self.graph.counts().get("communities", 0))
+        report.removed = len(local.removed)
+        report.region_nodes = local.region_nodes
+        report.carried = len(carried)
+        report.incremental = True
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    @property
+    def _pending_file(self) -> Path:
+        return Path(self.settings.kb_dir) / "community-index-pending.json"
+
+    def _pend_index(self, ids: Sequence[str] | None) -> None:
+        """Record what the community index must take in: ``ids`` (written or removed since
+        it was last updated, added to what is already pending) or everything (``None``).
+        Kept in the knowledge-base folder, so a crash before the index step loses nothing."""
+        path = self._pending_file
+        before = self._pending_index() if path.exists() else []
+        if ids is None or before is None:
+            data: dict[str, Any] = {"all": True}
+        else:
+            data = {"ids": sorted({*before, *ids})}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+
+    def _pending_index(self) -> list[str] | None:
+        """Community ids the index must update, or ``None`` for a full rebuild (also when
+        nothing was recorded: a knowledge base from before incremental updates)."""
+        try:
+            data = json.loads(self._pending_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if data.get("all") or not isinstance(data.get("ids"), list):
+            return None
+        return [str(i) for i in data["ids"]]
 
     def index_communities(self, report: CommunityBuildReport | None = None) -> CommunityBuildReport:
         """Rebuild the community index from the communities stored in the graph store.
@@ -496,6 +715,16 @@ class GraphBuilder:
         """
         t0 = time.perf_counter()
         report = report if report is not None else CommunityBuildReport()
+        pending = self._pending_index()
+        if pending is not None:
+            changed = self.graph.get_communities(pending)  # type: ignore[attr-defined]
+            present = {c.community_id for c in changed}
+            report.embedded = self.index.apply(changed, [c for c in pending if c not in present])
+            report.indexed = len(changed)
+            self._pending_file.unlink(missing_ok=True)
+            report.stage_seconds["index"] = time.perf_counter() - t0
+            report.seconds += time.perf_counter() - t0
+            return report
         stored = self.graph.communities()
         previous = {c.community_id: c for c in self.index.all()}
         vectors = self.index.vectors()
@@ -508,6 +737,7 @@ class GraphBuilder:
             and text(c) == text(previous[c.community_id])
         }
         report.embedded = self.index.replace(stored, reuse=keep)
+        self._pending_file.unlink(missing_ok=True)
         report.indexed = len(stored)
         report.stage_seconds["index"] = time.perf_counter() - t0
         if not report.communities:
@@ -515,3 +745,54 @@ class GraphBuilder:
             report.levels = len({c.level for c in stored})
         report.seconds += time.perf_counter() - t0
         return report
+
+
+def _evidence_weight(relation: Relation) -> float:
+    return float(max(1, len(relation.evidence)))
+
+
+class _StoreView:
+    """:class:`communities.local.GraphView` over a graph store's neighbourhood reads; edge
+    weights as in :meth:`GraphBuilder._community_graph` (evidence chunks per pair)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def adjacency(self, nodes: Sequence[str]) -> dict[str, dict[str, float]]:
+        wanted = set(nodes)
+        out: dict[str, dict[str, float]] = {}
+        for start in range(0, len(nodes), 5000):
+            for r in self.store.relations_of(list(nodes[start : start + 5000])):
+                a, b = r.source_id, r.target_id
+                if a == b:
+                    continue
+                w = _evidence_weight(r)
+                for x, y in ((a, b), (b, a)):
+                    if x in wanted:
+                        row = out.setdefault(x, {})
+                        row[y] = row.get(y, 0.0) + w
+        return out
+
+    @staticmethod
+    def _records(communities: Sequence[Community]) -> list[Any]:
+        from communities import CommunityRecord
+
+        return [
+            CommunityRecord(
+                community_id=c.community_id,
+                level=c.level,
+                parent_id=c.parent_id,
+                members=sorted(c.members),
+                size=len(c.members),
+            )
+            for c in communities
+        ]
+
+    def communities_of(self, nodes: Sequence[str]) -> list[Any]:
+        return self._records(self.store.communities_of(list(nodes)))
+
+    def get(self, community_ids: Sequence[str]) -> list[Any]:
+        return self._records(self.store.get_communities(list(community_ids)))
+
+    def children(self, community_ids: Sequence[str]) -> list[Any]:
+        return self._records(self.store.child_communities(list(community_ids)))

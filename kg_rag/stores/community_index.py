@@ -83,6 +83,58 @@ class CommunityIndex:
         self.db.create_table(TABLE, data=rows, schema=self._schema(dim), mode="overwrite")
         return len(todo)
 
+    def apply(self, communities: Sequence[Community], removed: Sequence[str] = ()) -> int:
+        """Change part of the index: drop ``removed``, insert or replace ``communities`` (a
+        stored vector is kept when the community's embedded text is unchanged).
+
+        Costs what changes, not what is stored; without an index yet, this is
+        :meth:`replace`. Returns the number of summaries embedded.
+        """
+        if TABLE not in self.db.list_tables().tables:
+            return self.replace(communities)
+        table = self.db.open_table(TABLE)
+        ids = sorted({c.community_id for c in communities})
+        old: dict[str, tuple[str, list[float]]] = {}
+        for start in range(0, len(ids), 500):
+            rows = (
+                table.search()
+                .where(_sql_in(ids[start : start + 500]))
+                .select(["community_id", "payload", "vector"])
+                .limit(None)
+                .to_arrow()
+                .to_pylist()
+            )
+            for row in rows:
+                payload = Community.model_validate(json.loads(row["payload"]))
+                old[row["community_id"]] = (self.text_of(payload), row["vector"])
+        todo = [
+            c
+            for c in communities
+            if c.community_id not in old or old[c.community_id][0] != self.text_of(c)
+        ]
+        vectors = {cid: vec for cid, (_, vec) in old.items()}
+        if todo:
+            texts = [self.text_of(c) for c in todo]
+            for c, v in zip(todo, self.embedder.embed_documents(texts), strict=True):
+                vectors[c.community_id] = v
+        self._cache = None
+        gone = sorted(set(removed) | set(ids))
+        for start in range(0, len(gone), 500):
+            table.delete(_sql_in(gone[start : start + 500]))
+        if communities:
+            dim = len(next(iter(vectors.values())))
+            rows = [
+                {
+                    "community_id": c.community_id,
+                    "level": c.level,
+                    "payload": c.model_copy(update={"vector": None}).model_dump_json(),
+                    "vector": [float(x) for x in vectors[c.community_id]],
+                }
+                for c in {c.community_id: c for c in communities}.values()
+            ]
+            table.add(pa.Table.from_pylist(rows, schema=self._schema(dim)))
+        return len(todo)
+
     def vectors(self) -> dict[str, list[float]]:
         """community id → stored vector."""
         if TABLE not in self.db.list_tables().tables:
@@ -122,3 +174,8 @@ class CommunityIndex:
             key=lambda i: (-float(sims[i]), comms[i].community_id),
         )
         return [(comms[i], round(float(sims[i]), 6)) for i in order[:top_k]]
+
+
+def _sql_in(ids: Sequence[str]) -> str:
+    quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
+    return f"community_id IN ({quoted})"

@@ -105,6 +105,9 @@ _SCHEMAS: dict[str, pa.Schema] = {
             pa.field("entity_id", pa.string()),
         ]
     ),
+    # What changed in the graph since communities were last computed (see
+    # ``community_changes``): "e:<entity id>" and "c:<community id>" keys.
+    "community_dirty": pa.schema([pa.field("key", pa.string(), nullable=False)]),
 }
 
 _KEYS = {
@@ -114,6 +117,7 @@ _KEYS = {
     "graph_chunks": "chunk_id",
     "communities": "community_id",
     "community_members": "membership_id",
+    "community_dirty": "key",
 }
 
 
@@ -184,6 +188,8 @@ class EmbeddedGraphStore:
         self._evidence_index: dict[str, set[RelKey]] = {}
         self._communities: dict[str, Community] = {}
         self._membership: dict[str, set[str]] = {}
+        self._children: dict[str, set[str]] = {}  # community id → child community ids
+        self._community_dirty: set[str] = set()
         self._vector_dim: int | None = None
         self._matrix: tuple[list[str], np.ndarray] | None = None
         self._whole_graph: ppr.TransitionMatrix | None = None
@@ -334,6 +340,10 @@ class EmbeddedGraphStore:
                 content_hash=row["content_hash"],
                 vector=row["embedding"],
             )
+            if row["parent_id"] is not None:
+                self._children.setdefault(row["parent_id"], set()).add(cid)
+        for row in self._tables["community_dirty"].to_arrow().to_pylist():
+            self._community_dirty.add(row["key"])
         logger.debug("loaded embedded graph from %s: %s", self.path, self._counts())
 
     # -- memory primitives (callers hold the lock and have written LanceDB already) ----------
@@ -469,7 +479,16 @@ class EmbeddedGraphStore:
                 }
                 for e in latest.values()
             ]
+            # Entities written again as they were change no community.
+            changed = [
+                eid
+                for eid, e in latest.items()
+                if (old := self._entities.get(eid)) is None
+                or (old.name, old.type, list(old.aliases), old.description)
+                != (e.name, e.type, list(e.aliases), e.description)
+            ]
             self._upsert_rows("entities", rows)
+            self._mark(entities=changed)
             for entity in latest.values():
                 vector = None if entity.vector is None else [float(x) for x in entity.vector]
                 self._put_entity(
@@ -508,6 +527,7 @@ class EmbeddedGraphStore:
                     )
                 )
             self._upsert_rows("relations", [self._relation_row(r) for r in merged])
+            self._mark(entities={e for r in merged for e in (r.source_id, r.target_id)})
             for relation in merged:
                 self._put_relation(relation)
 
@@ -566,51 +586,172 @@ class EmbeddedGraphStore:
         """Replace the community layer; members that are not stored entities are dropped."""
         with self._lock:
             self._table("communities")
-            latest = {c.community_id: c for c in communities}
-            stored = {
-                cid: c.model_copy(
-                    update={"members": sorted({m for m in c.members if m in self._entities})}
-                )
-                for cid, c in latest.items()
-            }
             for name in ("communities", "community_members"):
                 before = self._table(name).version
                 self._table(name).delete("true")
                 self._committed(name, before)
-            self._upsert_rows(
-                "communities",
-                [
-                    {
-                        "community_id": c.community_id,
-                        "level": c.level,
-                        "parent_id": c.parent_id,
-                        "title": c.title,
-                        "summary": c.summary,
-                        "findings": list(c.findings),
-                        "rank": float(c.rank),
-                        "content_hash": c.content_hash,
-                        "embedding": None if c.vector is None else [float(x) for x in c.vector],
-                    }
-                    for c in stored.values()
-                ],
-            )
-            self._upsert_rows(
-                "community_members",
-                [
-                    {
-                        "membership_id": _membership_id(c.community_id, m),
-                        "community_id": c.community_id,
-                        "entity_id": m,
-                    }
-                    for c in stored.values()
-                    for m in c.members
-                ],
-            )
-            self._communities = stored
+            self._communities = {}
             self._membership = {}
-            for community in stored.values():
-                for member in community.members:
-                    self._membership.setdefault(member, set()).add(community.community_id)
+            self._children = {}
+            self._write_communities(communities)
+
+    def apply_communities(self, upserts: Sequence[Community], removed: Sequence[str] = ()) -> None:
+        """Change part of the community layer: delete the communities ``removed``, insert or
+        replace ``upserts`` (by id; members that are not stored entities are dropped).
+
+        Costs what is written, not what is stored: the incremental community update
+        (:mod:`kg_rag.graph_build`) writes this way.
+        """
+        with self._lock:
+            self._table("communities")
+            latest = {c.community_id: c for c in upserts}
+            gone = (set(removed) | set(latest)) & set(self._communities)
+            if gone:
+                old_members = [
+                    _membership_id(cid, m) for cid in gone for m in self._communities[cid].members
+                ]
+                self._delete_rows("community_members", "membership_id", old_members)
+                self._delete_rows("communities", "community_id", gone)
+                for cid in gone:
+                    community = self._communities.pop(cid)
+                    for member in community.members:
+                        ids = self._membership.get(member)
+                        if ids is not None:
+                            ids.discard(cid)
+                            if not ids:
+                                del self._membership[member]
+                    if community.parent_id is not None:
+                        siblings = self._children.get(community.parent_id)
+                        if siblings is not None:
+                            siblings.discard(cid)
+                            if not siblings:
+                                del self._children[community.parent_id]
+            self._write_communities(list(latest.values()))
+
+    def _write_communities(self, communities: Sequence[Community]) -> None:
+        latest = {c.community_id: c for c in communities}
+        stored = {
+            cid: c.model_copy(
+                update={"members": sorted({m for m in c.members if m in self._entities})}
+            )
+            for cid, c in latest.items()
+        }
+        self._upsert_rows(
+            "communities",
+            [
+                {
+                    "community_id": c.community_id,
+                    "level": c.level,
+                    "parent_id": c.parent_id,
+                    "title": c.title,
+                    "summary": c.summary,
+                    "findings": list(c.findings),
+                    "rank": float(c.rank),
+                    "content_hash": c.content_hash,
+                    "embedding": None if c.vector is None else [float(x) for x in c.vector],
+                }
+                for c in stored.values()
+            ],
+        )
+        self._upsert_rows(
+            "community_members",
+            [
+                {
+                    "membership_id": _membership_id(c.community_id, m),
+                    "community_id": c.community_id,
+                    "entity_id": m,
+                }
+                for c in stored.values()
+                for m in c.members
+            ],
+        )
+        for cid, community in stored.items():
+            self._communities[cid] = community
+            for member in community.members:
+                self._membership.setdefault(member, set()).add(cid)
+            if community.parent_id is not None:
+                self._children.setdefault(community.parent_id, set()).add(cid)
+
+    # -- what changed since communities were computed ----------------------------------------
+    def _mark(self, entities: Iterable[str] = (), communities: Iterable[str] = ()) -> None:
+        """Record entities whose relations or content changed and communities that lost
+        members (persisted, so an ingest killed before its community step still knows)."""
+        keys = {f"e:{e}" for e in entities} | {f"c:{c}" for c in communities}
+        keys -= self._community_dirty
+        if not keys:
+            return
+        self._upsert_rows("community_dirty", [{"key": k} for k in sorted(keys)])
+        self._community_dirty |= keys
+
+    def community_changes(self) -> tuple[list[str], list[str]]:
+        """(entity ids, community ids) changed since :meth:`clear_community_changes`: entities
+        written, endpoints of written or removed relations, neighbours of deleted entities;
+        communities that lost a deleted member. Sorted; ids may no longer exist."""
+        with self._lock:
+            self._table("community_dirty")
+            entities = sorted(k[2:] for k in self._community_dirty if k.startswith("e:"))
+            communities = sorted(k[2:] for k in self._community_dirty if k.startswith("c:"))
+            return entities, communities
+
+    def clear_community_changes(
+        self, entities: Sequence[str] | None = None, communities: Sequence[str] = ()
+    ) -> None:
+        """Forget the given changes (all of them when ``entities`` is None), once the
+        communities they affect are written."""
+        with self._lock:
+            self._table("community_dirty")
+            if entities is None:
+                keys = set(self._community_dirty)
+            else:
+                keys = {f"e:{e}" for e in entities} | {f"c:{c}" for c in communities}
+                keys &= self._community_dirty
+            self._delete_rows("community_dirty", "key", keys)
+            self._community_dirty -= keys
+
+    # -- neighbourhood reads for the incremental community update ----------------------------
+    def relations_of(self, entity_ids: Sequence[str]) -> list[Relation]:
+        """Every relation with an endpoint in ``entity_ids``, sorted by (source, type,
+        target)."""
+        with self._lock:
+            self._table("relations")
+            keys = {
+                key
+                for eid in set(entity_ids)
+                if eid in self._graph
+                for _, _, data in self._graph.edges(eid, data=True)
+                for key in data["keys"]
+            }
+            return [self._relations[k] for k in sorted(keys)]
+
+    def communities_of(self, entity_ids: Sequence[str]) -> list[Community]:
+        """The communities (every level) with a member in ``entity_ids``, sorted by (level,
+        id), vectors left out."""
+        with self._lock:
+            self._table("communities")
+            ids = {c for e in set(entity_ids) for c in self._membership.get(e, ())}
+            return self._community_list(ids)
+
+    def get_communities(self, community_ids: Sequence[str]) -> list[Community]:
+        """Communities by id (missing ids ignored), sorted by (level, id), vectors left
+        out."""
+        with self._lock:
+            self._table("communities")
+            return self._community_list(set(community_ids) & set(self._communities))
+
+    def child_communities(self, community_ids: Sequence[str]) -> list[Community]:
+        """The communities whose parent is in ``community_ids``, sorted by (level, id),
+        vectors left out."""
+        with self._lock:
+            self._table("communities")
+            ids = {c for p in set(community_ids) for c in self._children.get(p, ())}
+            return self._community_list(ids)
+
+    def _community_list(self, ids: Iterable[str]) -> list[Community]:
+        found = [self._communities[c] for c in ids]
+        return [
+            c.model_copy(update={"members": sorted(c.members), "vector": None})
+            for c in sorted(found, key=lambda c: (c.level, c.community_id))
+        ]
 
     def delete_entities(self, entity_ids: Sequence[str]) -> None:
         """Delete entities with their relations, mentions and community memberships."""
@@ -629,6 +770,10 @@ class EmbeddedGraphStore:
         }
         mentions = [(e, c) for e in ids for c in self._entity_chunks.get(e, ())]
         memberships = [(c, e) for e in ids for c in self._membership.get(e, ())]
+        self._mark(
+            entities={n for eid in ids for n in self._graph.adj[eid] if n not in ids},
+            communities={c for c, _ in memberships},
+        )
         self._delete_rows(
             "relations", "relation_id", [self._relations[k].relation_id for k in rel_keys]
         )
@@ -642,8 +787,9 @@ class EmbeddedGraphStore:
         for entity_id, chunk_id in mentions:
             self._drop_mention(entity_id, chunk_id)
         for community_id, entity_id in memberships:
-            community = self._communities[community_id]
-            community.members = [m for m in community.members if m != entity_id]
+            community = self._communities.get(community_id)
+            if community is not None:
+                community.members = [m for m in community.members if m != entity_id]
             self._membership.pop(entity_id, None)
         for eid in ids:
             self._index_names(self._entities.pop(eid), add=False)
@@ -681,6 +827,10 @@ class EmbeddedGraphStore:
             mentions = [(e, c) for c in chunks for e in self._chunk_entities.get(c, ())]
             self._delete_rows("mentions", "mention_id", [_mention_id(e, c) for e, c in mentions])
             self._delete_rows("graph_chunks", "chunk_id", chunks)
+            self._mark(
+                entities=touched_entities
+                | {e for k in touched_relations for e in (k[0], k[2]) if e in self._entities}
+            )
             for relation in updated:
                 self._put_relation(relation)
             for key in emptied:

@@ -375,25 +375,44 @@ class Neo4jGraphStore:
         ]
         self._write(q.ANNOTATE_DOCUMENTS, rows)
 
+    @staticmethod
+    def _community_row(c: Community) -> dict[str, Any]:
+        return {
+            "community_id": c.community_id,
+            "level": c.level,
+            "parent_id": c.parent_id,
+            "members": sorted(set(c.members)),
+            "title": c.title,
+            "summary": c.summary,
+            "findings": list(c.findings),
+            "rank": float(c.rank),
+            "content_hash": c.content_hash,
+            "vector": None if c.vector is None else [float(x) for x in c.vector],
+        }
+
+    @staticmethod
+    def _community_records(records: Sequence[neo4j.Record]) -> list[Community]:
+        return [
+            Community(
+                community_id=r["community_id"],
+                level=r["level"],
+                parent_id=r["parent_id"],
+                members=sorted(r["members"]),
+                title=r["title"] or "",
+                summary=r["summary"] or "",
+                findings=list(r["findings"] or []),
+                rank=r["rank"] if r["rank"] is not None else 0.0,
+                content_hash=r["content_hash"] or "",
+                vector=list(r["vector"]) if r["vector"] is not None else None,
+            )
+            for r in records
+        ]
+
     def upsert_communities(self, communities: Sequence[Community]) -> None:
         """Replace the community layer in one transaction; members that are not stored
         entities are dropped, parents are linked with ``CHILD_OF`` when they exist."""
         latest = {c.community_id: c for c in communities}
-        rows = [
-            {
-                "community_id": c.community_id,
-                "level": c.level,
-                "parent_id": c.parent_id,
-                "members": sorted(set(c.members)),
-                "title": c.title,
-                "summary": c.summary,
-                "findings": list(c.findings),
-                "rank": float(c.rank),
-                "content_hash": c.content_hash,
-                "vector": None if c.vector is None else [float(x) for x in c.vector],
-            }
-            for c in latest.values()
-        ]
+        rows = [self._community_row(c) for c in latest.values()]
 
         def work(tx: neo4j.ManagedTransaction) -> None:
             tx.run(q.DELETE_ALL_COMMUNITIES).consume()
@@ -406,6 +425,80 @@ class Neo4jGraphStore:
                 tx.run(q.LINK_COMMUNITY_PARENTS, rows=list(batch)).consume()
 
         self._in_transaction(work)
+
+    def apply_communities(self, upserts: Sequence[Community], removed: Sequence[str] = ()) -> None:
+        """Change part of the community layer in one transaction: delete ``removed``, insert
+        or replace ``upserts`` (members that are not stored entities are dropped, parents
+        linked with ``CHILD_OF``); children of a replaced community stay linked to it."""
+        rows = [self._community_row(c) for c in {c.community_id: c for c in upserts}.values()]
+        ids = [r["community_id"] for r in rows]
+        gone = sorted(set(removed) - set(ids))
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for id_batch in _batches(gone, self._batch_size):
+                tx.run(q.DELETE_COMMUNITIES, ids=list(id_batch)).consume()
+            for id_batch in _batches(ids, self._batch_size):
+                tx.run(q.UNLINK_COMMUNITIES, ids=list(id_batch)).consume()
+            for batch in _batches(rows, self._batch_size):
+                tx.run(q.CREATE_COMMUNITIES, rows=list(batch)).consume()
+            for batch in _batches(rows, self._batch_size):
+                tx.run(q.LINK_COMMUNITY_MEMBERS, rows=list(batch)).consume()
+            parents = [r for r in rows if r["parent_id"] is not None]
+            for batch in _batches(parents, self._batch_size):
+                tx.run(q.LINK_COMMUNITY_PARENTS, rows=list(batch)).consume()
+
+        self._in_transaction(work)
+
+    def community_changes(self) -> tuple[list[str], list[str]]:
+        """(entity ids, community ids) changed since :meth:`clear_community_changes` (see
+        :meth:`kg_rag.stores.embedded.EmbeddedGraphStore.community_changes`)."""
+        entities = [r["id"] for r in self._read(q.DIRTY_ENTITIES)]
+        communities = [r["id"] for r in self._read(q.DIRTY_COMMUNITIES)]
+        return entities, communities
+
+    def clear_community_changes(
+        self, entities: Sequence[str] | None = None, communities: Sequence[str] = ()
+    ) -> None:
+        """Forget the given changes (all of them when ``entities`` is None)."""
+        if entities is None:
+            self._run(q.CLEAR_ALL_DIRTY, {})
+            return
+        for batch in _batches(sorted(set(entities)), self._batch_size):
+            self._run(q.CLEAR_DIRTY_ENTITIES, {"ids": list(batch)})
+        for batch in _batches(sorted(set(communities)), self._batch_size):
+            self._run(q.CLEAR_DIRTY_COMMUNITIES, {"ids": list(batch)})
+
+    def relations_of(self, entity_ids: Sequence[str]) -> list[Relation]:
+        """Every relation with an endpoint in ``entity_ids``, sorted by (source, type,
+        target)."""
+        found: dict[tuple[str, str, str], Relation] = {}
+        for batch in _batches(sorted(set(entity_ids)), self._batch_size):
+            for r in self._read(q.RELATIONS_OF, ids=list(batch)):
+                rel = _relation(r)
+                found[(rel.source_id, rel.type, rel.target_id)] = rel
+        return [found[k] for k in sorted(found)]
+
+    def _community_reads(self, cypher: str, ids: Sequence[str]) -> list[Community]:
+        found: dict[str, Community] = {}
+        for batch in _batches(sorted(set(ids)), self._batch_size):
+            for c in self._community_records(self._read(cypher, ids=list(batch))):
+                found[c.community_id] = c
+        return sorted(found.values(), key=lambda c: (c.level, c.community_id))
+
+    def communities_of(self, entity_ids: Sequence[str]) -> list[Community]:
+        """The communities (every level) with a member in ``entity_ids``, sorted by (level,
+        id), vectors left out."""
+        return self._community_reads(q.COMMUNITIES_OF, entity_ids)
+
+    def get_communities(self, community_ids: Sequence[str]) -> list[Community]:
+        """Communities by id (missing ids ignored), sorted by (level, id), vectors left
+        out."""
+        return self._community_reads(q.GET_COMMUNITIES, community_ids)
+
+    def child_communities(self, community_ids: Sequence[str]) -> list[Community]:
+        """The communities whose parent is in ``community_ids``, sorted by (level, id),
+        vectors left out."""
+        return self._community_reads(q.CHILD_COMMUNITIES, community_ids)
 
     def delete_entities(self, entity_ids: Sequence[str]) -> None:
         """Delete entities with their relations, mentions and community memberships."""
@@ -425,6 +518,7 @@ class Neo4jGraphStore:
             entities = list(footprint["entities"]) if footprint else []
             if not chunks:
                 return
+            tx.run(q.MARK_ENTITIES_DIRTY, ids=entities).consume()
             tx.run(q.STRIP_EVIDENCE, chunks=chunks).consume()
             tx.run(q.DELETE_DOCUMENT_CHUNKS, doc_id=doc_id).consume()
             tx.run(q.DELETE_DOCUMENT_NODE, doc_id=doc_id).consume()
@@ -638,21 +732,7 @@ class Neo4jGraphStore:
 
     def communities(self, level: int | None = None) -> list[Community]:
         """Stored communities (optionally of one level), sorted by (level, id)."""
-        return [
-            Community(
-                community_id=r["community_id"],
-                level=r["level"],
-                parent_id=r["parent_id"],
-                members=sorted(r["members"]),
-                title=r["title"] or "",
-                summary=r["summary"] or "",
-                findings=list(r["findings"] or []),
-                rank=r["rank"] if r["rank"] is not None else 0.0,
-                content_hash=r["content_hash"] or "",
-                vector=list(r["vector"]) if r["vector"] is not None else None,
-            )
-            for r in self._read(q.COMMUNITIES, level=level)
-        ]
+        return self._community_records(self._read(q.COMMUNITIES, level=level))
 
     def to_networkx(self) -> Any:
         """The entity graph as a ``networkx.Graph``: node attrs ``name``/``type``, edge attrs

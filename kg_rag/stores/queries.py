@@ -74,6 +74,8 @@ CONSTRAINTS: Final = (
     "CREATE INDEX entity_name_key IF NOT EXISTS FOR (n:Entity) ON (n.name_key)",
     "CREATE INDEX entity_compact_key IF NOT EXISTS FOR (n:Entity) ON (n.compact_key)",
     "CREATE TEXT INDEX entity_search_text IF NOT EXISTS FOR (n:Entity) ON (n.search_text)",
+    "CREATE INDEX entity_community_dirty IF NOT EXISTS FOR (n:Entity) ON (n.community_dirty)",
+    "CREATE INDEX community_dirty IF NOT EXISTS FOR (n:Community) ON (n.community_dirty)",
 )
 
 AWAIT_INDEXES: Final = "CALL db.awaitIndexes($timeout)"
@@ -111,6 +113,11 @@ def create_vector_index(dim: int) -> str:
 UPSERT_ENTITIES: Final = """
 UNWIND $rows AS row
 MERGE (e:Entity {entity_id: row.entity_id})
+SET e.community_dirty = CASE
+        WHEN e.name IS NULL OR e.name <> row.name OR e.type <> row.type
+             OR coalesce(e.aliases, []) <> row.aliases
+             OR coalesce(e.description, '') <> row.description
+        THEN true ELSE e.community_dirty END
 SET e.name = row.name,
     e.type = row.type,
     e.aliases = row.aliases,
@@ -145,7 +152,9 @@ MERGE (a)-[r:RELATED {type: row.type}]->(b)
 SET r.description = row.description,
     r.weight = row.weight,
     r.evidence = coalesce(r.evidence, [])
-        + [x IN row.evidence WHERE NOT x IN coalesce(r.evidence, [])]
+        + [x IN row.evidence WHERE NOT x IN coalesce(r.evidence, [])],
+    a.community_dirty = true,
+    b.community_dirty = true
 RETURN count(r) AS n
 """
 
@@ -179,9 +188,12 @@ MATCH (d:Document {doc_id: row.doc_id})
 SET d.title = row.title, d.source = row.source, d.version = row.version
 """
 
+# Neighbours and communities of a deleted entity are marked for the community update.
 DELETE_ENTITIES: Final = """
 UNWIND $ids AS id
 MATCH (e:Entity {entity_id: id})
+FOREACH (n IN [(e)-[:RELATED]-(m:Entity) | m] | SET n.community_dirty = true)
+FOREACH (c IN [(e)-[:IN_COMMUNITY]->(k:Community) | k] | SET c.community_dirty = true)
 DETACH DELETE e
 """
 
@@ -224,9 +236,11 @@ RETURN collect(DISTINCT c.chunk_id) AS chunks, collect(DISTINCT e.entity_id) AS 
 # Evidence may cite chunks whose entities are not the relation's endpoints, so every relation
 # is checked, not only those around the document's entities.
 STRIP_EVIDENCE: Final = """
-MATCH (:Entity)-[r:RELATED]->(:Entity)
+MATCH (a:Entity)-[r:RELATED]->(b:Entity)
 WHERE any(x IN r.evidence WHERE x IN $chunks)
-SET r.evidence = [x IN r.evidence WHERE NOT x IN $chunks]
+SET r.evidence = [x IN r.evidence WHERE NOT x IN $chunks],
+    a.community_dirty = true,
+    b.community_dirty = true
 WITH r WHERE size(r.evidence) = 0
 DELETE r
 """
@@ -245,7 +259,15 @@ DELETE_UNMENTIONED_ENTITIES: Final = """
 UNWIND $ids AS id
 MATCH (e:Entity {entity_id: id})
 WHERE NOT EXISTS { MATCH (e)<-[:MENTIONS]-(:Chunk) }
+FOREACH (n IN [(e)-[:RELATED]-(m:Entity) | m] | SET n.community_dirty = true)
+FOREACH (c IN [(e)-[:IN_COMMUNITY]->(k:Community) | k] | SET c.community_dirty = true)
 DETACH DELETE e
+"""
+
+MARK_ENTITIES_DIRTY: Final = """
+UNWIND $ids AS id
+MATCH (e:Entity {entity_id: id})
+SET e.community_dirty = true
 """
 
 # Used by the write benchmark to compare against UNWIND batches.
@@ -379,6 +401,93 @@ RETURN DISTINCT {_ENTITY_FIELDS}
 ANY_ENTITY_VECTOR: Final = """
 MATCH (e:Entity) WHERE e.vector IS NOT NULL
 RETURN e.entity_id AS entity_id LIMIT 1
+"""
+
+_COMMUNITY_FIELDS: Final = """
+OPTIONAL MATCH (e:Entity)-[:IN_COMMUNITY]->(c)
+WITH c, collect(e.entity_id) AS members
+RETURN c.community_id AS community_id, c.level AS level, c.parent_id AS parent_id,
+       members, c.title AS title, c.summary AS summary, c.findings AS findings,
+       c.rank AS rank, c.content_hash AS content_hash, null AS vector
+ORDER BY level, community_id
+"""
+
+COMMUNITIES_OF: Final = (
+    """
+UNWIND $ids AS id
+MATCH (:Entity {entity_id: id})-[:IN_COMMUNITY]->(k:Community)
+WITH DISTINCT k AS c
+"""
+    + _COMMUNITY_FIELDS
+)
+
+GET_COMMUNITIES: Final = (
+    """
+UNWIND $ids AS id
+MATCH (c:Community {community_id: id})
+WITH DISTINCT c
+"""
+    + _COMMUNITY_FIELDS
+)
+
+CHILD_COMMUNITIES: Final = (
+    """
+UNWIND $ids AS id
+MATCH (k:Community)-[:CHILD_OF]->(:Community {community_id: id})
+WITH DISTINCT k AS c
+"""
+    + _COMMUNITY_FIELDS
+)
+
+RELATIONS_OF: Final = f"""
+UNWIND $ids AS id
+MATCH (x:Entity {{entity_id: id}})-[r:RELATED]-(:Entity)
+WITH DISTINCT r
+MATCH (a:Entity)-[r]->(b:Entity)
+RETURN {_RELATION_FIELDS}
+"""
+
+DELETE_COMMUNITIES: Final = """
+UNWIND $ids AS id
+MATCH (c:Community {community_id: id})
+DETACH DELETE c
+"""
+
+# An upserted community keeps its node (children link to it) but its member and parent
+# links are replaced.
+UNLINK_COMMUNITIES: Final = """
+UNWIND $ids AS id
+MATCH (c:Community {community_id: id})
+CALL (c) { MATCH (:Entity)-[m:IN_COMMUNITY]->(c) DELETE m }
+CALL (c) { MATCH (c)-[p:CHILD_OF]->(:Community) DELETE p }
+REMOVE c.community_dirty
+"""
+
+DIRTY_ENTITIES: Final = """
+MATCH (e:Entity) WHERE e.community_dirty = true
+RETURN e.entity_id AS id ORDER BY id
+"""
+
+DIRTY_COMMUNITIES: Final = """
+MATCH (c:Community) WHERE c.community_dirty = true
+RETURN c.community_id AS id ORDER BY id
+"""
+
+CLEAR_DIRTY_ENTITIES: Final = """
+UNWIND $ids AS id
+MATCH (e:Entity {entity_id: id})
+REMOVE e.community_dirty
+"""
+
+CLEAR_DIRTY_COMMUNITIES: Final = """
+UNWIND $ids AS id
+MATCH (c:Community {community_id: id})
+REMOVE c.community_dirty
+"""
+
+CLEAR_ALL_DIRTY: Final = """
+CALL () { MATCH (e:Entity) WHERE e.community_dirty = true REMOVE e.community_dirty }
+CALL () { MATCH (c:Community) WHERE c.community_dirty = true REMOVE c.community_dirty }
 """
 
 MENTION_COUNTS: Final = """
