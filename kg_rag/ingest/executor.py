@@ -22,9 +22,11 @@ A crash of the writer itself is covered by the knowledge base's ingest ledger
 from __future__ import annotations
 
 import collections
+import glob
 import logging
 import os
 import signal
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -120,9 +122,9 @@ class LocalExecutor:
 
 
 KILL_WORKER_ENV = "KG_RAG_TEST_KILL_WORKER"
-"""Test hook: a file path. When that file exists and holds a stage name, the first Ray task
-of that stage renames the file away (only one task can) and SIGKILLs its own worker, so the
-tests see Ray re-run the task on a fresh worker."""
+"""Test hook: a file path. When that file exists and holds ``stage`` or ``stage:N``, the
+task of that stage that comes after N others renames the file away (only one task can) and
+SIGKILLs its own worker, so the tests see Ray re-run the task on a fresh worker."""
 
 
 def worker_fault(stage: str) -> None:
@@ -132,11 +134,17 @@ def worker_fault(stage: str) -> None:
         return
     try:
         with open(armed, encoding="utf-8") as fh:
-            wanted = fh.read().strip()
+            wanted, _, after = fh.read().strip().partition(":")
         if wanted != stage:
             return
+        # Every task of the stage leaves a mark; the one that finds more than N goes.
+        with open(f"{armed}.seen.{uuid.uuid4().hex}", "w", encoding="utf-8"):
+            pass
+        seen = len(glob.glob(glob.escape(armed) + ".seen.*"))
+        if seen <= int(after or "0"):
+            return
         os.rename(armed, f"{armed}.fired-{os.getpid()}")  # atomic: one task wins
-    except OSError:
+    except (OSError, ValueError):
         return
     os.kill(os.getpid(), signal.SIGKILL)
 
