@@ -198,7 +198,7 @@ class RayExecutor:
                 ray.init(address=address, log_to_driver=False, configure_logging=False)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self._window = self.settings.max_in_flight or max(2, 2 * cpus)
-        self._remote = ray.remote(_call).options(max_retries=self.settings.max_retries)
+        self._remote = ray.remote(max_retries=self.settings.max_retries)(_call)
         self._ray = ray
         return ray
 
