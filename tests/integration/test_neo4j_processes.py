@@ -57,10 +57,14 @@ print(json.dumps(out))
 """
 
 
+QUERY_TIMEOUT_S = 120
+"""Generous: this test is about several readers, not latency (a loaded CI box is slow)."""
+
+
 def neo4j_settings_for(kb: Path, neo4j: Neo4jSettings) -> Settings:
     settings = Settings(
         graph_backend="neo4j",
-        neo4j=neo4j,
+        neo4j=neo4j.model_copy(update={"query_timeout_s": QUERY_TIMEOUT_S}),
         llm=LLMSettings(),
         embedding=EmbeddingSettings(provider="hash", dimensions=DIMS),
     )
@@ -101,6 +105,7 @@ def test_two_engine_processes_answer_over_one_neo4j_knowledge_base(
         KG_RAG_NEO4J__USER=neo4j_settings.user,
         KG_RAG_NEO4J__PASSWORD=password,
         KG_RAG_NEO4J__DATABASE=neo4j_settings.database,
+        KG_RAG_NEO4J__QUERY_TIMEOUT_S=str(QUERY_TIMEOUT_S),
     )
     # Both processes run at once: started together, read after both are running.
     procs = [
