@@ -265,6 +265,8 @@ def start_local_ray(
                 log_to_driver=False,
                 configure_logging=False,
                 runtime_env=runtime_env,
+                # A worker replacing one that died must be given time to start on a busy box.
+                _system_config={"worker_register_timeout_seconds": 180},
             )
         except Exception as exc:  # Ray raises a bare Exception when its node times out
             last = exc
