@@ -20,10 +20,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# Test extras: llama.cpp's OpenAI-compatible server (compiled once, then pip's wheel cache),
+# Test extras: Ray (the scale-out ingest tests start a local cluster), llama.cpp's
+# OpenAI-compatible server (compiled once, then pip's wheel cache),
 # and Debian's Chromium for the Neo4j Browser screenshot test.
 $(TEST_STAMP): $(STAMP)
-	CMAKE_ARGS="$${CMAKE_ARGS:--DGGML_NATIVE=OFF}" $(BIN)/pip install -q -e '.[dev,llm-server]'
+	CMAKE_ARGS="$${CMAKE_ARGS:--DGGML_NATIVE=OFF}" $(BIN)/pip install -q -e '.[dev,ray,llm-server]'
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 	touch $(TEST_STAMP)
 

@@ -100,6 +100,10 @@ def _cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     elif not args.paths:
         print("kg-rag ingest: give paths to ingest, or --reembed", file=sys.stderr)
         return 2
+    if args.executor:
+        settings.executor.kind = args.executor
+    if args.ray_address:
+        settings.executor.ray_address = args.ray_address
     with KnowledgeEngine.open(settings=settings) as kg:
         report = kg.ingest(
             [Path(p) for p in args.paths],
@@ -236,6 +240,19 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop sending LLM calls once N tokens would be passed; what is done is kept and "
         "the rest is recorded, so a later ingest or `kg-rag repair` goes on",
+    )
+    p.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        help="where loading, cleaning, chunking, embedding and offline extraction run: in "
+        "this process (local, the default) or as Ray tasks (needs the `ray` extra); this "
+        "process writes every result either way (KG_RAG_EXECUTOR__KIND)",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (auto, ray://HOST:10001, HOST:6379); "
+        "default: a local cluster on this machine (KG_RAG_EXECUTOR__RAY_ADDRESS)",
     )
     kb_option(p)
 

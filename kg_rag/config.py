@@ -18,6 +18,7 @@ __all__ = [
     "ChunkingSettings",
     "CommunitySettings",
     "EmbeddingSettings",
+    "ExecutorSettings",
     "ExtractionSettings",
     "LLMServerSettings",
     "LLMSettings",
@@ -183,6 +184,32 @@ class ExtractionSettings(BaseModel):
     default: offline extraction yields many entities and the spans link by name and alias."""
 
 
+class ExecutorSettings(BaseModel):
+    """Where the per-batch ingest work runs (:mod:`kg_rag.ingest.executor`).
+
+    ``local`` (default) runs loading, cleaning, chunking, embedding and extraction in this
+    process; ``ray`` runs them as Ray tasks (``pip install 'kgrag-engine[ray]'``) while this
+    process stays the one writer of LanceDB and the graph store.
+    """
+
+    kind: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    """A running cluster (``"auto"``, ``"ray://head:10001"``, ``"127.0.0.1:6379"``); ``None``
+    joins the cluster this process is already connected to, else starts a local one."""
+    ray_num_cpus: int | None = None
+    """CPUs of a local cluster started by kg-rag (``None``: all of the machine's)."""
+    documents_per_task: int = 16
+    """Documents loaded, cleaned and chunked by one task."""
+    chunks_per_task: int = 256
+    """Chunks extracted by one task."""
+    max_retries: int = 3
+    """Times Ray re-runs a task whose worker died (results are content-keyed, so a re-run
+    gives the same output)."""
+    max_in_flight: int | None = None
+    """Tasks submitted ahead of the writer per stage (``None``: twice the cluster's CPUs);
+    bounds the driver's memory."""
+
+
 class CommunitySettings(BaseModel):
     """Hierarchical Leiden and summaries."""
 
@@ -284,5 +311,6 @@ class Settings(BaseSettings):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     communities: CommunitySettings = Field(default_factory=CommunitySettings)
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     router: RouterSettings = Field(default_factory=RouterSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)

@@ -37,6 +37,7 @@ from kg_rag.embedder_choice import (
 from kg_rag.embeddings import LOCAL_MODELS, build_embedder, embedder_name, local_embedder
 from kg_rag.errors import ConfigError, SchemaMismatch
 from kg_rag.graph_build import CommunityBuildReport, GraphBuilder, GraphReport
+from kg_rag.ingest.executor import Executor, build_executor
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
 from kg_rag.ingest.stages import ledger_for, run_stages
 from kg_rag.models import Evidence
@@ -47,7 +48,7 @@ from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
 from kg_rag.stores.freshness import TableWatcher
-from kg_rag.stores.ledger import Failure
+from kg_rag.stores.ledger import Failure, IngestLedger
 
 __all__ = ["KnowledgeEngine", "export_to_neo4j", "open_embedder", "run_sync"]
 
@@ -289,6 +290,7 @@ class KnowledgeEngine:
         graph: bool = True,
         communities: bool = True,
         max_llm_tokens: int | None = None,
+        executor: Executor | str | None = None,
     ) -> IngestReport:
         """Async :meth:`ingest`."""
         return await asyncio.to_thread(
@@ -300,6 +302,7 @@ class KnowledgeEngine:
             graph=graph,
             communities=communities,
             max_llm_tokens=max_llm_tokens,
+            executor=executor,
         )
 
     def ingest(
@@ -312,8 +315,15 @@ class KnowledgeEngine:
         graph: bool = True,
         communities: bool = True,
         max_llm_tokens: int | None = None,
+        executor: Executor | str | None = None,
     ) -> IngestReport:
         """Ingest files/folders (paths) or :class:`SourceDocument` objects.
+
+        ``executor`` says where loading, cleaning, chunking, embedding and offline
+        extraction run: ``"local"`` (this process), ``"ray"`` (Ray tasks; ``pip install
+        'kgrag-engine[ray]'``), an :class:`~kg_rag.ingest.executor.Executor`, or ``None``
+        for ``settings.executor.kind`` (default local). Whichever runs the work, this
+        process writes every result, in input order, so the knowledge base is the same.
 
         ``max_llm_tokens`` caps the LLM tokens this ingest may spend (calls are reserved
         before they are sent): past the cap, chunks and summaries are recorded as failures
@@ -337,9 +347,45 @@ class KnowledgeEngine:
         # The ledger exists before any chunk is written: created later, it would take the
         # new documents for complete ones of an older knowledge base.
         ledger = ledger_for(self.chunk_store)
-        ingestor = ChunkIngestor(self.chunk_store, self.settings.chunking, progress=self.progress)
+        runner = build_executor(executor, self.settings.executor)
+        try:
+            report = self._ingest_with(
+                runner,
+                ledger,
+                items,
+                include=include,
+                exclude=exclude,
+                remove_missing=remove_missing,
+                graph=graph,
+                communities=communities,
+                max_llm_tokens=max_llm_tokens,
+            )
+        finally:
+            if runner is not executor:  # built here: release what it started
+                runner.close()
+        self._pipeline = None
+        self.refresh(force=True)  # absorbs this ingest's own commits (and any made meanwhile)
+        return report
+
+    def _ingest_with(
+        self,
+        runner: Executor,
+        ledger: IngestLedger,
+        items: list[Any],
+        *,
+        include: Sequence[str],
+        exclude: Sequence[str],
+        remove_missing: bool,
+        graph: bool,
+        communities: bool,
+        max_llm_tokens: int | None,
+    ) -> IngestReport:
+        """The chunk layer, then the ledger's stages, with ``runner`` doing the work."""
+        ingestor = ChunkIngestor(
+            self.chunk_store, self.settings.chunking, progress=self.progress, executor=runner
+        )
         if items and all(isinstance(s, SourceDocument) for s in items):
-            report = ingestor.ingest_documents(items)  # type: ignore[arg-type]
+            report = ingestor.ingest_documents(items)
         else:
             paths = [Path(str(p)) for p in items]
             report = ingestor.ingest_paths(
@@ -347,6 +393,7 @@ class KnowledgeEngine:
             )
         if graph:
             builder = self._builder(max_llm_tokens)
+            builder.executor = runner
             stages = run_stages(self.chunk_store, builder, ledger, communities=communities)
             report.graph = stages.graph or GraphReport()
             report.communities = stages.communities
@@ -357,8 +404,6 @@ class KnowledgeEngine:
                 history = UsageHistory.load(self.settings.kb_dir)
                 history.add_report(report)
                 history.save(self.settings.kb_dir)
-        self._pipeline = None
-        self.refresh(force=True)  # absorbs this ingest's own commits (and any made meanwhile)
         return report
 
     def _choose_embedder(

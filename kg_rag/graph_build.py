@@ -29,6 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from kg_rag.config import Settings
+from kg_rag.ingest.executor import Executor, LocalExecutor
 from kg_rag.models import Community, Entity, Mention, Relation
 from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
@@ -171,6 +172,8 @@ class GraphBuilder:
         self.progress = progress
         self.budget: Any = None
         """An ``extraction.budget.CallBudget`` every LLM call of this build reserves from."""
+        self.executor: Executor = LocalExecutor()
+        """Where offline extraction runs (:mod:`kg_rag.ingest.extract`); writes stay here."""
 
     def _use_llm(self) -> bool:
         mode = self.settings.extraction.mode
@@ -188,9 +191,8 @@ class GraphBuilder:
 
     def extract(self, inputs: Sequence[Any]) -> tuple[list[Any], Any, str]:
         """Extract entities/relations from chunk inputs: (extractions, LLM usage or None,
-        extractor name)."""
-        from extraction.offline import OfflineExtractor
-
+        extractor name). Offline extraction runs on :attr:`executor`; LLM extraction in
+        this process (see :mod:`kg_rag.ingest.extract`)."""
         cfg = self.settings.extraction
         if self._use_llm():
             from kg_rag.llm import build_extractor
@@ -199,8 +201,9 @@ class GraphBuilder:
             extractor = build_extractor(self.settings, self.llm, budget=self.budget)
             results = extractor.extract(inputs)
             return list(results), extractor.usage.snapshot(), "llm"
-        extracted = OfflineExtractor(entity_types=cfg.entity_types).extract(inputs)
-        return list(extracted), None, "offline"
+        from kg_rag.ingest.extract import extract_offline
+
+        return extract_offline(self.executor, inputs, cfg.entity_types), None, "offline"
 
     def update_graph(
         self, changed_doc_ids: Sequence[str], removed_doc_ids: Sequence[str]

@@ -49,6 +49,7 @@ __all__ = [
     "RateLimitedError",
     "Response",
     "graph_chat_model",
+    "knowledge_base_fingerprint",
 ]
 
 Response = str | BaseException | Callable[[str], str]
@@ -281,6 +282,72 @@ class HashEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
         return self.embed_documents([text])[0]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Picklable (a Ray worker gets a copy): the lock is made anew on the other side.
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.blake2b(
+        json.dumps(parts, sort_keys=True, default=str).encode("utf-8"), digest_size=12
+    ).hexdigest()
+
+
+def knowledge_base_fingerprint(engine: Any) -> dict[str, list[Any]]:
+    """What two builds of one knowledge base must agree on, as sorted plain values.
+
+    Ids and content hashes of every document (with its ingest hash), chunk, entity,
+    relation, mention, community and community-index entry of an open
+    :class:`~kg_rag.engine.KnowledgeEngine`; vectors are left out (a model may differ in
+    the last bits between batchings). Two knowledge bases with equal fingerprints hold the
+    same graph, the same chunks and the same communities.
+
+    Args:
+        engine: An open engine.
+
+    Returns:
+        One sorted list per record kind.
+    """
+    chunks_store = engine.chunk_store
+    graph = engine.graph_store
+    docs = chunks_store.list_documents()
+    hashes = chunks_store.document_hashes()
+    chunks = chunks_store.chunks_for_documents([d.doc_id for d in docs])
+    return {
+        "documents": sorted(
+            (d.doc_id, d.content_hash, hashes.get(d.doc_id, ""), d.title) for d in docs
+        ),
+        "chunks": sorted(
+            (c.chunk_id, c.doc_id, c.level, c.parent_id or "", _digest(c.text)) for c in chunks
+        ),
+        "entities": sorted(
+            (e.entity_id, e.name, e.type, _digest(e.description, sorted(e.aliases)))
+            for e in graph.all_entities()
+        ),
+        "relations": sorted(
+            (r.relation_id, r.type, _digest(r.description, sorted(r.evidence), round(r.weight, 6)))
+            for r in graph.all_relations()
+        ),
+        "mentions": sorted((m.entity_id, m.chunk_id, m.doc_id) for m in graph.all_mentions()),
+        "communities": sorted(
+            (
+                c.community_id,
+                c.level,
+                c.parent_id or "",
+                c.content_hash,
+                _digest(sorted(c.members), c.title, c.summary),
+            )
+            for c in graph.communities()
+        ),
+        "community_index": sorted(c.community_id for c in engine.community_index.all()),
+    }
 
 
 # -- an LLM-mode ingest without an LLM ---------------------------------------------------------

@@ -74,3 +74,24 @@ def artifacts_dir() -> Iterator[Path]:
     path = REPO / "test-artifacts"
     path.mkdir(exist_ok=True)
     yield path
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A local Ray cluster (2 CPUs, no dashboard) for the session, or the running cluster
+    ``KG_RAG_TEST_RAY_ADDRESS`` names (e.g. one started with ``ray start --head``); yields
+    the path of the file that arms :func:`kg_rag.ingest.executor.worker_fault` in its workers
+    (write a stage name into it and a task of that stage kills its own worker)."""
+    import ray
+
+    from kg_rag.ingest.executor import KILL_WORKER_ENV, start_local_ray
+
+    kill_file = tmp_path_factory.mktemp("ray") / "kill-worker"
+    runtime_env = {"env_vars": {KILL_WORKER_ENV: str(kill_file)}}
+    address = os.environ.get("KG_RAG_TEST_RAY_ADDRESS")
+    if address:
+        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+    else:
+        start_local_ray(num_cpus=2, runtime_env=runtime_env)
+    yield kill_file
+    ray.shutdown()

@@ -16,36 +16,38 @@ The report lists the documents whose chunks changed (``changed_doc_ids``) and th
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 import sys
 import time
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+import numpy as np
+import numpy.typing as npt
 
 from kg_rag.config import ChunkingSettings
 from kg_rag.embeddings import embedder_name, is_english_only
 from kg_rag.errors import IngestError
-from kg_rag.ingest.chunking import chunk_document
-from kg_rag.ingest.clean import clean_text
+from kg_rag.ingest.executor import Executor, LocalExecutor, batch_key
 from kg_rag.ingest.loaders import (
     DiscoveredFile,
     SkippedFile,
     SourceDocument,
     discover_files,
-    html_to_text,
     load_file,
 )
-from kg_rag.ingest.prose import filter_non_prose
-from kg_rag.models import CHUNK_LEVELS, Chunk, Document, stable_id
+from kg_rag.ingest.prepare import PreparedDocument, chunk_prepared, prepare_document
+from kg_rag.ingest.report import IngestNote, IngestReport
+from kg_rag.ingest.vectorize import ChunkVectorizer, VectorizedChunks
+from kg_rag.ingest.workers import EmbedderHandle
+from kg_rag.models import Chunk, Document
 from kg_rag.stores.chunks import DocumentWrite, LanceChunkStore
 from kg_rag.stores.ledger import crash_point
-from kg_rag.text import contains_cjk, content_hash
+from kg_rag.text import contains_cjk
 
 __all__ = ["ChunkIngestor", "IngestNote", "IngestReport", "SkippedFile", "SourceDocument"]
 
@@ -55,125 +57,113 @@ logger = logging.getLogger(__name__)
 _CJK_WARNED: set[str] = set()
 
 
-def _zero_counts() -> dict[str, int]:
-    return {str(level): 0 for level in CHUNK_LEVELS}
-
-
 _TEXT_SHAPING = ("drop_non_prose", "max_run_chars", "min_word_share", "max_document_chars")
 _CHUNK_CAPS = ("max_chunk_chars", "max_chunks_per_document")
 _DEFAULT_CHUNKING = ChunkingSettings().model_dump(mode="json")
 
-
-class IngestNote(BaseModel):
-    """A file ingested only in part (a cap hit, non-prose text dropped), and what was left out."""
-
-    path: str
-    reason: str
+_Prepared = PreparedDocument
 
 
-class IngestReport(BaseModel):
-    """What an ingest did.
+# -- the stages an executor runs (pure functions of their batch) ---------------------------
+@dataclass
+class _Source:
+    """One input of the load stage: a file, a document given in memory, or a duplicate."""
 
-    Attributes:
-        files_seen: Files found (or documents given).
-        documents_added: New documents stored.
-        documents_updated: Documents whose content changed and were re-chunked.
-        documents_unchanged: Documents skipped because nothing changed.
-        documents_deleted: Documents removed (files gone, with ``remove_missing``).
-        chunks_per_level: Chunks written per level.
-        embeddings_computed: Texts that went through the embedding model.
-        skipped: Files or documents not ingested, with the reason.
-        notes: Files or documents ingested in part (a cap was hit, non-prose text dropped).
-        changed_doc_ids: Documents added or updated (their graph must be re-extracted).
-        removed_doc_ids: Documents deleted (their graph data must go).
-        seconds: Wall time.
-        stage_seconds: Wall time per chunk-layer stage: ``chunk`` (cleaning and chunking),
-            ``embed`` (vectors), ``write`` (LanceDB writes), ``optimize`` (index upkeep, once
-            per ingest).
-        graph: Filled by the engine with its graph-extraction report.
-        communities: Filled by the engine with its community report.
-        failures: Filled by the engine: LLM failures still recorded in the knowledge base's
-            ledger after this ingest (retried by the next ingest or ``kg-rag repair``).
-    """
+    name: str
+    path: Path | None = None
+    relative: str = ""
+    document: SourceDocument | None = None
+    skip: SkippedFile | None = None
 
-    files_seen: int = 0
-    documents_added: int = 0
-    documents_updated: int = 0
-    documents_unchanged: int = 0
-    documents_deleted: int = 0
-    chunks_per_level: dict[str, int] = Field(default_factory=_zero_counts)
-    embeddings_computed: int = 0
-    skipped: list[SkippedFile] = Field(default_factory=list)
-    notes: list[IngestNote] = Field(default_factory=list)
-    changed_doc_ids: list[str] = Field(default_factory=list)
-    removed_doc_ids: list[str] = Field(default_factory=list)
+
+@dataclass
+class _LoadContext:
+    settings: ChunkingSettings
+    fingerprint: str
+    unchanged: Mapping[str, str]
+    """doc_id -> ingest hash of the stored documents an equal hash leaves as they are."""
+
+
+@dataclass
+class _Loaded:
+    """What the load stage made of one source."""
+
+    prepared: PreparedDocument | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    unchanged: bool = False
+    skipped: SkippedFile | None = None
+    chunk_note: str | None = None
     seconds: float = 0.0
-    stage_seconds: dict[str, float] = Field(default_factory=dict)
-    graph: Any = None
-    communities: Any = None
-    failures: list[Any] = Field(default_factory=list)
-
-    def _summary_lines(self) -> list[str]:
-        lines = [
-            f"{self.files_seen} seen in {self.seconds:.1f} s: {self.documents_added} added, "
-            f"{self.documents_updated} updated, {self.documents_unchanged} unchanged, "
-            f"{self.documents_deleted} deleted",
-            "chunks: "
-            + ", ".join(f"{level} {n}" for level, n in self.chunks_per_level.items())
-            + f"; {self.embeddings_computed} embeddings computed",
-        ]
-        if self.skipped:
-            lines.append(f"skipped {len(self.skipped)}:")
-            lines.extend(f"  {s.path}: {s.reason}" for s in self.skipped)
-        if self.notes:
-            lines.append(f"ingested in part {len(self.notes)}:")
-            lines.extend(f"  {n.path}: {n.reason}" for n in self.notes)
-        for name in ("graph", "communities"):
-            value = getattr(self, name)
-            if value is not None:
-                lines.append(f"{name}: {value}")
-        if self.failures:
-            lines.append(f"{len(self.failures)} LLM failures recorded (retried next ingest):")
-            lines.extend(f"  {f}"[:200] for f in self.failures[:20])
-            if len(self.failures) > 20:
-                lines.append(f"  ... and {len(self.failures) - 20} more")
-        return lines
-
-    def __str__(self) -> str:
-        return "\n".join(self._summary_lines())
-
-    def _repr_html_(self) -> str:
-        rows = [
-            ("seen", self.files_seen),
-            ("added", self.documents_added),
-            ("updated", self.documents_updated),
-            ("unchanged", self.documents_unchanged),
-            ("deleted", self.documents_deleted),
-            *((f"{level} chunks", n) for level, n in self.chunks_per_level.items()),
-            ("embeddings computed", self.embeddings_computed),
-            ("seconds", f"{self.seconds:.1f}"),
-        ]
-        body = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{v}</td></tr>" for k, v in rows)
-        skipped = "".join(
-            f"<li><code>{html.escape(s.path)}</code>: {html.escape(s.reason)}</li>"
-            for s in self.skipped
-        )
-        extra = f"<p>Skipped:</p><ul>{skipped}</ul>" if skipped else ""
-        notes = "".join(
-            f"<li><code>{html.escape(n.path)}</code>: {html.escape(n.reason)}</li>"
-            for n in self.notes
-        )
-        if notes:
-            extra += f"<p>Ingested in part:</p><ul>{notes}</ul>"
-        return f"<table>{body}</table>{extra}"
 
 
-class _Prepared(BaseModel):
-    document: Document
-    format: str
-    ingest_hash: str
-    label: str
-    notes: list[str] = Field(default_factory=list)
+def load_stage(ctx: _LoadContext, batch: list[_Source]) -> list[_Loaded]:
+    """Load, clean, hash and (unless unchanged) chunk every source of ``batch``."""
+    return [_load_one(ctx, source) for source in batch]
+
+
+def _load_one(ctx: _LoadContext, source: _Source) -> _Loaded:
+    if source.skip is not None:
+        return _Loaded(skipped=source.skip)
+    doc = source.document
+    if doc is None:
+        assert source.path is not None
+        try:
+            doc = load_file(
+                source.path, doc_id=source.relative, max_chars=ctx.settings.max_document_chars
+            )
+        except IngestError as exc:
+            return _Loaded(skipped=SkippedFile(path=str(source.path), reason=str(exc)))
+        except Exception as exc:  # one bad file must not stop the others
+            logger.warning("cannot load %s", source.path, exc_info=True)
+            reason = f"{type(exc).__name__}: {exc}"
+            return _Loaded(skipped=SkippedFile(path=str(source.path), reason=reason))
+    label = doc.source or doc.doc_id or doc.title or "(document)"
+    try:
+        prepared = prepare_document(doc, ctx.settings, ctx.fingerprint)
+    except Exception as exc:  # one bad document must not stop the others
+        return _Loaded(skipped=_skipped(label, "prepare", exc))
+    if ctx.unchanged.get(prepared.document.doc_id) == prepared.ingest_hash:
+        # Only the id, label and notes are read: the text does not travel back.
+        bare = prepared.document.model_copy(update={"text": ""})
+        return _Loaded(prepared=prepared.model_copy(update={"document": bare}), unchanged=True)
+    t0 = time.perf_counter()
+    try:
+        prepared, chunks, note = chunk_prepared(prepared, ctx.settings)
+    except Exception as exc:  # one bad document must not stop the others
+        skipped = _skipped(label, "chunk", exc)
+        return _Loaded(prepared=prepared, skipped=skipped, seconds=time.perf_counter() - t0)
+    return _Loaded(
+        prepared=prepared, chunks=chunks, chunk_note=note, seconds=time.perf_counter() - t0
+    )
+
+
+@dataclass
+class _EmbedContext:
+    embedder: EmbedderHandle
+    late_chunking: bool
+
+
+@dataclass
+class _EmbedBatch:
+    key: str
+    docs: list[tuple[str, list[Chunk]]]
+    """(title, chunks) per document."""
+    known: dict[str, npt.NDArray[np.float32]]
+    """Vectors by key from the stored versions of these documents (not embedded again)."""
+
+
+@dataclass
+class _Embedded:
+    vectors: VectorizedChunks
+    seconds: float
+
+
+def embed_stage(ctx: _EmbedContext, batch: _EmbedBatch) -> _Embedded:
+    """Vectors for the chunks of a batch of documents (one batched model call)."""
+    t0 = time.perf_counter()
+    vectorizer = ChunkVectorizer(ctx.embedder.get(), late_chunking=ctx.late_chunking)
+    vectors = vectorizer.vectorize(batch.docs, batch.known)
+    return _Embedded(vectors=vectors, seconds=time.perf_counter() - t0)
 
 
 class ChunkIngestor:
@@ -184,6 +174,9 @@ class ChunkIngestor:
         settings: Cleaning and chunking settings.
         progress: Show a progress bar; ``None`` shows one when stderr is a terminal.
         batch_paragraphs: Paragraphs vectorised and written together.
+        executor: Where loading, cleaning, chunking and embedding run
+            (:mod:`kg_rag.ingest.executor`; default: this process). Writes always happen
+            here, in input order.
 
     Example:
         >>> ingestor = ChunkIngestor(store, ChunkingSettings())  # doctest: +SKIP
@@ -197,11 +190,13 @@ class ChunkIngestor:
         *,
         progress: bool | None = None,
         batch_paragraphs: int = 512,
+        executor: Executor | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.batch_paragraphs = batch_paragraphs
+        self.executor: Executor = executor or LocalExecutor()
 
     # -- public --------------------------------------------------------------------------
     def ingest_paths(
@@ -248,30 +243,18 @@ class ChunkIngestor:
         report.files_seen = len(files)
         seen: set[str] = set()
 
-        def documents() -> Iterator[SourceDocument]:
-            for f in files:
-                if f.relative in seen:
-                    report.skipped.append(
-                        SkippedFile(path=str(f.path), reason=f"duplicate doc_id {f.relative!r}")
-                    )
-                    continue
-                seen.add(f.relative)
-                try:
-                    doc = load_file(
-                        f.path, doc_id=f.relative, max_chars=self.settings.max_document_chars
-                    )
-                except IngestError as exc:
-                    report.skipped.append(SkippedFile(path=str(f.path), reason=str(exc)))
-                    continue
-                except Exception as exc:  # one bad file must not stop the others
-                    logger.warning("cannot load %s", f.path, exc_info=True)
-                    report.skipped.append(
-                        SkippedFile(path=str(f.path), reason=f"{type(exc).__name__}: {exc}")
-                    )
-                    continue
-                yield doc
+        sources: list[_Source] = []
+        for f in files:
+            if f.relative in seen:
+                reason = f"duplicate doc_id {f.relative!r}"
+                sources.append(
+                    _Source(name=f.relative, skip=SkippedFile(path=str(f.path), reason=reason))
+                )
+                continue
+            seen.add(f.relative)
+            sources.append(_Source(name=f.relative, path=f.path, relative=f.relative))
 
-        self._run(documents(), report, total=len(files))
+        self._run(sources, report)
         if remove_missing and roots:
             for doc in self.store.list_documents():
                 if doc.doc_id in seen or not doc.source:
@@ -294,7 +277,10 @@ class ChunkIngestor:
         report = IngestReport()
         items = list(docs)
         report.files_seen = len(items)
-        self._run(iter(items), report, total=len(items))
+        self._run(
+            [_Source(name=d.doc_id or d.source or str(i), document=d) for i, d in enumerate(items)],
+            report,
+        )
         report.seconds = time.perf_counter() - started
         return report
 
@@ -339,7 +325,7 @@ class ChunkIngestor:
         unchanged = 0
         for doc in docs:
             try:
-                prepared = self._prepare(doc, fingerprint)
+                prepared = prepare_document(doc, self.settings, fingerprint)
                 doc_id = prepared.document.doc_id
                 if doc_id in ids:
                     continue
@@ -347,7 +333,7 @@ class ChunkIngestor:
                     unchanged += 1
                     continue
                 ids.add(doc_id)
-                prepared, chunks = self._chunk(prepared, IngestReport())
+                prepared, chunks, _ = chunk_prepared(prepared, self.settings)
             except Exception:  # skipped by the ingest too
                 continue
             out.append((prepared.document, chunks))
@@ -375,59 +361,6 @@ class ChunkIngestor:
             sort_keys=True,
         )
 
-    def _prepare(self, doc: SourceDocument, fingerprint: str) -> _Prepared:
-        text, title = doc.text, doc.title
-        notes = list(doc.notes)
-        if doc.format == "html":
-            text, html_title = html_to_text(text)
-            title = title or html_title
-        cleaned = clean_text(text, self.settings)
-        label = doc.source or doc.doc_id or title or "(document)"
-        if self.settings.drop_non_prose:
-            filtered = filter_non_prose(
-                cleaned,
-                max_run_chars=self.settings.max_run_chars,
-                min_word_share=self.settings.min_word_share,
-            )
-            if filtered.changed:
-                notes.append(filtered.describe())
-                cleaned = filtered.text
-        cap = self.settings.max_document_chars
-        if len(cleaned) > cap:
-            cut = cleaned.rfind("\n\n", cap * 4 // 5, cap)
-            cleaned = cleaned[: cut if cut > 0 else cap].rstrip()
-            notes.append(
-                f"truncated: only the first {len(cleaned):,} characters were ingested "
-                f"(chunking.max_document_chars={cap:,}; raise it to ingest more)"
-            )
-        if not cleaned:
-            raise IngestError("empty after cleaning" + (f" ({notes[-1]})" if notes else ""))
-        doc_id = doc.doc_id or doc.source or stable_id(cleaned, prefix="doc_")
-        metadata = dict(doc.metadata)
-        ingest_hash = content_hash(
-            cleaned,
-            title,
-            doc.source,
-            doc.format,
-            json.dumps(metadata, sort_keys=True),
-            fingerprint,
-        )
-        document = Document(
-            doc_id=doc_id,
-            source=doc.source,
-            title=title,
-            content_hash=content_hash(cleaned),
-            metadata=metadata,
-            text=cleaned,
-        )
-        return _Prepared(
-            document=document,
-            format=doc.format,
-            ingest_hash=ingest_hash,
-            label=label,
-            notes=notes,
-        )
-
     def _warn_cjk(self, text: str) -> None:
         name = embedder_name(self.store.embedder)
         if (
@@ -446,118 +379,118 @@ class ChunkIngestor:
             name,
         )
 
-    def _run(self, docs: Iterator[SourceDocument], report: IngestReport, total: int) -> None:
+    def _run(self, sources: list[_Source], report: IngestReport) -> None:
+        """Load/clean/chunk and embed through the executor; write here, in input order."""
         from tqdm.auto import tqdm
 
-        fingerprint = self._fingerprint()
         stored = self.store.document_hashes()
         pending = set(self.store.pending_documents())
-        batch: list[tuple[_Prepared, list[Chunk]]] = []
-        paragraphs = 0
+        load_ctx = _LoadContext(
+            settings=self.settings,
+            fingerprint=self._fingerprint(),
+            unchanged={d: h for d, h in stored.items() if d not in pending},
+        )
+        embed_ctx = _EmbedContext(
+            embedder=EmbedderHandle(self.store.embedder),
+            late_chunking=self.store.vectorizer.late_chunking,
+        )
+        step = max(1, self.executor.documents_per_task)
+        groups = (sources[i : i + step] for i in range(0, len(sources), step))
         run_ids: set[str] = set()
-        with tqdm(total=total, desc="ingest", unit="doc", disable=not self.progress) as bar:
-            for doc in docs:
-                bar.update(1)
-                label = doc.source or doc.doc_id or doc.title or "(document)"
-                try:
-                    prepared = self._prepare(doc, fingerprint)
-                except Exception as exc:  # one bad document must not stop the others
-                    report.skipped.append(_skipped(label, "prepare", exc))
-                    continue
-                report.notes.extend(
-                    IngestNote(path=prepared.label, reason=n) for n in prepared.notes
-                )
-                doc_id = prepared.document.doc_id
-                if doc_id in run_ids:
-                    report.skipped.append(
-                        SkippedFile(path=prepared.label, reason=f"duplicate doc_id {doc_id!r}")
+        # Batches handed to the embed stage, oldest first: results come back in this order.
+        in_flight: deque[tuple[list[_Prepared], list[list[Chunk]], set[str]]] = deque()
+        bar = tqdm(total=len(sources), desc="ingest", unit="doc", disable=not self.progress)
+
+        def chunked() -> Iterator[tuple[_Prepared, list[Chunk]]]:
+            loaded = self.executor.map(
+                load_stage,
+                groups,
+                context=load_ctx,
+                keys=lambda batch: batch_key(*(s.name for s in batch)),
+            )
+            for outcomes in loaded:
+                for out in outcomes:
+                    bar.update(1)
+                    if out.seconds:
+                        report.stage_seconds["chunk"] = (
+                            report.stage_seconds.get("chunk", 0.0) + out.seconds
+                        )
+                    if out.prepared is None:
+                        assert out.skipped is not None
+                        report.skipped.append(out.skipped)
+                        continue
+                    prepared = out.prepared
+                    report.notes.extend(
+                        IngestNote(path=prepared.label, reason=n) for n in prepared.notes
                     )
-                    continue
-                run_ids.add(doc_id)
-                if stored.get(doc_id) == prepared.ingest_hash and doc_id not in pending:
-                    report.documents_unchanged += 1
-                    continue
-                self._warn_cjk(prepared.document.text)
-                t0 = time.perf_counter()
-                try:
-                    prepared, chunks = self._chunk(prepared, report)
-                except Exception as exc:  # one bad document must not stop the others
-                    report.skipped.append(_skipped(label, "chunk", exc))
-                    continue
-                finally:
-                    _add_seconds(report, "chunk", t0)
+                    doc_id = prepared.document.doc_id
+                    if doc_id in run_ids:
+                        reason = f"duplicate doc_id {doc_id!r}"
+                        report.skipped.append(SkippedFile(path=prepared.label, reason=reason))
+                        continue
+                    run_ids.add(doc_id)
+                    if out.unchanged:
+                        report.documents_unchanged += 1
+                        continue
+                    if out.skipped is not None:
+                        report.skipped.append(out.skipped)
+                        continue
+                    self._warn_cjk(prepared.document.text)
+                    if out.chunk_note is not None:
+                        report.notes.append(IngestNote(path=prepared.label, reason=out.chunk_note))
+                    yield prepared, out.chunks
+
+        def batches() -> Iterator[_EmbedBatch]:
+            batch: list[tuple[_Prepared, list[Chunk]]] = []
+            paragraphs = 0
+            for prepared, chunks in chunked():
                 batch.append((prepared, chunks))
                 paragraphs += sum(1 for c in chunks if c.level == "paragraph")
                 if paragraphs >= self.batch_paragraphs:
-                    self._flush(batch, report)
+                    yield self._embed_batch(batch, in_flight)
                     batch, paragraphs = [], 0
-            self._flush(batch, report)
+            if batch:
+                yield self._embed_batch(batch, in_flight)
+
+        try:
+            for embedded in self.executor.map(
+                embed_stage, batches(), context=embed_ctx, keys=lambda b: b.key
+            ):
+                self._write(*in_flight.popleft(), embedded, report)
+        finally:
+            bar.close()
         if report.changed_doc_ids:
             t0 = time.perf_counter()
             self.store.optimize()
             _add_seconds(report, "optimize", t0)
 
-    def _chunk(self, prepared: _Prepared, report: IngestReport) -> tuple[_Prepared, list[Chunk]]:
-        """Chunk a document; one over ``max_chunks_per_document`` is cut before the chunk
-        where the limit falls (and re-chunked, so its text and chunks agree)."""
-        document = prepared.document
-        metadata = {
-            "source": document.source or document.doc_id,
-            "title": document.title,
-            **document.metadata,
-        }
-        cap = max(1, self.settings.max_chunks_per_document)
-        text = document.text
-        chunks = chunk_document(
-            document.doc_id, text, fmt=prepared.format, settings=self.settings, metadata=metadata
-        )
-        first = len(chunks)
-        while len(chunks) > cap:
-            # Cut where the first chunk past the cap starts (a sentence: where its paragraph
-            # starts), so no paragraph is kept in part.
-            over = chunks[cap]
-            cut = over.char_start
-            if over.level == "sentence":
-                parent = next(c for c in chunks if c.chunk_id == over.parent_id)
-                cut = parent.char_start
-            text = text[:cut].rstrip()
-            if not text:
-                raise IngestError(
-                    f"chunk cap: chunking.max_chunks_per_document={cap} leaves no text; raise it"
-                )
-            chunks = chunk_document(
-                document.doc_id,
-                text,
-                fmt=prepared.format,
-                settings=self.settings,
-                metadata=metadata,
-            )
-        if len(chunks) == first:
-            return prepared, chunks
-        report.notes.append(
-            IngestNote(
-                path=prepared.label,
-                reason=(
-                    f"chunk cap: {first:,} chunks cut to {len(chunks):,} (the first "
-                    f"{len(text):,} of {len(document.text):,} characters; "
-                    f"chunking.max_chunks_per_document={cap:,})"
-                ),
-            )
-        )
-        capped = document.model_copy(update={"text": text, "content_hash": content_hash(text)})
-        return prepared.model_copy(update={"document": capped}), chunks
-
-    def _flush(self, batch: list[tuple[_Prepared, list[Chunk]]], report: IngestReport) -> None:
-        if not batch:
-            return
+    def _embed_batch(
+        self,
+        batch: list[tuple[_Prepared, list[Chunk]]],
+        in_flight: deque[tuple[list[_Prepared], list[list[Chunk]], set[str]]],
+    ) -> _EmbedBatch:
+        """The embed stage's input for ``batch`` (the stored vectors it may reuse); the rest
+        of the batch waits in ``in_flight`` for its vectors."""
         ids = [p.document.doc_id for p, _ in batch]
         existing = {d for d in ids if self.store.has_document(d)}
-        t0 = time.perf_counter()
-        known = self.store.known_vectors(sorted(existing))
-        vec = self.store.vectorizer.vectorize(
-            [(p.document.title, chunks) for p, chunks in batch], known
+        in_flight.append(([p for p, _ in batch], [c for _, c in batch], existing))
+        return _EmbedBatch(
+            key=batch_key(*(f"{p.document.doc_id}:{p.ingest_hash}" for p, _ in batch)),
+            docs=[(p.document.title, chunks) for p, chunks in batch],
+            known=self.store.known_vectors(sorted(existing)),
         )
-        _add_seconds(report, "embed", t0)
+
+    def _write(
+        self,
+        prepared: list[_Prepared],
+        chunked: list[list[Chunk]],
+        existing: set[str],
+        embedded: _Embedded,
+        report: IngestReport,
+    ) -> None:
+        """Write one embedded batch (the one writer: always this process)."""
+        report.stage_seconds["embed"] = report.stage_seconds.get("embed", 0.0) + embedded.seconds
+        vec = embedded.vectors
         report.embeddings_computed += vec.computed
         writes = [
             DocumentWrite(
@@ -569,16 +502,17 @@ class ChunkIngestor:
                 vector_keys=vec.keys[i],
                 index_texts=vec.texts[i],
             )
-            for i, (p, chunks) in enumerate(batch)
+            for i, (p, chunks) in enumerate(zip(prepared, chunked, strict=True))
         ]
         t0 = time.perf_counter()
         self.store.write_documents(writes)
         _add_seconds(report, "write", t0)
         crash_point("chunks")
-        counts = Counter(c.level for _, chunks in batch for c in chunks)
+        counts = Counter(c.level for chunks in chunked for c in chunks)
         for level, n in counts.items():
             report.chunks_per_level[level] = report.chunks_per_level.get(level, 0) + n
-        for doc_id in ids:
+        for p in prepared:
+            doc_id = p.document.doc_id
             if doc_id in existing:
                 report.documents_updated += 1
             else:
