@@ -4,6 +4,7 @@ comparisons in :mod:`kg_rag.answer.synthesizer`."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -166,7 +167,14 @@ def _stem(term: str) -> str:
 
 
 def _term_set(text: str) -> set[str]:
-    return {_stem(t) for t in query_terms(text)}
+    return set(_terms_of(text))
+
+
+@functools.lru_cache(maxsize=32768)
+def _terms_of(text: str) -> frozenset[str]:
+    """Stemmed content terms of ``text``, computed once per text (sentences recur across
+    steps, retries and questions)."""
+    return frozenset(_stem(t) for t in query_terms(text))
 
 
 def grade_evidence(

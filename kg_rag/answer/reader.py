@@ -19,6 +19,7 @@ every other name of the claim (or, without names, most of its terms).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ _NUMBER = re.compile(
     r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b"
     r"|(?<![A-Za-z0-9.])\d+(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
 )
+# Patterns built from names and terms, compiled once each (re's own cache holds only 512).
+_rx = functools.lru_cache(maxsize=8192)(re.compile)
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;。：:！？!?]")
 _EN_WORD = re.compile(r"[a-z][a-z'\-]*")
 # Units of measure that follow a number ("214 kilometres", "3,200 ft", "12 years").
@@ -346,7 +349,7 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     if len(head) < 2:
         return out
-    for m in re.finditer(re.escape(head), sentence):
+    for m in _rx(re.escape(head)).finditer(sentence):
         a = m.start()
         while (
             a > 0
@@ -528,7 +531,7 @@ def place_size(name: str, texts: Sequence[str]) -> float | None:
     classes: list[float] = []
     positions: list[float] = []
     for text in texts:
-        for m in re.finditer(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", text):
+        for m in _rx(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])").finditer(text):
             of = _CLASS_OF.search(text[max(0, m.start() - 40) : m.start()])
             if of:
                 classes.append(_ADDRESS_RANK[of.group(1).lower()] / top)
@@ -562,7 +565,7 @@ def _by_surname(text: str, surname: str) -> bool:
     """Does ``text`` name a person by ``surname`` alone? After the first mention a person
     goes by the surname ("Marsh was born in …"), but "Clara Marsh" or "the Marsh Foundation"
     is someone or something else."""
-    for m in re.finditer(rf"\b{re.escape(surname)}\b(?!\s+[A-Z])", text):
+    for m in _rx(rf"\b{re.escape(surname)}\b(?!\s+[A-Z])").finditer(text):
         before = text[: m.start()].split()
         if not before or not before[-1][:1].isupper() or before[-1] in _CAP_STOP:
             return True
@@ -694,7 +697,7 @@ def read_evidence(
             spans: list[tuple[int, int, str, str | None]] = []
             attached: set[tuple[int, int]] = set()
             for ent_id, name, etype in ents:
-                for m in re.finditer(re.escape(name), sentence):
+                for m in _rx(re.escape(name)).finditer(sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
@@ -747,14 +750,14 @@ def read_evidence(
                     m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in wanted
                 ]
             rel_ends = [
-                m.end() for t in shared_rel if len(t) > 1 for m in re.finditer(re.escape(t), low)
+                m.end() for t in shared_rel if len(t) > 1 for m in _rx(re.escape(t)).finditer(low)
             ]
             if head:
                 # The asked-for noun standing on its own ("小说《北渡》", "guitarist Lee Marr"),
                 # not the end of another name (松城大学中文系).
                 rel_ends += [
                     m.end()
-                    for m in re.finditer(re.escape(head), sentence)
+                    for m in _rx(re.escape(head)).finditer(sentence)
                     if m.start() == 0
                     or (
                         sentence[m.start() - 1] in "的，,。、 《（(是为"
@@ -764,7 +767,7 @@ def read_evidence(
             # "the province of Westmark": a place or organisation class noun, then "of"
             # and its name.
             class_ends = (
-                [m.end() for m in re.finditer(rf"\b{re.escape(head)}\b", sentence)]
+                [m.end() for m in _rx(rf"\b{re.escape(head)}\b").finditer(sentence)]
                 if head and not cjk_query and head_noun_type(head) in ("LOCATION", "ORGANIZATION")
                 else []
             )
@@ -923,7 +926,7 @@ def _full_name(short: str, text: str) -> str:
     if " " in short or _CJK.search(short) or not short[:1].isupper():
         return short
     run = r"(?:[A-Z][\w\-’']*\.?\s+){1,3}"
-    found = [m.group(0) for m in re.finditer(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])", text)]
+    found = [m.group(0) for m in _rx(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])").finditer(text)]
     found = [f for f in found if f.split()[0] not in _CAP_STOP]
     return max(found, key=len) if found else short
 
