@@ -50,6 +50,7 @@ _NUMBER = re.compile(
 _rx = functools.lru_cache(maxsize=8192)(re.compile)
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;。：:！？!?]")
 _EN_WORD = re.compile(r"[a-z][a-z'\-]*")
+_LOWER_WORD = re.compile(r"(?<![\w\-])[a-z][a-z'\-]+\b")
 # Units of measure that follow a number ("214 kilometres", "3,200 ft", "12 years").
 _UNIT = re.compile(
     r"\s?(?:km|kilomet(?:re|er)s?|miles?|mi|met(?:re|er)s?|m|cm|mm|ft|feet|foot|inch(?:es)?|"
@@ -64,6 +65,9 @@ _MEASURE_Q = re.compile(
 )
 # "Norwegian-born", "London-based", "Italian": modifiers, not names of entities.
 _MODIFIER = re.compile(r"-(?:born|based|language|speaking|era|style)$|(?:ian|ese|ish|ic|an)$")
+_MODIFIER_FORM = re.compile(r"-(?:born|based|language|speaking|era|style)$")
+_NEXT_WORD = re.compile(r"\s+([a-z][a-z\-]*)\b")
+_ARTICLE_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he)\s+(?:[a-z][a-z\-]*\s+){0,2}$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
 _AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
 # Capitalised words that are no name alone: function and common words, months and days.
@@ -105,6 +109,7 @@ class _Candidate:
     entity_id: str | None = None
     scores: list[float] = field(default_factory=list)
     about: list[float] = field(default_factory=list)  # scores in passages about the subject
+    modifier: bool = False  # used as an adjective ("a Chinese journalist")
 
 
 def _fit(expected: AnswerType, kind: str) -> float:
@@ -524,10 +529,21 @@ def place_size(name: str, texts: Sequence[str]) -> float | None:
     is defined by ("X is a landlocked country") or follows ("the city of X"), else the
     position it takes in addresses ("Tulsa, Oklahoma" puts Oklahoma above Tulsa); None when
     the sentences say nothing of it."""
+    classes, positions = _place_evidence(name, texts)
+    if classes:
+        return sum(classes) / len(classes)
+    if positions:
+        return sum(positions) / len(positions)
+    return None
+
+
+def _place_evidence(name: str, texts: Sequence[str]) -> tuple[list[float], list[float]]:
+    """The sizes the class nouns of ``name`` give, and the positions it takes in addresses
+    (see :func:`place_size`)."""
     top = max(_ADDRESS_RANK.values())
     words = name.split()
     if len(words) > 1 and words[-1].lower() in _ADDRESS_RANK:
-        return _ADDRESS_RANK[words[-1].lower()] / top  # the name says its class
+        return [_ADDRESS_RANK[words[-1].lower()] / top], []  # the name says its class
     classes: list[float] = []
     positions: list[float] = []
     for text in texts:
@@ -544,11 +560,7 @@ def place_size(name: str, texts: Sequence[str]) -> float | None:
             items = [m.group(0)[s - m.start() : e - m.start()] for s, e in _items(m)]
             if name in items and len(items) > 1:
                 positions.append(items.index(name) / (len(items) - 1))
-    if classes:
-        return sum(classes) / len(classes)
-    if positions:
-        return sum(positions) / len(positions)
-    return None
+    return classes, positions
 
 
 def _size_factor(size: float | None, head: str) -> float:
@@ -559,6 +571,26 @@ def _size_factor(size: float | None, head: str) -> float:
         return 1.0
     gap = abs(size - rank / max(_ADDRESS_RANK.values()))
     return 1.5 if gap < 0.25 else (0.6 if gap > 0.5 else 1.0)
+
+
+def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
+    """Is the one word at ``sentence[a:b]`` an adjective — "a Chinese journalist", "the
+    Norwegian-born conductor", "was Norwegian" — and so no name of a person, place or firm?
+    It has an adjective's ending ("-ese", "-ian", "-born"); a graph entity or a word after a
+    preposition counts only after an article and before the noun it modifies, and a word
+    followed by a function word ("Japan is", "Japan and") stays a name."""
+    if " " in span or _CJK.search(span) or not _MODIFIER.search(span):
+        return False
+    after = _NEXT_WORD.match(sentence, b)
+    if kind != "NAME":
+        return (
+            after is not None
+            and after.group(1) not in NON_NAME_WORDS
+            and _ARTICLE_BEFORE.search(sentence, 0, a) is not None
+        )
+    return (
+        after is None or after.group(1) not in NON_NAME_WORDS or bool(_MODIFIER_FORM.search(span))
+    )
 
 
 def _by_surname(text: str, surname: str) -> bool:
@@ -649,6 +681,7 @@ def read_evidence(
     similar = view.sentence_similarity(query, ranked)
     pool: dict[str, _Candidate] = {}
     best_overlap = 0.0
+    lower_words = {w for ev in ranked for w in _LOWER_WORD.findall(ev.text)}
 
     for rank, ev in enumerate(ranked):
         text = ev.text
@@ -797,6 +830,19 @@ def read_evidence(
                 ]
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
+                if not cjk_query and not sentence[:a].strip(" '\"“(") and " " in span:
+                    # A sentence's first word is capitalised by position only: "Unlike
+                    # Calcutta", "Profits are low" — drop it when the evidence writes it in
+                    # lower case elsewhere.
+                    first, _, rest = span.partition(" ")
+                    if first.rstrip(",").lower() in lower_words and rest[:1].isupper():
+                        span = rest
+                elif (
+                    not cjk_query
+                    and not sentence[:a].strip(" '\"“(")
+                    and span.lower() in lower_words
+                ):
+                    continue
                 if (
                     len(span) < 2
                     or span in _CAP_STOP
@@ -812,12 +858,10 @@ def read_evidence(
                     continue
                 if eid is not None and eid in linked_ids:
                     continue
-                if (
-                    kind == "NAME"
-                    and expected not in ("NAME", "TEXT")
-                    and _MODIFIER.search(span)
-                    and " " not in span
-                ):
+                modifier = expected not in ("NAME", "TEXT") and _attributive(
+                    sentence, a, b, span, kind
+                )
+                if modifier and kind == "NAME":
                     continue
                 span_terms = _term_set(span)
                 if span_terms and span_terms <= terms:
@@ -886,6 +930,7 @@ def read_evidence(
                 if cand is None:
                     cand = pool[key] = _Candidate(text=span, kind=kind, entity_id=eid)
                 cand.scores.append(score)
+                cand.modifier = cand.modifier or modifier
                 if subject_here:
                     cand.about.append(score)
                 if score >= max(cand.scores):
@@ -906,13 +951,32 @@ def read_evidence(
         cand.votes = len(ordered)
     if not pool:
         return None, best_overlap
+    nouns = [c.text.lower() for c in pool.values() if not c.modifier]
+    for cand in pool.values():
+        stem = cand.text[:4].lower()
+        if cand.modifier and any(
+            n != cand.text.lower() and any(w[:4] == stem for w in n.split()) for n in nouns
+        ):
+            # "a Chinese journalist … the Republic of China": the evidence names the noun the
+            # adjective is made from, and that noun is the answer.
+            cand.score *= 0.5
     if head in _ADDRESS_RANK and not cjk_query:
         places = [c for c in pool.values() if c.kind in ("LOCATION", "NAME")]
         texts = view.usage([c.text for c in places], [c.entity_id for c in places])
         read = [ev.text for ev in ranked]
         for c in places:
-            size = place_size(c.text, read + texts.get(c.text, []))
+            classes, positions = _place_evidence(c.text, read + texts.get(c.text, []))
+            size = (
+                sum(classes) / len(classes)
+                if classes
+                else (sum(positions) / len(positions) if positions else None)
+            )
             c.score *= _size_factor(size, head)
+            if classes and c.kind == "NAME":
+                # The corpus calls it a state, a city …: a place, so it fits a place question
+                # as one ("Maharashtra state").
+                c.score *= _fit(expected, "LOCATION") / _fit(expected, "NAME")
+                c.kind = "LOCATION"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
     full = _full_name(best.text, ranked[best.evidence_index].text)
     if full != best.text and normalize_name(full) not in q_norm:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kg_rag.answer.reader import (
+    _attributive,
     _by_surname,
     _full_name,
     _head_noun,
@@ -314,7 +315,47 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Varn"],
         "2,913,123",
     ),
+    # A name the text calls a state is a place, above a country named beside it.
+    (
+        "state where Ostby is located",
+        "LOCATION",
+        ["Ostby is a small village in Marl district, Westmark state, Kestria."],
+        ["Ostby"],
+        "Westmark",
+    ),
+    # A capitalised first word that the evidence writes in lower case elsewhere is no name.
+    (
+        "Who founded Brenna Mills",
+        "PERSON",
+        [
+            "Founders of Brenna Mills were honoured in 1990. The mill's founders included "
+            "Oskar Lind, who founded Brenna Mills in 1871."
+        ],
+        ["Brenna Mills"],
+        "Oskar Lind",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word", "kind", "modifier"),
+    [
+        ("Ilse Varga was a Kestrian painter.", "Kestrian", "LOCATION", True),
+        ("He was the Dovrian ambassador in Varn.", "Dovrian", "LOCATION", True),
+        ("She was Kestrian.", "Kestrian", "NAME", True),  # a predicate adjective
+        ("the Norwegian-born conductor", "Norwegian-born", "NAME", True),
+        ("a Norwegian-born and Kestrian-trained conductor", "Norwegian-born", "NAME", True),
+        ("Japan is an island country.", "Japan", "NAME", False),  # a function word follows
+        ("Trade with Japan and Korea grew.", "Japan", "NAME", False),
+        ("He moved to Japan in 1990.", "Japan", "LOCATION", False),
+        ("He played for the Japan national team.", "Japan", "LOCATION", True),
+        ("Oskar Lind was a Kestria resident.", "Kestria", "LOCATION", False),  # no ending
+        ("He worked in Milan with Varga.", "Milan", "LOCATION", False),  # no article before
+    ],
+)
+def test_adjectives_are_no_names(sentence: str, word: str, kind: str, modifier: bool) -> None:
+    a = sentence.index(word)
+    assert _attributive(sentence, a, a + len(word), word, kind) is modifier
 
 
 @pytest.mark.parametrize(
