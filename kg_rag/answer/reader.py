@@ -573,6 +573,22 @@ def _size_factor(size: float | None, head: str) -> float:
     return 1.5 if gap < 0.25 else (0.6 if gap > 0.5 else 1.0)
 
 
+_COUNT_Q = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bpopulation\b|多少[个位名所座人]", re.I)
+_DECIMAL = re.compile(r"\d\.\d")
+_SIGN = re.compile(r"\s?[°′″]")
+
+
+def _foreign_unit(sentence: str, end: int, terms: set[str]) -> bool:
+    """Does a unit the step does not ask for follow the number ending at ``end``? A count
+    ("the population", "how many districts") is a bare number; "82,278 sq mi" or "102 °"
+    measures something else. A unit the step names ("how many years") is no objection."""
+    unit = _UNIT.match(sentence, end) or _SIGN.match(sentence, end)
+    if unit is None:
+        return False
+    words = _term_set(unit.group(0))
+    return not (words & terms)
+
+
 def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
     """Is the one word at ``sentence[a:b]`` an adjective — "a Chinese journalist", "the
     Norwegian-born conductor", "was Norwegian" — and so no name of a person, place or firm?
@@ -656,6 +672,7 @@ def read_evidence(
     q_norm = normalize_name(query) + " " + normalize_name(question)
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
     measure = bool(_MEASURE_Q.search(query))
+    count = bool(_COUNT_Q.search(query))
     head = _head_noun(query)
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
@@ -913,6 +930,10 @@ def read_evidence(
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:
                     bonus *= _address_factor(sentence, a, b, head)
+                if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
+                    bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
+                if kind == "NUMBER" and count and _DECIMAL.search(span):
+                    bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)

@@ -315,6 +315,21 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Varn"],
         "2,913,123",
     ),
+    # A count is a bare whole number: not a measure with a unit, not a decimal.
+    (
+        "What is the population of Ostmark",
+        "NUMBER",
+        ["Ostmark Longitude 94 ° W to 102 ° W Population Ranked 35th Total 912,000 (2017 est.)"],
+        ["Ostmark"],
+        "912,000",
+    ),
+    (
+        "How many districts does Ostmark have",
+        "NUMBER",
+        ["Ostmark districts average 2.5 towns each; there are 11 in all."],
+        ["Ostmark"],
+        "11",
+    ),
     # A name the text calls a state is a place, above a country named beside it.
     (
         "state where Ostby is located",
