@@ -133,7 +133,8 @@ class CommunityBuildReport(BaseModel):
     local_budget: float | None = None
     """The incremental budget after this build (share of the entities last clustered whole)."""
     local_spent: float | None = None
-    """The share of that budget's base the incremental updates since then changed."""
+    """The share of the entities last clustered whole that the incremental updates since
+    then changed (for a ``budget`` run: with this change, when the loss was measured)."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per step: ``load`` (graph read), ``leiden``, ``summarize`` (contexts,
@@ -603,9 +604,9 @@ class GraphBuilder:
             loss = report.modularity - modularity(graph, drifted)
             spent = (state["changed"] + len(changes[0])) / max(state["clustered"], 1.0)
             report.modularity_loss = round(loss, 4)
+            report.local_spent = round(spent, 4)
             budget = adapt_budget(budget, spent, loss, cfg.max_modularity_loss)
         report.local_budget = round(budget, 4)
-        report.local_spent = 0.0
         self._save_drift({"clustered": graph.number_of_nodes(), "changed": 0, "budget": budget})
         lap("measure")
         old = {c.community_id: c for c in stored}
