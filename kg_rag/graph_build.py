@@ -607,7 +607,6 @@ class GraphBuilder:
             report.local_spent = round(spent, 4)
             budget = adapt_budget(budget, spent, loss, cfg.max_modularity_loss)
         report.local_budget = round(budget, 4)
-        self._save_drift({"clustered": graph.number_of_nodes(), "changed": 0, "budget": budget})
         lap("measure")
         old = {c.community_id: c for c in stored}
         redo = set(retry)
@@ -617,6 +616,8 @@ class GraphBuilder:
         self._pend_index(None)
         if changes is not None:
             store.clear_community_changes(*changes)
+        # Last: a build killed before this point is redone as a whole-graph run again.
+        self._save_drift({"clustered": graph.number_of_nodes(), "changed": 0, "budget": budget})
         lap("write")
         current = {c.community_id for c in result}
         report.communities = len(result)
