@@ -238,7 +238,7 @@ class CommunitySettings(BaseModel):
     whole-graph clustering pass this share of the entities clustered then; the next update
     clusters the whole graph. The share is adapted after every such run to what was measured
     (see ``max_modularity_loss``), and kept in ``community-drift.json`` in the knowledge
-    base; ``kg-rag communities rebuild`` also resets it."""
+    base; any whole-graph run (``kg-rag communities rebuild`` too) starts a new count."""
     max_modularity_loss: float = 0.01
     """The level-0 modularity a run of incremental updates may lose against a whole-graph
     clustering of the same entities. Each whole-graph run that ends a run of incremental
