@@ -162,6 +162,7 @@ def worker(model: str, args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"model": model, "late_chunking": late}
     limit = args.musique_limit or None
     musique = load_dataset(args.musique, limit)
+    result["corpus"] = args.musique.name
     result["musique_passages"] = len(musique.passages)
     result["musique_questions"] = len(musique.questions)
     parts = set(args.parts)
@@ -395,7 +396,8 @@ def _zh_tables(results: list[dict[str, Any]], name: str, label: str) -> None:
 
 def _throughput_table(results: list[dict[str, Any]]) -> None:
     print_table(
-        f"Throughput ({results[0]['throughput']['passages']} musique passages) and memory",
+        f"Throughput ({results[0]['throughput']['passages']} passages of "
+        f"{results[0].get('corpus', 'musique-dev')}) and memory",
         [
             "model",
             "embed p/s",
