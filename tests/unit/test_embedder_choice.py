@@ -15,6 +15,7 @@ from kg_rag.config import EmbeddingSettings, ExtractionSettings, LLMSettings, Se
 from kg_rag.embedder_choice import (
     choose_model,
     detect_languages,
+    is_auto,
     read_kb_meta,
     recorded_model,
     sample_texts,
@@ -23,6 +24,7 @@ from kg_rag.embedder_choice import (
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.errors import ConfigError, SchemaMismatch
 from kg_rag.ingest.loaders import SourceDocument
+from kg_rag.multilingual import E5SmallEmbeddings
 from kg_rag.reembed import reembed
 from kg_rag.testing import HashEmbeddings
 
@@ -123,6 +125,27 @@ def test_choose_model_follows_the_settings() -> None:
     assert choose_model(["cjk"], custom) == "use-multilingual-v3"
     both = EmbeddingSettings(model="auto", english_model="multilingual-e5-small")
     assert choose_model(["latin"], both) == "multilingual-e5-small"
+
+
+@pytest.mark.parametrize(
+    ("texts", "model"),
+    [
+        (["Brackwater is a town on the Brack River."], "all-MiniLM-L6-v2"),
+        (["The translator rendered 《北风手记》 into English in 1998."], "all-MiniLM-L6-v2"),
+        (["林秋白毕业于北辰大学，后来在鹭屿市工作。"], "multilingual-e5-small"),
+        (["陈墨在 Halvorsen Labs 工作，研发了 RiverEye 传感器。"], "multilingual-e5-small"),
+        (["An English report.", "另一份中文报告。"], "multilingual-e5-small"),
+        (["東京は日本の首都です。"], "multilingual-e5-small"),
+        (["서울은 한국의 수도이다."], "multilingual-e5-small"),
+    ],
+)
+def test_default_settings_choose_by_corpus(texts: list[str], model: str) -> None:
+    """``auto`` is the default: English corpora keep MiniLM, Chinese/mixed ones get e5."""
+    settings = EmbeddingSettings()
+    assert settings.model == "auto" and is_auto(settings)
+    assert choose_model(detect_languages(texts), settings) == model
+    assert not is_auto(EmbeddingSettings(model="all-MiniLM-L6-v2"))
+    assert not is_auto(EmbeddingSettings(provider="hash"))
 
 
 def test_sample_texts_reads_folders_and_documents(tmp_path: Path) -> None:
@@ -324,10 +347,14 @@ def test_real_e5_auto_end_to_end(tmp_path: Path) -> None:
             hits = kg.chunk_store.search(
                 "林秋白在哪所大学读书", mode="dense", level="paragraph", top_k=1
             )
+            embedder = kg.embedder
+            late = kg.chunk_store.vectorizer.late_chunking
     finally:
         logging.getLogger("kg_rag.ingest.pipeline").removeHandler(handler)
     assert recorded_model(kb) == "multilingual-e5-small"
     assert hits[0].chunk.doc_id == "a"
+    # The numpy e5 offers token states: its sentences were late-chunked.
+    assert isinstance(embedder, E5SmallEmbeddings) and late
     assert not [r for r in records if "English-only" in r.getMessage()]
 
 

