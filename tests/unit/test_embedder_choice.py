@@ -139,10 +139,12 @@ def test_choose_model_follows_the_settings() -> None:
         (["서울은 한국의 수도이다."], "multilingual-e5-small"),
     ],
 )
-def test_default_settings_choose_by_corpus(texts: list[str], model: str) -> None:
-    """``auto`` is the default: English corpora keep MiniLM, Chinese/mixed ones get e5."""
-    settings = EmbeddingSettings()
-    assert settings.model == "auto" and is_auto(settings)
+def test_auto_settings_choose_by_corpus(texts: list[str], model: str) -> None:
+    """``auto``: English corpora keep MiniLM, Chinese/mixed ones get e5 (the default model is
+    MiniLM, forced)."""
+    assert EmbeddingSettings().model == "all-MiniLM-L6-v2" and not is_auto(EmbeddingSettings())
+    settings = EmbeddingSettings(model="auto")
+    assert is_auto(settings)
     assert choose_model(detect_languages(texts), settings) == model
     assert not is_auto(EmbeddingSettings(model="all-MiniLM-L6-v2"))
     assert not is_auto(EmbeddingSettings(provider="hash"))
