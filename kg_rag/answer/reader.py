@@ -64,8 +64,8 @@ _MEASURE_Q = re.compile(
     re.IGNORECASE,
 )
 # "Norwegian-born", "London-based", "Italian": modifiers, not names of entities.
-_MODIFIER = re.compile(r"-(?:born|based|language|speaking|era|style)$|(?:ian|ese|ish|ic|an)$")
 _MODIFIER_FORM = re.compile(r"-(?:born|based|language|speaking|era|style)$")
+_MODIFIER = re.compile(rf"{_MODIFIER_FORM.pattern}|(?:ian|ese|ish|ic|an)$")
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z\-]*)\b")
 _ARTICLE_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he)\s+(?:[a-z][a-z\-]*\s+){0,2}$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
@@ -529,7 +529,11 @@ def place_size(name: str, texts: Sequence[str]) -> float | None:
     is defined by ("X is a landlocked country") or follows ("the city of X"), else the
     position it takes in addresses ("Tulsa, Oklahoma" puts Oklahoma above Tulsa); None when
     the sentences say nothing of it."""
-    classes, positions = _place_evidence(name, texts)
+    return _size_from(*_place_evidence(name, texts))
+
+
+def _size_from(classes: Sequence[float], positions: Sequence[float]) -> float | None:
+    """The mean size the class nouns give, else the mean address position, else None."""
     if classes:
         return sum(classes) / len(classes)
     if positions:
@@ -847,19 +851,17 @@ def read_evidence(
                 ]
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
-                if not cjk_query and not sentence[:a].strip(" '\"“(") and " " in span:
+                if not cjk_query and not sentence[:a].strip(" '\"“("):
                     # A sentence's first word is capitalised by position only: "Unlike
                     # Calcutta", "Profits are low" — drop it when the evidence writes it in
                     # lower case elsewhere.
-                    first, _, rest = span.partition(" ")
-                    if first.rstrip(",").lower() in lower_words and rest[:1].isupper():
-                        span = rest
-                elif (
-                    not cjk_query
-                    and not sentence[:a].strip(" '\"“(")
-                    and span.lower() in lower_words
-                ):
-                    continue
+                    if " " not in span:
+                        if span.lower() in lower_words:
+                            continue
+                    else:
+                        first, _, rest = span.partition(" ")
+                        if first.rstrip(",").lower() in lower_words and rest[:1].isupper():
+                            span = rest
                 if (
                     len(span) < 2
                     or span in _CAP_STOP
@@ -987,12 +989,7 @@ def read_evidence(
         read = [ev.text for ev in ranked]
         for c in places:
             classes, positions = _place_evidence(c.text, read + texts.get(c.text, []))
-            size = (
-                sum(classes) / len(classes)
-                if classes
-                else (sum(positions) / len(positions) if positions else None)
-            )
-            c.score *= _size_factor(size, head)
+            c.score *= _size_factor(_size_from(classes, positions), head)
             if classes and c.kind == "NAME":
                 # The corpus calls it a state, a city …: a place, so it fits a place question
                 # as one ("Maharashtra state").
