@@ -108,12 +108,12 @@ def _zh_results(store: LanceChunkStore, dataset: Dataset) -> dict[str, Any]:
         questions = _split(dataset, half)
         row: dict[str, float] = {}
         for mode in ("dense", "bm25", "hybrid"):
-            store.clear_query_cache()
+            store.clear_caches()
             metrics = evaluate(_chunk_run(store, mode), questions, ks=(2, 5))
             row[mode] = metrics["recall@5"]
             row[f"{mode}@2"] = metrics["recall@2"]
         for mode in ("dense", "hybrid"):  # sentence vectors: late-chunked or embedded alone
-            store.clear_query_cache()
+            store.clear_caches()
             row[f"sentence_{mode}"] = evaluate(
                 _chunk_run(store, mode, level="sentence"), questions, ks=(5,)
             )["recall@5"]
@@ -280,7 +280,7 @@ def _musique(
         for name, metrics in run_systems(ctx, systems).items()
     }
     for mode in ("dense", "hybrid"):  # sentence vectors: late-chunked or embedded alone
-        store.clear_query_cache()
+        store.clear_caches()
         metrics = evaluate(
             _chunk_run(store, mode, level="sentence"), musique.questions, ks=(2, 5, 10)
         )

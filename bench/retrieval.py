@@ -298,7 +298,7 @@ def run_systems(ctx: BenchContext, names: list[str]) -> dict[str, dict[str, floa
         system("warm-up question about lazy loads")
         if isinstance(ctx.store, LanceChunkStore):
             # Query vectors are cached; each system must pay for its own embeddings.
-            ctx.store.clear_query_cache()
+            ctx.store.clear_caches()
         results[name] = evaluate(system, ctx.dataset.questions)
     return results
 

@@ -282,12 +282,23 @@ def _org_end(tokens: list[_Token], j: int, *, short_ok: bool, legal_only: bool) 
                 and not legal_only
                 and flag.startswith(("n", "j"))
             )
+        if ends and _glued(tokens, k):
+            break  # 科技 of 科技园内 (科技 + 园内): the word goes on, the name does not end here
         if ends:
             end = k + 1
         elif not _is_middle(word):
             break
         k += 1
     return end
+
+
+def _glued(tokens: list[_Token], k: int) -> bool:
+    """Whether ``tokens[k]`` and the first character of the adjacent next token make a
+    dictionary word that the segmenter cut (科技 + 园内 for 科技园 + 内)."""
+    if k + 1 >= len(tokens) or tokens[k + 1].start != tokens[k].end:
+        return False
+    nxt = tokens[k + 1].word
+    return len(nxt) > 1 and _is_han(nxt[:1]) and _freq(tokens[k].word + nxt[0]) > 0
 
 
 def _org_head(name: str) -> str:

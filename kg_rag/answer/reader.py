@@ -94,6 +94,7 @@ _TYPE_ALIASES = {
 # A sentence's cosine similarity to the step above the floor counts like shared relation words.
 # Both are on all-MiniLM-L6-v2's scale (unrelated sentences near 0.1–0.3, paraphrases at 0.5
 # and above); other embedders' cosines are mapped onto it by their measured scale.
+_ZH_SLOT_BONUS = 2.5  # a name in the role a Chinese relative clause asks for (_zh_slot)
 _DENSE_FLOOR = 0.3
 _DENSE_WEIGHT = 5.0
 
@@ -143,19 +144,12 @@ class GraphView:
     def sentence_similarity(
         self, query: str, evidence: Sequence[Evidence]
     ) -> dict[str, list[tuple[int, int, float]]]:
-        """doc id → [(start, end, cosine)] of the sentences of ``evidence``'s documents most
-        similar to ``query`` (one dense search at sentence level)."""
+        """doc id → [(start, end, cosine)] of every stored sentence of ``evidence``'s documents
+        against ``query`` (exact cosine over the documents' sentence vectors)."""
         if self.store is None or not evidence:
             return {}
         docs = sorted({e.doc_id for e in evidence})
-        hits = self.store.search(
-            query, mode="dense", level="sentence", top_k=12 * len(docs), doc_ids=docs
-        )
-        out: dict[str, list[tuple[int, int, float]]] = {}
-        for h in hits:
-            sim = float(h.scores.get("dense", h.score))
-            out.setdefault(h.chunk.doc_id, []).append((h.chunk.char_start, h.chunk.char_end, sim))
-        return out
+        return dict(self.store.sentence_similarity(query, docs))
 
     def chunk_entities(self, chunk_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]:
         """chunk id → [(entity id, name, type)] for the entities each chunk mentions."""
@@ -366,6 +360,95 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
         if a < m.start() and not _ZH_QUANTIFIER.match(sentence[a : m.start()]):
             out.append((a, m.end(), "NAME"))
     return out
+
+
+def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[list[str], str] | None:
+    """The verbs of a Chinese relative clause and the role its noun plays in them.
+
+    收购星衡传感的公司 ("the company that acquired X") puts the verb before the named subject:
+    the noun asked for is the verb's agent (``"agent"``). 青石乐队签约的唱片公司 ("the label
+    X signed with") puts it after: the noun is X's object or partner (``"partner"``). ``None``
+    when the step is no such phrase, or the clause has verbs on both sides of the name."""
+    clause, sep, _ = query.rpartition("的")
+    if not sep or not clause:
+        return None
+    found = sorted((clause.find(n), n) for n in names if len(n) > 1 and n in clause)
+    if not found:
+        return None
+    pos, name = found[0]
+    verbs = [t for t in terms if len(t) > 1 and t in clause and t not in name and name not in t]
+    before = [v for v in verbs if clause.find(v) + len(v) <= pos]
+    after = [v for v in verbs if clause.find(v) >= pos + len(name)]
+    if before and not after:
+        return before, "agent"
+    if after and not before:
+        return after, "partner"
+    return None
+
+
+_ZH_PARTY = "与和同跟向"  # X与Y签约: the other party of the verb stands between these and it
+_ZH_AGENT = "被由"  # X被Y收购, X由Y创办: the agent stands between these and the verb
+_ZH_OBJECT_GAP = ("", "了", "过", "下", "给", "到", "为")  # X签下了Y
+
+
+def _zh_marked(sentence: str, relative: tuple[list[str], str]) -> list[tuple[int, int]]:
+    """The words between 被/由 (agent) or 与/和 (partner) and the asked verb: a name the
+    segmenter did not find is still the one the construction gives (被远航光电收购)."""
+    verbs, role = relative
+    markers = _ZH_AGENT if role == "agent" else _ZH_PARTY
+    out = []
+    for verb in verbs:
+        for m in re.finditer(f"[{markers}]([{HAN}]{{2,8}}?){re.escape(verb)}", sentence):
+            words = _zh_words(m.group(1))
+            if "的" not in m.group(1) and words and words[-1][1].startswith(("n", "j")):
+                out.append((m.start(1), m.end(1)))
+    return out
+
+
+def _other_role(relative: tuple[list[str], str]) -> tuple[list[str], str]:
+    verbs, role = relative
+    return verbs, ("partner" if role == "agent" else "agent")
+
+
+@functools.lru_cache(maxsize=4096)
+def _zh_words(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's (word, part of speech) for ``text``."""
+    import jieba.posseg
+
+    return tuple((w.word, w.flag) for w in jieba.posseg.lcut(text))
+
+
+def _zh_slot(
+    sentence: str, start: int, end: int, relative: tuple[list[str], str], names: Sequence[str]
+) -> bool:
+    """Whether ``sentence[start:end]`` fills the role :func:`_zh_relative` asks for: between
+    被/由 and the verb, or right before the verb with the subject after it (agent); between
+    与/和 and the verb, or right after the verb (partner). The subject may go unnamed in the
+    sentence (乐队与潮音唱片签约 in a passage about the band), but when named it must stand
+    where the construction puts it."""
+    verbs, role = relative
+    subject = [sentence.find(n) for n in names if len(n) > 1 and n in sentence]
+    for verb in verbs:
+        for m in re.finditer(re.escape(verb), sentence):
+            v0, v1 = m.start(), m.end()
+            gap = sentence[end:v0]
+            near = end <= v0 and len(gap) <= 8 and not _ZH_CLAUSE_BREAK.search(gap)
+            near = near and "的" not in gap
+            marked_by = sentence[start - 1 : start] if start > 0 else ""
+            if role == "agent" and near:
+                if marked_by and marked_by in _ZH_AGENT:
+                    if not subject or min(subject) < start:
+                        return True
+                elif subject and all(p >= v1 for p in subject):
+                    return True
+            if role == "partner":
+                party = near and bool(marked_by) and marked_by in _ZH_PARTY
+                if party and (not subject or min(subject) < start):
+                    return True
+                direct = start >= v1 and sentence[v1:start] in _ZH_OBJECT_GAP
+                if direct and (not subject or min(subject) < v0):
+                    return True
+    return False
 
 
 def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
@@ -687,6 +770,7 @@ def read_evidence(
         and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
     )
     linked_norms = {normalize_name(n) for n in linked_names if n}
+    relative = _zh_relative(query, [n for n in linked_names if n], terms) if cjk_query else None
     surnames = [
         words[-1]
         for le in linked
@@ -698,6 +782,20 @@ def read_evidence(
     ranked = list(evidence[:top])
     view = graph or GraphView()
     mentions = view.chunk_entities([e.chunk_id for e in ranked])
+    # Chinese names the graph knows from any passage read here: the segmenter may miss one
+    # in another passage (远航/v + 光电/j), where the name is still written out.
+    zh_known = (
+        sorted(
+            {
+                ent
+                for ents in mentions.values()
+                for ent in ents
+                if _CJK.match(ent[1]) and len(ent[1]) > 1 and ent[2].upper() not in ("DATE",)
+            }
+        )
+        if cjk_query
+        else []
+    )
     related = view.related(sorted(linked_ids)) if linked_ids else set()
     similar = view.sentence_similarity(query, ranked)
     pool: dict[str, _Candidate] = {}
@@ -750,7 +848,8 @@ def read_evidence(
                 continue
             spans: list[tuple[int, int, str, str | None]] = []
             attached: set[tuple[int, int]] = set()
-            for ent_id, name, etype in ents:
+            own = {e[0] for e in ents}
+            for ent_id, name, etype in ents + [e for e in zh_known if e[0] not in own]:
                 for m in _rx(re.escape(name)).finditer(sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
@@ -849,6 +948,16 @@ def read_evidence(
                         for o in unique_spans
                     )
                 ]
+            if relative is not None:
+                # The words the construction gives compete as a name of unknown type (jieba's
+                # guess of 金帆唱片 as a person's name is dropped); they never hide the names
+                # inside them (与律师韩柏共同创立 ends in an adverb and gives none).
+                for a0, b0 in _zh_marked(sentence, relative):
+                    same = [i for i, sp in enumerate(unique_spans) if sp[:2] == (a0, b0)]
+                    if not same:
+                        unique_spans.append((a0, b0, "NAME", None))
+                    elif unique_spans[same[0]][3] is None:
+                        unique_spans[same[0]] = (a0, b0, "NAME", None)
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if not cjk_query and not sentence[:a].strip(" '\"“("):
@@ -928,6 +1037,15 @@ def read_evidence(
                     not _ZH_CLAUSE_BREAK.search(sentence[min(a, e) : max(b, e)]) for e in rel_ends
                 ):
                     bonus *= 1.3  # in the clause of the asked verb: "1902年由士绅集资创建，"
+                if (
+                    relative is not None
+                    and kind not in ("DATE", "NUMBER")
+                    and (subject_here or subject_in_sentence)
+                ):
+                    if _zh_slot(sentence, a, b, relative, linked_names):
+                        bonus *= _ZH_SLOT_BONUS  # 星衡传感被远航光电收购 for 收购星衡传感的公司
+                    elif _zh_slot(sentence, a, b, _other_role(relative), linked_names):
+                        bonus /= _ZH_SLOT_BONUS  # the other role: 星衡传感收购了Y for the buyer
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

@@ -32,6 +32,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,6 +68,18 @@ __all__ = ["DocumentVersion", "DocumentWrite", "LanceChunkStore", "SearchMode"]
 logger = logging.getLogger(__name__)
 
 SearchMode = Literal["dense", "bm25", "hybrid"]
+
+
+_CHUNK_CACHE = 20000
+_SENTENCE_CACHE = 4000
+
+
+@dataclass(frozen=True)
+class _SentenceVectors:
+    """A document's sentence spans and their unit vectors, in stored order."""
+
+    spans: list[tuple[int, int]]
+    matrix: npt.NDArray[np.float32]
 
 
 class LanceChunkStore:
@@ -115,6 +128,10 @@ class LanceChunkStore:
         # doc_id -> (latest recorded version, its ingest hash)
         self._latest: dict[str, tuple[int, str]] = {}
         self._query_cache: OrderedDict[str, list[float]] = OrderedDict()
+        # Read caches of what is stored (chunks by id; a document's sentence vectors), emptied
+        # by every write here and whenever refresh() finds a table moved on.
+        self._chunk_cache: OrderedDict[str, Chunk] = OrderedDict()
+        self._sentence_cache: OrderedDict[str, _SentenceVectors] = OrderedDict()
         self._lock = threading.Lock()
         self._has_fts = False
         self._has_ann = False
@@ -313,9 +330,14 @@ class LanceChunkStore:
                 table.checkout_latest()
                 moved = moved or table.version != before
             if moved:
+                self._forget_reads()
                 self._refresh_index_flags()
                 self._load_state()
             return moved
+
+    def _forget_reads(self) -> None:
+        self._chunk_cache.clear()
+        self._sentence_cache.clear()
 
     # -- document state (for the ingest pipeline) ------------------------------------------
     def document_hashes(self) -> dict[str, str]:
@@ -448,6 +470,8 @@ class LanceChunkStore:
                 metadata=document.metadata,
             )
         # 3. the chunks
+        with self._lock:
+            self._forget_reads()
         chunks_table = self._table("chunks")
         chunks_table.delete(sql_in("doc_id", ids))
         chunk_data = self._chunk_table(writes, schemas["chunks"])
@@ -494,6 +518,8 @@ class LanceChunkStore:
     def delete_document(self, doc_id: str) -> None:
         """Delete a document, its chunks and its version history (no error if absent)."""
         where = f"doc_id = {quote(doc_id)}"
+        with self._lock:
+            self._forget_reads()
         self._table("chunks").delete(where)
         self._table("documents").delete(where)
         self._table("document_versions").delete(where)
@@ -640,10 +666,72 @@ class LanceChunkStore:
         if not wanted:
             return []
         found: dict[str, Chunk] = {}
-        for start in range(0, len(wanted), 500):
-            for c in self._select(sql_in("chunk_id", wanted[start : start + 500])):
+        with self._lock:
+            for i in wanted:
+                if (hit := self._chunk_cache.get(i)) is not None:
+                    found[i] = hit
+        missing = [i for i in wanted if i not in found]
+        fetched: list[Chunk] = []
+        for start in range(0, len(missing), 500):
+            fetched += self._select(sql_in("chunk_id", missing[start : start + 500]))
+        with self._lock:
+            for c in fetched:
                 found[c.chunk_id] = c
+                self._chunk_cache[c.chunk_id] = c
+            while len(self._chunk_cache) > _CHUNK_CACHE:
+                self._chunk_cache.popitem(last=False)
         return [found[i] for i in wanted if i in found]
+
+    def sentence_similarity(
+        self, query: str, doc_ids: Sequence[str]
+    ) -> dict[str, list[tuple[int, int, float]]]:
+        """doc id → [(char_start, char_end, cosine)] of every stored sentence of ``doc_ids``
+        against ``query``'s vector: exact, from the documents' sentence vectors (read once
+        per document and kept until the next write)."""
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return {}
+        with self._lock:
+            have = {d: v for d in ids if (v := self._sentence_cache.get(d)) is not None}
+        missing = [d for d in ids if d not in have]
+        for start in range(0, len(missing), 500):
+            part = missing[start : start + 500]
+            where = f"{sql_in('doc_id', part)} AND level = 'sentence'"
+            table = (
+                self._table("chunks")
+                .search()
+                .where(where)
+                .select(["doc_id", "char_start", "char_end", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            rows: dict[str, list[int]] = {d: [] for d in part}
+            for n, d in enumerate(table.column("doc_id").to_pylist()):
+                rows[d].append(n)
+            starts = table.column("char_start").to_pylist()
+            ends = table.column("char_end").to_pylist()
+            flat = table.column("vector").combine_chunks().flatten().to_numpy()
+            raw = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, self._dim)
+            norms = np.linalg.norm(raw, axis=1, keepdims=True)
+            matrix = (raw / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
+            for d, idx in rows.items():
+                have[d] = _SentenceVectors(
+                    spans=[(starts[i], ends[i]) for i in idx], matrix=matrix[idx]
+                )
+        with self._lock:
+            for d in missing:
+                self._sentence_cache[d] = have[d]
+            while len(self._sentence_cache) > _SENTENCE_CACHE:
+                self._sentence_cache.popitem(last=False)
+        q = np.asarray(self.embed_query(query), dtype=np.float32)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        out: dict[str, list[tuple[int, int, float]]] = {}
+        for d in ids:
+            sv = have[d]
+            if sv.spans:
+                sims = sv.matrix @ q
+                out[d] = [(a, b, float(x)) for (a, b), x in zip(sv.spans, sims, strict=True)]
+        return out
 
     def chunks_for_documents(
         self, doc_ids: Sequence[str], level: ChunkLevel | None = None
@@ -717,6 +805,13 @@ class LanceChunkStore:
         """Forget cached query vectors (benchmarks clear it to time the embedding too)."""
         with self._lock:
             self._query_cache.clear()
+
+    def clear_caches(self) -> None:
+        """Forget cached query vectors and cached reads (chunks by id, sentence vectors):
+        benchmarks clear them so that each system pays for its own."""
+        with self._lock:
+            self._query_cache.clear()
+            self._forget_reads()
 
     def _filter(
         self,

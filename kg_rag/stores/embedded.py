@@ -1009,8 +1009,17 @@ class EmbeddedGraphStore:
         return found
 
     def _induced(self, ids: Iterable[str]) -> list[RelKey]:
-        sub = self._graph.subgraph(ids)
-        return sorted(key for _, _, data in sub.edges(data=True) for key in data["keys"])
+        # The edges among ``ids`` straight from the adjacency (a subgraph view costs more).
+        nodes = set(ids)
+        adj = self._graph.adj
+        keys: list[RelKey] = []
+        for u in nodes:
+            if u not in adj:
+                continue
+            for v, data in adj[u].items():
+                if v in nodes and u <= v:
+                    keys.extend(data["keys"])
+        return sorted(keys)
 
     def neighbourhood(self, entity_ids: Sequence[str], hops: int = 1, limit: int = 200) -> Subgraph:
         """Entities within ``hops`` (undirected) of the seeds — at most ``limit``, chosen in

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from kg_rag.answer.offline import _term_set
 from kg_rag.answer.reader import (
     _attributive,
     _by_surname,
     _full_name,
     _head_noun,
     _names_head,
+    _zh_relative,
     place_size,
     read_evidence,
     verify_claim,
@@ -433,6 +435,76 @@ def test_reader_finds_whole_typed_mentions(
     best, overlap = read_evidence(query, kind, _ev(*texts), _linked(*linked))
     assert best is not None and best.text.removeprefix("The ") == answer
     assert overlap > 0
+
+
+ZH_ROLES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # A Chinese relative clause: the asked noun is the verb's agent (verb before the name) or
+    # its object / other party (verb after the name); the construction of the sentence says
+    # which name fills that role.
+    (
+        "收购蓝海食品的公司",
+        "ORGANIZATION",
+        [
+            "蓝海食品创立于1998年，总部在江城。1999年，蓝海食品搬到了河口市的工业园。",
+            "收购前，蓝海食品与江南实业公司合作多年。2012年，蓝海食品被华丰集团收购。",
+        ],
+        ["蓝海食品"],
+        "华丰集团",
+    ),
+    (
+        "收购蓝海食品的公司",
+        "ORGANIZATION",
+        ["2012年，华丰集团收购了位于河口市的蓝海食品。"],
+        ["蓝海食品"],
+        "华丰集团",
+    ),
+    (
+        "收购蓝海食品的公司",
+        "ORGANIZATION",
+        ["蓝海食品收购了华丰集团的饮料工厂。", "2015年，蓝海食品被江南实业收购。"],
+        ["蓝海食品"],
+        "江南实业",
+    ),
+    (
+        "白鹭合唱团签约的唱片公司",
+        "ORGANIZATION",
+        ["白鹭合唱团成立于江城。2010年，合唱团与金帆唱片签约，次年在河口市发行首张专辑。"],
+        ["白鹭合唱团"],
+        "金帆唱片",
+    ),
+    (
+        "创办北辰软件的人",
+        "PERSON",
+        ["北辰软件的总经理是周明。北辰软件由林远舟于1995年创办。"],
+        ["北辰软件"],
+        "林远舟",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "kind", "texts", "linked", "answer"), ZH_ROLES)
+def test_chinese_relative_clause_roles(
+    query: str, kind: AnswerType, texts: list[str], linked: list[str], answer: str
+) -> None:
+    best, _ = read_evidence(query, kind, _ev(*texts), _linked(*linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "names", "role"),
+    [
+        ("收购蓝海食品的公司", ["蓝海食品"], ("收购", "agent")),
+        ("白鹭合唱团签约的唱片公司", ["白鹭合唱团"], ("签约", "partner")),
+        ("流经河口市的那条河", ["河口市"], ("流经", "agent")),
+        ("蓝海食品的总部", ["蓝海食品"], None),  # no verb in the clause
+        ("河口市", ["河口市"], None),  # no clause
+    ],
+)
+def test_chinese_relative_clause_parse(
+    query: str, names: list[str], role: tuple[str, str] | None
+) -> None:
+    got = _zh_relative(query, names, _term_set(query))
+    assert (got[0][0], got[1]) == role if role is not None else got is None
 
 
 def test_names_of_the_whole_question_are_never_the_answer() -> None:

@@ -151,6 +151,48 @@ def test_get_chunks_keeps_order_and_skips_missing(store: LanceChunkStore) -> Non
     assert [c.chunk_id for c in store.get_chunks(ids)] == [chunks[2].chunk_id, chunks[0].chunk_id]
 
 
+def test_cached_chunks_follow_writes_and_other_processes(
+    tmp_path: Path, store: LanceChunkStore
+) -> None:
+    """get_chunks caches by id; a re-ingest, a delete, or another store's write (seen on
+    refresh) must not leave a stale chunk behind (same id, moved offsets)."""
+    [first] = store.chunks_for_documents(["guide"], level="sentence")[-1:]
+    assert store.get_chunks([first.chunk_id]) == [first]  # now cached
+    moved = "# Museums\n\nNew opening line here.\n\n" + DOCS[3].text.split("\n\n", 1)[1]
+    ChunkIngestor(store, ChunkingSettings()).ingest_documents(
+        [SourceDocument(doc_id="guide", title="Guide", format="md", text=moved)]
+    )
+    fresh = {c.chunk_id: c for c in store.chunks_for_documents(["guide"])}
+    assert store.get_chunks([first.chunk_id]) == [fresh[first.chunk_id]]
+    assert fresh[first.chunk_id].char_start > first.char_start  # same sentence, moved on
+    other = LanceChunkStore(tmp_path / "kb", HashEmbeddings())
+    other.open()
+    cid = next(iter(fresh))
+    assert store.get_chunks([cid])
+    other.delete_document("guide")
+    store.refresh()
+    assert store.get_chunks([cid]) == []
+    assert store.sentence_similarity("opening", ["guide"]) == {}
+
+
+@pytest.mark.parametrize(
+    "query", ["Eiffel Tower opened", "how tall is it", "北京的首都", "Mona Lisa", "river sea"]
+)
+def test_sentence_similarity_is_the_dense_cosine(store: LanceChunkStore, query: str) -> None:
+    """Every stored sentence of the documents, with the cosine a dense search gives it."""
+    docs = ["tower", "beijing", "guide"]
+    sims = store.sentence_similarity(query, docs)
+    hits = store.search(query, mode="dense", level="sentence", top_k=50, doc_ids=docs)
+    want = {(h.chunk.doc_id, h.chunk.char_start, h.chunk.char_end): h.score for h in hits}
+    got = {(d, a, b): s for d, rows in sims.items() for a, b, s in rows}
+    assert set(got) == set(want) and len(got) == len(
+        store.chunks_for_documents(docs, level="sentence")
+    )
+    for key, score in want.items():
+        assert got[key] == pytest.approx(score, abs=1e-4)
+    assert store.sentence_similarity(query, docs) == sims  # again, from the cache
+
+
 def test_embed_query_is_cached(store: LanceChunkStore) -> None:
     embedder = store.embedder
     assert isinstance(embedder, HashEmbeddings)

@@ -147,6 +147,23 @@ def test_organisation_names_from_suffixes() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # The segmenter cuts 科技园 + 内 as 科技 + 园内: the park is no company 青榆大学科技.
+        ("公司最初设在青榆大学科技园内。", [("青榆大学", "ORGANIZATION")]),
+        ("实验室搬进了松城大学科技园内。", [("松城大学", "ORGANIZATION")]),
+        # Where the organisation word really ends the name, it still does.
+        ("鲸灵科技的总部在杭州。", [("鲸灵科技", "ORGANIZATION"), ("杭州", "LOCATION")]),
+        ("他在华丰集团工作。", [("华丰集团", "ORGANIZATION")]),
+    ],
+)
+def test_an_organisation_word_glued_to_the_next_word_ends_no_name(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _spans(text) == expected
+
+
 def test_short_form_of_an_organisation_joins_it() -> None:
     result = _extract("蓝鲸科技的员工说，蓝鲸很好。")
     assert _types(result.entities) == {"蓝鲸科技": "ORGANIZATION"}
