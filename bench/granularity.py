@@ -29,6 +29,10 @@ Ablations: ``engine_routed_whole`` (focus + rerank, whole pieces) and
 ``engine_paragraph_rerank`` (fixed paragraphs + rerank) separate the rerank from the routed
 unit choice; ``hybrid_sentence_bare`` hands sentence hits without small-to-big.
 
+Every table is printed for all questions and for two halves drawn by a seeded hash of the
+question id (:func:`half_of`): the packing constants (``RouterSettings.sentence_share``) are
+chosen on the dev half; the test half is reported, never tuned on.
+
 Run: ``nice .venv/bin/python bench/granularity.py --data ../shared/bench/musique-dev
 [--limit N] [--json OUT] [--kb-cache DIR] [--systems ...] [--llm]``. Not part of the test suite.
 """

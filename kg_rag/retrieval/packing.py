@@ -11,6 +11,11 @@ first until a token budget is spent:
 * the piece that crosses the budget is cut to what is left: around its hit sentence when it is
   a small-to-big expansion (the sentence that matched is what must survive), else its start.
 
+With routed granularity (``sentence_share``) the unit is chosen per piece, by rank: the best
+pieces are read whole, the next ones are skimmed (their hit sentence only, a few times cheaper
+than the paragraph) so that the budget reaches further down the ranking, and skimmed sentences
+are widened back to their paragraph while room is left.
+
 Pure functions over :class:`~kg_rag.models.Evidence`; an evidence ``text`` must be the slice
 ``[char_start:char_end]`` of its document for spans to merge (chunks are); pieces that are not
 (community summaries) are taken whole or cut, never merged.
