@@ -29,6 +29,10 @@ Ablations: ``engine_routed_whole`` (focus + rerank, whole pieces) and
 ``engine_paragraph_rerank`` (fixed paragraphs + rerank) separate the rerank from the routed
 unit choice; ``hybrid_sentence_bare`` hands sentence hits without small-to-big.
 
+Every table is printed for all questions and for two halves drawn by a seeded hash of the
+question id (:func:`half_of`): the packing constants (``RouterSettings.sentence_share``) are
+chosen on the dev half; the test half is reported, never tuned on.
+
 Run: ``nice .venv/bin/python bench/granularity.py --data ../shared/bench/musique-dev
 [--limit N] [--json OUT] [--kb-cache DIR] [--systems ...] [--llm]``. Not part of the test suite.
 """
@@ -36,6 +40,7 @@ Run: ``nice .venv/bin/python bench/granularity.py --data ../shared/bench/musique
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import re
@@ -234,23 +239,42 @@ def score_context(
     }
 
 
+SPLIT_SEED = "kg-rag granularity split v1"
+HALVES = ("dev", "test")
+
+
+def half_of(qid: str) -> str:
+    """``"dev"`` or ``"test"`` by a seeded hash of the question id: packing and rerank
+    constants are tuned on the dev half only; the test half is reported, never tuned on."""
+    digest = hashlib.sha256(f"{SPLIT_SEED}\n{qid}".encode()).digest()
+    return HALVES[digest[0] & 1]
+
+
 @dataclass
 class SystemResult:
-    """A system's metrics per budget and its latency."""
+    """A system's metrics per budget and question, and its latency."""
 
     per_budget: dict[int, dict[str, list[float]]] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
+    qids: dict[int, list[str]] = field(default_factory=dict)
 
-    def add(self, budget: int, scores: dict[str, float]) -> None:
+    def add(self, budget: int, scores: dict[str, float], qid: str = "") -> None:
         bucket = self.per_budget.setdefault(budget, {})
         for k, v in scores.items():
             bucket.setdefault(k, []).append(v)
+        self.qids.setdefault(budget, []).append(qid)
 
-    def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            str(b): {k: round(statistics.fmean(v), 4) for k, v in m.items()}
-            for b, m in sorted(self.per_budget.items())
-        }
+    def summary(self, half: str | None = None) -> dict[str, Any]:
+        """Means per budget and metric over every question, or over one half's
+        (:func:`half_of`); latency percentiles over every question."""
+        out: dict[str, Any] = {}
+        for b, m in sorted(self.per_budget.items()):
+            ids = self.qids.get(b, [])
+            keep = [i for i in range(len(ids)) if half is None or half_of(ids[i]) == half]
+            out[str(b)] = {
+                k: round(statistics.fmean([v[i] for i in keep]), 4) if keep else 0.0
+                for k, v in m.items()
+            }
         out["p50_ms"] = round(percentile(self.latencies_ms, 50), 1)
         out["p95_ms"] = round(percentile(self.latencies_ms, 95), 1)
         return out
@@ -279,7 +303,7 @@ def evaluate_system(
         pack(ranked, max(budgets))
         result.latencies_ms.append((time.perf_counter() - started) * 1000)
         for b in budgets:
-            result.add(b, score_context(pack(ranked, b), gold, texts))
+            result.add(b, score_context(pack(ranked, b), gold, texts), gold.qid)
     return result
 
 
@@ -476,6 +500,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             print(f"  {name}: {time.perf_counter() - t0:.0f} s")
         extras["graph_store"].close()
     summary = {name: r.summary() for name, r in results.items()}
+    halves = {h: {name: r.summary(h) for name, r in results.items()} for h in HALVES}
+    counts = {h: sum(1 for g in golds if g.sentences and half_of(g.qid) == h) for h in HALVES}
     out: dict[str, Any] = {
         "dataset": dataset.name,
         "questions": len(golds),
@@ -483,18 +509,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "gold": {"steps": steps, "sentences": steps - dropped, "by_overlap": fallback},
         "kb": facts,
         "systems": summary,
+        "halves": {h: {"questions": counts[h], "systems": halves[h]} for h in HALVES},
     }
-    for metric, label in (
-        ("recall", "evidence recall@B"),
-        ("whole", "whole-hop recall@B"),
-        ("precision", "precision@B"),
-        ("tokens", "context tokens used"),
-    ):
-        print_table(
-            f"{label} ({dataset.name}, {len(golds)} questions, {len(docs)} long documents)",
-            ["system", *[f"B={b}" for b in BUDGETS]],
-            [[n, *[s[str(b)][metric] for b in BUDGETS]] for n, s in summary.items()],
-        )
+    scopes: list[tuple[str, dict[str, Any]]] = [(f"{len(golds)} questions", summary)]
+    scopes += [(f"{h} half, {counts[h]} questions", halves[h]) for h in HALVES]
+    for scope, table in scopes:
+        for metric, label in (
+            ("recall", "evidence recall@B"),
+            ("whole", "whole-hop recall@B"),
+            ("precision", "precision@B"),
+            ("tokens", "context tokens used"),
+        ):
+            if metric == "tokens" and table is not summary:
+                continue
+            print_table(
+                f"{label} ({dataset.name}, {scope}, {len(docs)} long documents)",
+                ["system", *[f"B={b}" for b in BUDGETS]],
+                [[n, *[s[str(b)][metric] for b in BUDGETS]] for n, s in table.items()],
+            )
     print_table(
         "latency per question (rank + pack), ms",
         ["system", "p50", "p95"],

@@ -264,9 +264,12 @@ class RouterSettings(BaseModel):
     """Override every step's routed granularity (for A/B comparisons)."""
     context_tokens: int = 2048
     """Token budget of the evidence the answer model reads (see ``pack_context``)."""
-    sentence_share: float = 0.25
-    """With routed granularity, the share of ``context_tokens`` first spent on the pieces'
-    hit sentences before they are widened to whole paragraphs (bench/granularity.py)."""
+    sentence_share: float = 0.35
+    """With routed granularity, the share of ``context_tokens`` kept for skimming: the best
+    pieces are read whole until ``1 - sentence_share`` of the budget is spent, the next ones
+    hand only their hit sentence, widened while room is left
+    (:func:`~kg_rag.retrieval.packing.pack_evidence`). 0.35 was chosen on the dev half of
+    bench/granularity.py among 0.2/0.35/0.5 (the test half is reported, not tuned on)."""
     on_fallback: Literal["record", "raise"] = "record"
     """What an LLM stage's fallback to its offline method does: recorded in the trace, or
     raised as ``StageFallbackError`` (tests use "raise" so an unexpected fallback fails)."""

@@ -11,6 +11,11 @@ first until a token budget is spent:
 * the piece that crosses the budget is cut to what is left: around its hit sentence when it is
   a small-to-big expansion (the sentence that matched is what must survive), else its start.
 
+With routed granularity (``sentence_share``) the unit is chosen per piece, by rank: the best
+pieces are read whole, the next ones are skimmed (their hit sentence only, a few times cheaper
+than the paragraph) so that the budget reaches further down the ranking, and skimmed sentences
+are widened back to their paragraph while room is left.
+
 Pure functions over :class:`~kg_rag.models.Evidence`; an evidence ``text`` must be the slice
 ``[char_start:char_end]`` of its document for spans to merge (chunks are); pieces that are not
 (community summaries) are taken whole or cut, never merged.
@@ -199,26 +204,45 @@ def _focus_piece(ev: Evidence) -> _Span | None:
     )
 
 
+def _take_within(packer: _Packer, piece: _Span, limit: float) -> str:
+    """Take ``piece`` whole when its new tokens fit under ``limit`` (``"full"`` otherwise)."""
+    cost, _, _ = packer.cost(piece)
+    if cost <= 0:
+        return "inside"
+    if packer.used + cost > limit:
+        return "full"
+    return packer.add(piece, cut=False)
+
+
 def pack_evidence(
     evidence: Sequence[Evidence], budget: int, *, sentence_share: float | None = None
 ) -> list[Evidence]:
-    """The pieces handed to the answer model within ``budget`` tokens, in rank order.
+    """The pieces handed to the answer model within ``budget`` tokens.
 
     With ``sentence_share`` set, the unit handed over is chosen per piece (routed
-    granularity): the pieces' hit sentences are taken first, best first, up to that share of
-    the budget (many hops covered with few tokens); then taken sentences are widened to their
-    whole piece, pieces holding two or more sentence hits first (hits that cluster),
-    while the budget allows; the rest of the budget takes further pieces whole, or their hit
-    sentence when the whole does not fit. Without it every piece is handed whole.
+    granularity), the way a reader studies the best passages and skims the rest:
+
+    1. *read*: pieces are taken whole, best first, until ``1 - sentence_share`` of the budget
+       is spent (a piece that does not fit there is passed over for a smaller one);
+    2. *skim*: from the first piece passed over on, each further piece hands only its hit
+       sentence (``hit_start``/``hit_end``), so the rest of the budget reaches several times
+       as many pieces down the ranking (a piece without a hit sentence is taken whole when it
+       fits);
+    3. *widen*: budget still left widens the skimmed sentences to their whole piece, best
+       first.
+
+    Without it every piece is handed whole, best first, the last one cut at the budget.
 
     Args:
         evidence: Candidate evidence, best first.
         budget: Token budget for the evidence texts (:func:`kg_rag.text.count_tokens`).
-        sentence_share: Share of the budget first spent on hit sentences (None: whole pieces).
+        sentence_share: Share of the budget kept for the skimmed pieces' hit sentences
+            (None: whole pieces).
 
     Returns:
-        Evidence, best first; merged pieces keep the first (best) piece's id and score, and a
-        cut piece its id with the span that was kept. Total tokens never exceed ``budget``.
+        Evidence; whole pieces best first, then the skimmed ones. Merged pieces keep the
+        first (best) piece's id and score, and a cut piece or a sentence its id with the span
+        that was kept. Total tokens never exceed ``budget``.
     """
     packer = _Packer(budget)
     if sentence_share is None:
@@ -226,30 +250,31 @@ def pack_evidence(
             if packer.used >= budget or packer.add(_piece(ev), cut=True) in ("cut", "full"):
                 break
         return packer.result()
-    sentence_budget = int(budget * sentence_share)
-    first: list[Evidence] = []
-    for ev in evidence:
-        sentence = _focus_piece(ev)
-        if sentence is None:
-            continue
-        cost, _, _ = packer.cost(sentence)
-        if packer.used + cost > sentence_budget:
+    head = budget * (1.0 - min(1.0, max(0.0, sentence_share)))
+    skim_from = len(evidence)
+    taken: set[int] = set()
+    for i, ev in enumerate(evidence):
+        if packer.used >= head:
+            skim_from = min(skim_from, i)
             break
-        if packer.add(sentence, cut=False) != "full":
-            first.append(ev)
-    # Widen: pieces with two or more sentence hits (``hit_count``) first, then rank order.
-    done = set()
-    for ev in sorted(first, key=lambda e: -e.scores.get("hit_count", 1.0)):
-        if ev.chunk_id not in done:
-            done.add(ev.chunk_id)
-            packer.add(_piece(ev), cut=False)
-    for ev in evidence:
+        if _take_within(packer, _piece(ev), head) == "full":
+            skim_from = min(skim_from, i)
+        else:
+            taken.add(i)
+    skimmed: list[Evidence] = []
+    for i in range(skim_from, len(evidence)):
         if packer.used >= budget:
             break
-        if ev.chunk_id in done:
+        if i in taken:
             continue
-        if packer.add(_piece(ev), cut=False) == "full":
-            sentence = _focus_piece(ev)
-            if sentence is not None:
-                packer.add(sentence, cut=False)
+        ev = evidence[i]
+        sentence = _focus_piece(ev)
+        if sentence is None:
+            packer.add(_piece(ev), cut=False)
+        elif packer.add(sentence, cut=False) != "full":
+            skimmed.append(ev)
+    for ev in skimmed:
+        if packer.used >= budget:
+            break
+        packer.add(_piece(ev), cut=False)
     return packer.result()

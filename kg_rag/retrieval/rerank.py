@@ -5,9 +5,9 @@ which pieces come first.
 query a question produced (the question and each step's bound query) and marks, in each
 candidate piece, its best-matching sentence (``hit_start``/``hit_end``), how many sentence hits
 it holds (``hit_count``), the best sentence score (``focus``; a sentence naming a step's answer
-scores one more) and how many of the steps' answers the piece names (``answers``). :func:`kg_rag.retrieval.packing.pack_evidence` uses the marks
-to hand a hit sentence instead of its whole paragraph when the budget is tight, and to widen
-where hits cluster.
+scores one more) and how many of the steps' answers the piece names (``answers``).
+:func:`kg_rag.retrieval.packing.pack_evidence` hands the marked sentence instead of its whole
+paragraph for the pieces it skims.
 
 The same pass reranks (graph-aware in the sense that the steps' resolved entities vote): a
 piece's place is its fused rank blended by reciprocal-rank fusion with its rank by (answers

@@ -14,8 +14,10 @@ from bench._granularity_kb import _section_sizes, build_documents
 from bench.granularity import (
     GoldQuestion,
     Span,
+    SystemResult,
     answer_sentence,
     build_gold,
+    half_of,
     locate_all,
     score_context,
 )
@@ -189,3 +191,34 @@ def test_score_context_table(
     else:
         gold_tokens = count_tokens(context[0].text)
         assert scores["precision"] == pytest.approx(gold_tokens / scores["tokens"])
+
+
+def test_halves_are_seeded_stable_and_split_the_questions() -> None:
+    ids = [f"2hop__{n}_{n * 7}" for n in range(400)]
+    halves = [half_of(i) for i in ids]
+    assert halves == [half_of(i) for i in ids]  # a hash, not a draw: same id, same half
+    assert set(halves) == {"dev", "test"}
+    assert 150 < halves.count("dev") < 250  # about half each
+
+
+@pytest.mark.parametrize(
+    ("rows", "half", "recall"),
+    [
+        # qid → recall at one budget; each half's mean covers only its own questions.
+        ([("a", 1.0), ("b", 0.0), ("c", 0.5)], None, 0.5),
+        ([("a", 1.0), ("b", 0.0), ("c", 0.5)], "dev", None),
+        ([("a", 1.0), ("b", 0.0), ("c", 0.5)], "test", None),
+        ([], "dev", 0.0),
+    ],
+)
+def test_summary_by_half_table(
+    rows: list[tuple[str, float]], half: str | None, recall: float | None
+) -> None:
+    result = SystemResult()
+    for qid, value in rows:
+        result.add(256, {"recall": value}, qid)
+    got = result.summary(half).get("256", {"recall": 0.0})["recall"]
+    if recall is None:  # the mean of exactly that half's questions
+        mine = [v for q, v in rows if half_of(q) == half]
+        recall = round(sum(mine) / len(mine), 4) if mine else 0.0
+    assert got == recall

@@ -93,7 +93,7 @@ def test_answer_context_fuses_whole_question_and_steps() -> None:
     assert set(order) == {"a", "b", "c"}
 
 
-# -- routed granularity: hit sentences first, widened where the budget allows ------------------
+# -- routed granularity: the best pieces read whole, the next ones skimmed by their hit sentence --
 
 TWO = "Alpha beta gamma. Delta epsilon zeta eta. Theta iota."  # sentences of 4, 5, 3 tokens
 S1, S2, S3 = (0, 17), (18, 41), (42, 53)
@@ -115,21 +115,29 @@ def _para(cid: str, doc: str, hit: tuple[int, int] | None, **scores: float) -> E
 @pytest.mark.parametrize(
     ("ranked", "budget", "share", "expected"),
     [
-        # Tight budget: both pieces' hit sentences instead of the first whole paragraph.
+        # The whole budget skims: both pieces' hit sentences instead of the first paragraph.
         ([_para("a", "d1", S2), _para("b", "d2", S3)], 10, 1.0, [("a", *S2), ("b", *S3)]),
         # Same budget, whole pieces (fixed granularity): the first paragraph, cut around its hit.
         ([_para("a", "d1", S2), _para("b", "d2", S3)], 10, None, [("a", 11, 53)]),
-        # Room to widen: the first piece becomes its paragraph, the second stays a sentence.
-        ([_para("a", "d1", S2), _para("b", "d2", S3)], 17, 0.5, [("a", 0, 53), ("b", *S3)]),
-        # Clustered hits widen first, even when ranked second.
+        # The first piece fills the read share (12 of 20 tokens); the next is skimmed.
+        ([_para("a", "d1", S2), _para("b", "d2", S3)], 20, 0.4, [("a", 0, 53), ("b", *S3)]),
+        # Nothing fits the read share (10 tokens): both skimmed, then widened while room is left.
+        ([_para("a", "d1", S2), _para("b", "d2", S3)], 100, 0.9, [("a", 0, 53), ("b", 0, 53)]),
+        # A skimmed piece without a hit sentence is taken whole when it fits.
         (
-            [_para("a", "d1", S2), _para("b", "d2", S3, hit_count=3.0)],
-            17,
+            [_para("a", "d1", S2), _para("b", "d2", None), _para("c", "d3", S1)],
+            30,
             0.5,
-            [("a", *S2), ("b", 0, 53)],
+            [("a", 0, 53), ("b", 0, 53), ("c", *S1)],
         ),
-        # A piece without a hit sentence waits for the widening pass, then is taken whole.
-        ([_para("a", "d1", None), _para("b", "d2", S1)], 100, 0.5, [("b", 0, 53), ("a", 0, 53)]),
+        # Skimming reaches further down the ranking than whole pieces would (a third piece in
+        # 24 tokens); widening stops when a whole piece no longer fits.
+        (
+            [_para("a", "d1", S2), _para("b", "d2", S3), _para("c", "d3", S1)],
+            24,
+            0.5,
+            [("a", 0, 53), ("b", *S3), ("c", *S1)],
+        ),
     ],
 )
 def test_routed_pack_table(
