@@ -494,7 +494,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for name in names:
             ranker, pack = system_for(name, kb_dir, store, extras["graph_store"])
             ranker("warm-up question about lazy loads")
-            store.clear_query_cache()
+            store.clear_caches()
             t0 = time.perf_counter()
             results[name] = evaluate_system(ranker, golds, texts, pack=pack)
             print(f"  {name}: {time.perf_counter() - t0:.0f} s")
