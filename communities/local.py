@@ -26,6 +26,16 @@ size of the change, not of the graph:
 When the regions hold more than ``max_share`` of the graph's nodes the update says so
 (``None``): a whole-graph run then costs about the same and clusters better.
 
+Each update keeps the partition valid but drifts from what a whole-graph run finds: new
+entities join the communities they link to without the large communities above them being
+split or merged again, so level-0 modularity slowly falls as the graph grows. The caller
+bounds that drift (:mod:`kg_rag.graph_build`): incremental updates run until the entities they
+changed pass a budget (a share of the entities the last whole-graph run clustered), then the
+whole graph is clustered once; that run measures how much modularity the updates had lost, and
+:func:`adapt_budget` scales the budget towards a target loss. With a budget proportional to
+the graph, the whole-graph runs come at geometrically spaced sizes, so their cost per entity
+stays bounded as the graph grows.
+
 The result stays a valid hierarchy (at each level a node is in at most one community, every
 community's members are a subset of its parent's, parents one level up); it is not the
 partition a whole-graph run would find, which is what ``kg-rag communities rebuild`` is for.
@@ -44,7 +54,7 @@ from pydantic import Field
 from communities.leiden import _canonical_edges, community_id, detect_communities
 from communities.schema import CommunityRecord, _Model
 
-__all__ = ["GraphView", "LocalUpdate", "update_partition"]
+__all__ = ["GraphView", "LocalUpdate", "adapt_budget", "update_partition"]
 
 logger = logging.getLogger(__name__)
 
@@ -275,7 +285,8 @@ def update_partition(
                 0,
             )
         touched, _ = regions[parent_old]
-        start = {n: i for i, t in enumerate(sorted(touched)) for n in members[t] if n in set(nodes)}
+        inside = set(nodes)
+        start = {n: i for i, t in enumerate(sorted(touched)) for n in members[t] if n in inside}
         regions_run += 1
         for rec in _cluster_region(
             _induced(view, nodes, adjacency),
@@ -300,6 +311,43 @@ def update_partition(
         region_nodes=region_nodes,
         regions=regions_run,
     )
+
+
+def adapt_budget(
+    budget: float,
+    spent: float,
+    loss: float,
+    target: float,
+    *,
+    lowest: float = 0.05,
+    highest: float = 2.0,
+    step: float = 2.0,
+) -> float:
+    """The next incremental budget, from the modularity loss measured when a run of
+    incremental updates had changed ``spent`` (a share of the entities clustered whole).
+
+    The loss grows about linearly with the share changed, so the budget becomes the share at
+    which the loss would have been ``target`` (``spent * target / loss``), moved by at most
+    ``step`` either way from ``budget`` per run (one measurement is noisy), and kept within
+    [``lowest``, ``highest``]. No loss (or a gain) scales the budget up by ``step``.
+
+    Args:
+        budget: The budget the run had.
+        spent: The share the run had changed when it was measured.
+        loss: Level-0 modularity of a whole-graph run minus that of the incremental
+            partition, on the same graph.
+        target: The loss a run may reach (``communities.max_modularity_loss``).
+        lowest, highest: Bounds of the result.
+        step: Largest factor of change.
+
+    Returns:
+        The next budget.
+    """
+    if target <= 0:
+        return lowest
+    wanted = spent * target / loss if loss > 0 else budget * step
+    wanted = min(budget * step, max(budget / step, wanted))
+    return min(highest, max(lowest, wanted))
 
 
 def _learn_ancestors(view: GraphView, known: dict[str, CommunityRecord]) -> None:
