@@ -147,8 +147,10 @@ class CommunityBuildReport(BaseModel):
                 f", {self.llm_calls} LLM calls ({self.prompt_tokens} prompt + "
                 f"{self.completion_tokens} completion tokens)"
             )
+        # An incremental update reads only what it touched: it does not count the levels.
+        shape = "updated incrementally" if self.incremental else f"over {self.levels} levels"
         return (
-            f"{self.communities} over {self.levels} levels, "
+            f"{self.communities} {shape}, "
             f"{self.summarized} summarized, {self.unchanged} unchanged, {self.removed} removed, "
             f"{len(self.failures)} summary failures{llm}, {self.indexed} indexed "
             f"({self.embedded} embedded), {self.seconds:.1f}s"
@@ -609,17 +611,33 @@ class GraphBuilder:
         report.local_budget = round(budget, 4)
         lap("measure")
         old = {c.community_id: c for c in stored}
+        # A community an incremental update continued under an older id has the same
+        # members as this run's: its summary is checked against that community's hash.
+        by_members = {(c.level, frozenset(c.members)): c for c in stored}
+        compare = dict(old)
+        for rec in records:
+            if rec.community_id not in old:
+                prev = by_members.get((rec.level, frozenset(rec.members)))
+                if prev is not None:
+                    compare[rec.community_id] = prev
         redo = set(retry)
-        result = self._summarize(records, entities, relations, old, redo, report)
+        result = self._summarize(records, entities, relations, compare, redo, report)
         lap("summarize")
-        self.graph.upsert_communities(result)
-        self._pend_index(None)
+        current = {c.community_id for c in result}
+        if can_local and stored:
+            # Delta write: only what differs from the stored layer.
+            written = [c for c in result if not _same_community(old.get(c.community_id), c)]
+            gone = sorted(set(old) - current)
+            store.apply_communities(written, gone)
+            self._pend_index([*(c.community_id for c in written), *gone])
+        else:
+            self.graph.upsert_communities(result)
+            self._pend_index(None)
         if changes is not None:
             store.clear_community_changes(*changes)
         # Last: a build killed before this point is redone as a whole-graph run again.
         self._save_drift({"clustered": graph.number_of_nodes(), "changed": 0, "budget": budget})
         lap("write")
-        current = {c.community_id for c in result}
         report.communities = len(result)
         report.levels = len({c.level for c in result})
         report.removed = len(set(old) - current)
@@ -778,6 +796,9 @@ class GraphBuilder:
         self._save_drift({**state, "changed": spent})
         lap("write")
         report.communities = int(self.graph.counts().get("communities", 0))
+        # Kept: every stored community but the summarized ones and the carried ones (whose
+        # content hash records the carry); the untouched ones were not even read.
+        report.unchanged = report.communities - report.summarized - len(carried)
         report.removed = len(local.removed)
         report.region_nodes = local.region_nodes
         report.carried = len(carried)
@@ -855,6 +876,17 @@ class GraphBuilder:
             report.levels = len({c.level for c in stored})
         report.seconds += time.perf_counter() - t0
         return report
+
+
+def _same_community(stored: Community | None, new: Community) -> bool:
+    """True when writing ``new`` would not change the ``stored`` community (vectors live in
+    the community index, not compared)."""
+    if stored is None:
+        return False
+    keys = ("level", "parent_id", "title", "summary", "findings", "rank", "content_hash")
+    return all(getattr(stored, k) == getattr(new, k) for k in keys) and sorted(
+        stored.members
+    ) == sorted(new.members)
 
 
 def _evidence_weight(relation: Relation) -> float:
