@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from ledger_corpus import DIMS, settings
 
-from communities import community_id
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.models import Community, Entity, Mention, Relation
 from kg_rag.testing import HashEmbeddings
