@@ -2,7 +2,7 @@
 tests/unit/test_communities_budget.py): small changes are incremental and keep untouched ids
 and summaries, a spent budget clusters the whole graph and measures the loss.
 
-The test wipes the database first."""
+The test starts from an empty database (the ``empty_neo4j`` fixture)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neo4j import GraphDatabase
 
 from kg_rag.config import EmbeddingSettings, LLMSettings, Neo4jSettings, Settings
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.models import Entity, Mention, Relation
-from kg_rag.stores import queries
 from kg_rag.testing import HashEmbeddings
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -71,17 +69,11 @@ def _build(kg: KnowledgeEngine) -> Any:
     ids=["within the budget", "spent on the second change"],
 )
 def test_budget_on_neo4j(
-    tmp_path: Path, neo4j_settings: Neo4jSettings, budget: float, modes: list[str]
+    tmp_path: Path, empty_neo4j: Neo4jSettings, budget: float, modes: list[str]
 ) -> None:
-    password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
-    with GraphDatabase.driver(neo4j_settings.uri, auth=(neo4j_settings.user, password)) as drv:
-        while drv.execute_query(
-            queries.WIPE_BATCH, {"batch": 10_000}, database_=neo4j_settings.database
-        ).records[0]["n"]:
-            pass
     settings = Settings(
         graph_backend="neo4j",
-        neo4j=neo4j_settings,
+        neo4j=empty_neo4j,
         llm=LLMSettings(),
         embedding=EmbeddingSettings(provider="hash", dimensions=DIMS),
     )
