@@ -98,6 +98,9 @@ def run(corpus: Path, batches: int, share: float | None, rebuild: bool = False) 
                             "loss": c.modularity_loss,
                             "budget": c.local_budget,
                             "spent": c.local_spent,
+                            "entities": int(engine.graph_store.counts().get("entities", 0)),
+                            "region_nodes": c.region_nodes,
+                            "stages_s": {k: round(v, 2) for k, v in c.stage_seconds.items()},
                         }
                     )
             out = {
