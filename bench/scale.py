@@ -184,7 +184,7 @@ def measure(stores: dict[int, LanceChunkStore], n_queries: int) -> dict[int, dic
     for q in queries[5:]:
         for mode in ("hybrid", "dense", "bm25"):
             for size, store in stores.items():
-                store.clear_query_cache()  # every store pays for its query embedding
+                store.clear_caches()  # every store pays for its query embedding
                 t0 = time.perf_counter()
                 store.search(q, mode=mode, level="paragraph", top_k=10)  # type: ignore[arg-type]
                 latencies.setdefault((size, mode), []).append((time.perf_counter() - t0) * 1000)
