@@ -629,7 +629,10 @@ class GraphBuilder:
             written = [c for c in result if not _same_community(old.get(c.community_id), c)]
             gone = sorted(set(old) - current)
             store.apply_communities(written, gone)
-            self._pend_index([*(c.community_id for c in written), *gone])
+            # A community that lost a deleted member already reads without it in the store
+            # (so it is not "written"), but the index still lists the member.
+            stale = changes[1] if changes is not None else []
+            self._pend_index([*(c.community_id for c in written), *gone, *stale])
         else:
             self.graph.upsert_communities(result)
             self._pend_index(None)
@@ -791,7 +794,7 @@ class GraphBuilder:
             result.append(old[cid].model_copy(update={"parent_id": rec.parent_id}))
         lap("summarize")
         store.apply_communities(result, local.removed)
-        self._pend_index([*(c.community_id for c in result), *local.removed])
+        self._pend_index([*(c.community_id for c in result), *local.removed, *stale])
         store.clear_community_changes(changed, stale)
         self._save_drift({**state, "changed": spent})
         lap("write")
