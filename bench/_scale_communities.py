@@ -8,9 +8,11 @@ no community count as singletons), the number of communities (all levels, level 
 number of levels, the share of entities in a level-0 community, and the seconds the
 community stage took over the whole run. Runs: ``one-shot``; ``batches`` (default settings:
 a batch that touches more than ``max_incremental_share`` of the graph is clustered whole);
-``batches, always local`` (``max_incremental_share = 1``: every batch after the first is a
-local update, the worst case for quality); and the latter followed by ``kg-rag communities
-rebuild``.
+``batches, always local`` (``max_incremental_share = 1`` and an unbounded incremental budget:
+every batch after the first is a local update, the worst case for quality); and the latter
+followed by ``kg-rag communities rebuild``. Each batched run also lists, per batch, the
+community stage's ms per passage, whether it was a local update or why the whole graph was
+clustered, and the measured loss and budget.
 
 Offline extraction, :class:`kg_rag.testing.HashEmbeddings` vectors (the embedder does not
 touch communities).
@@ -74,16 +76,39 @@ def run(corpus: Path, batches: int, share: float | None, rebuild: bool = False) 
         settings.extraction.mode = "offline"
         if share is not None:
             settings.communities.max_incremental_share = share
+            settings.communities.local_budget = 1e9
+            settings.communities.max_modularity_loss = 1e9
         engine = KnowledgeEngine.open(
             settings=settings, embedder=HashEmbeddings(dimensions=384), progress=False
         )
         with engine:
+            per_batch = []
             for start in range(0, len(docs), size):
                 report = engine.ingest(docs[start : start + size])
                 if report.communities is not None:
-                    seconds += sum(report.communities.stage_seconds.values())
-                    local += int(report.communities.incremental)
-            out = {"batches": batches, "local_updates": local, "community_s": round(seconds, 1)}
+                    c = report.communities
+                    step = sum(c.stage_seconds.values())
+                    seconds += step
+                    local += int(c.incremental)
+                    per_batch.append(
+                        {
+                            "passages": len(docs[start : start + size]),
+                            "ms_per_passage": round(1000 * step / max(1, size), 2),
+                            "mode": "local" if c.incremental else c.full_reason,
+                            "loss": c.modularity_loss,
+                            "budget": c.local_budget,
+                            "spent": c.local_spent,
+                            "entities": int(engine.graph_store.counts().get("entities", 0)),
+                            "region_nodes": c.region_nodes,
+                            "stages_s": {k: round(v, 2) for k, v in c.stage_seconds.items()},
+                        }
+                    )
+            out = {
+                "batches": batches,
+                "local_updates": local,
+                "community_s": round(seconds, 1),
+                "per_batch": per_batch,
+            }
             out.update(quality(engine))
             if rebuild:
                 t0 = time.perf_counter()

@@ -184,7 +184,10 @@ STAGES = [
     ("extract", ["graph.extract"]),
     ("resolve", ["graph.resolve"]),
     ("graph write", ["graph.delete", "graph.prepare", "graph.write", "graph.embed"]),
-    ("communities", ["communities.load", "communities.leiden", "communities.summarize"]),
+    (
+        "communities",
+        ["communities.load", "communities.leiden", "communities.measure", "communities.summarize"],
+    ),
     ("community write", ["communities.write", "communities.index"]),
 ]
 

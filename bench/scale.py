@@ -34,6 +34,25 @@ Peak RSS 3.30 GB at 10k passages (embedded store, all in memory). Communities se
 251 s vs 586 s wall), 0.702 again after ``kg-rag communities rebuild``. One local update of
 40 new entities on 19.2k entities: 4.4 s CPU against 10.9 s for the whole graph.
 
+Measured 2026-12-02 on the comm2 branch (load ~3-6): the per-batch share was replaced by an
+incremental budget adapted to measured drift (``communities.local_budget``,
+``max_modularity_loss`` = 0.01, ``max_incremental_share`` = 0.6 as a cost guard only,
+``max_region_nodes`` = 50). Why the old share was always crossed: the region a changed entity
+pulls in is its shallowest community of ≤ ``max_region_nodes`` members, about 4-6 entities
+per changed entity, and a batch of 10% new passages changes ~13% of the entities (new ones and
+the old ones they link to), so regions covered 53-73% of the graph (musique-dev, 10 batches:
+10,431 of 14,248 at the last batch); level 0 has only 55-90 communities, nearly all touched
+by every batch. Measured loss of one incremental update against a whole-graph run: about
+0.05-0.08 level-0 modularity per unit share changed on both sets, so the adapted budget
+settles at 0.12-0.25 of the graph. Communities series, community stage per batch (engine):
+musique-dev one-shot 0.7024 / 3,459 communities; 10 batches 0.6947 / 3,433 (2 local
+updates); 20 batches 0.7000 / 3,386 (6 local). 2wiki-dev one-shot 0.6370 / 11,595; 10 batches
+0.6401 / 11,586 (0 local: 7 budget, 2 cost-guard runs). Local updates still cost more per
+passage as the graph grows (musique 20 batches: 91 → 119 ms/passage; one local update of 95
+passages on 13.3k entities: 15.9 s, of which update_partition 5.5 s (region 5,634 entities),
+summaries 4.9 s (834 communities), writes 4.4 s (68,750 membership rows: ancestors, whose ids
+follow their members, are rewritten whole)). The 10k ingest series was not rerun.
+
 ``--quick`` runs small sizes (a few minutes); ``--json OUT`` writes every number.
 ``--kb-cache DIR`` keeps the synthetic query knowledge bases (100k passages take ~10 min to
 write, most of it the IVF-PQ index).

@@ -26,7 +26,13 @@ from communities.incremental import (
     plan_update,
     update_communities,
 )
-from communities.leiden import community_id, detect_communities, levels, node_membership
+from communities.leiden import (
+    community_id,
+    detect_communities,
+    levels,
+    modularity,
+    node_membership,
+)
 from communities.plot import draw_communities, plot_community_sizes
 from communities.schema import (
     CommunityContext,
@@ -79,6 +85,7 @@ __all__ = [
     "fingerprint_communities",
     "group_relations",
     "levels",
+    "modularity",
     "node_membership",
     "plan_update",
     "plot_community_sizes",

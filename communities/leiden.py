@@ -40,7 +40,7 @@ import numpy as np
 from communities.errors import GraphInputError
 from communities.schema import CommunityRecord
 
-__all__ = ["community_id", "detect_communities", "levels", "node_membership"]
+__all__ = ["community_id", "detect_communities", "levels", "modularity", "node_membership"]
 
 logger = logging.getLogger(__name__)
 
@@ -301,3 +301,47 @@ def node_membership(records: Iterable[CommunityRecord], level: int) -> dict[str,
         for node in record.members:
             membership[node] = record.community_id
     return membership
+
+
+def modularity(
+    graph: nx.Graph,
+    records: Iterable[CommunityRecord],
+    *,
+    level: int = 0,
+    weight: str = "weight",
+    resolution: float = 1.0,
+) -> float:
+    """Newman modularity of the partition ``records`` gives at ``level`` on ``graph``.
+
+    The graph is read as :func:`detect_communities` reads it (undirected, parallel weights
+    summed, self-loops and unusable weights dropped); a node in no community at ``level`` (or
+    above it, see :func:`node_membership`) counts as a community of its own, members that are
+    not nodes of the graph are ignored.
+
+    Args:
+        graph: The clustered graph.
+        records: Communities, e.g. the output of :func:`detect_communities` or the stored ones.
+        level: The level whose partition is measured.
+        weight: Edge attribute holding the weight.
+        resolution: The resolution of the null-model term.
+
+    Returns:
+        ``sum_c (in_c / m - resolution * (deg_c / 2m) ** 2)``; 0 for a graph without edges.
+    """
+    names, edges = _canonical_edges(graph, weight)
+    if not edges:
+        return 0.0
+    membership = node_membership(records, level)
+    label: dict[str, int] = {}
+    ids = [label.setdefault(membership.get(n, "\x00" + n), len(label)) for n in names]
+    index = {n: i for i, n in enumerate(names)}
+    src = np.fromiter((index[a] for a, _, _ in edges), dtype=np.int64, count=len(edges))
+    dst = np.fromiter((index[b] for _, b, _ in edges), dtype=np.int64, count=len(edges))
+    wts = np.fromiter((float(w) for _, _, w in edges), dtype=np.float64, count=len(edges))
+    comm = np.asarray(ids, dtype=np.int64)
+    total = float(wts.sum())
+    inside = float(wts[comm[src] == comm[dst]].sum())
+    degree = np.bincount(comm[src], weights=wts, minlength=len(label)) + np.bincount(
+        comm[dst], weights=wts, minlength=len(label)
+    )
+    return inside / total - resolution * float(((degree / (2.0 * total)) ** 2).sum())

@@ -19,12 +19,28 @@ size of the change, not of the graph:
    together, so a new edge between two of them can merge them.
 4. **Local Leiden**: hierarchical Leiden on the subgraph induced by each region's members,
    with the same settings; its communities replace the touched ones and their descendants,
-   one level below their parent. Ancestors gain and lose the members that moved (their ids
-   follow their members, :func:`~communities.leiden.community_id`), and their untouched
-   children keep their ids, only their ``parent_id`` follows.
+   one level below their parent. Ancestors gain and lose the members that moved.
+
+**Ids survive an update** (:func:`_keep_ids`): an ancestor that gained or lost members keeps
+its id (so its untouched children are not written again), and a re-clustered community takes
+the id of the community it replaces when most of its members were in it, or most of that
+community's members are in it (greedy by overlap, ties to the smaller id). Only a community
+that continues none gets a new id, :func:`~communities.leiden.community_id` of its members
+(salted when that id is already in use). A whole-graph run ids every community by its
+members again.
 
 When the regions hold more than ``max_share`` of the graph's nodes the update says so
 (``None``): a whole-graph run then costs about the same and clusters better.
+
+Each update keeps the partition valid but drifts from what a whole-graph run finds: new
+entities join the communities they link to without the large communities above them being
+split or merged again, so level-0 modularity slowly falls as the graph grows. The caller
+bounds that drift (:mod:`kg_rag.graph_build`): incremental updates run until the entities they
+changed pass a budget (a share of the entities the last whole-graph run clustered), then the
+whole graph is clustered once; that run measures how much modularity the updates had lost, and
+:func:`adapt_budget` scales the budget towards a target loss. With a budget proportional to
+the graph, the whole-graph runs come at geometrically spaced sizes, so their cost per entity
+stays bounded as the graph grows.
 
 The result stays a valid hierarchy (at each level a node is in at most one community, every
 community's members are a subset of its parent's, parents one level up); it is not the
@@ -44,7 +60,7 @@ from pydantic import Field
 from communities.leiden import _canonical_edges, community_id, detect_communities
 from communities.schema import CommunityRecord, _Model
 
-__all__ = ["GraphView", "LocalUpdate", "update_partition"]
+__all__ = ["GraphView", "LocalUpdate", "adapt_budget", "update_partition"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +95,7 @@ class LocalUpdate(_Model):
         recomputed: Ids in ``upserts`` that were re-clustered: their summaries are checked
             against the stored content hash.
         resized: Ids in ``upserts`` of kept communities above the re-clustered ones whose
-            members changed (so their id changed), mapped to their stored id: the caller
+            members changed (they keep their id), mapped to their stored id: the caller
             decides whether a large community's summary is redone or carried over.
             The others in ``upserts`` only got a new ``parent_id``.
         removed: Stored ids to delete (not in ``upserts``), sorted.
@@ -235,15 +251,17 @@ def update_partition(
             new_id[rec.community_id] = None
             removed.add(rec.community_id)
             continue
-        updated = _record(rec.level, parent, ids)
-        new_id[rec.community_id] = updated.community_id
-        if updated.community_id != rec.community_id or updated.parent_id != rec.parent_id:
-            removed.add(rec.community_id)
-            upserts[updated.community_id] = updated
-            if updated.community_id != rec.community_id:
-                resized[updated.community_id] = rec.community_id
-    # Their untouched children follow their new ids (or go with a dropped parent).
-    moved = sorted(c for c, n in new_id.items() if n != c)
+        # Same id: the community continues, its untouched children stay as they are.
+        new_id[rec.community_id] = rec.community_id
+        if ids != set(rec.members) or parent != rec.parent_id:
+            updated = _record(rec.level, parent, ids).model_copy(
+                update={"community_id": rec.community_id}
+            )
+            upserts[rec.community_id] = updated
+            if ids != set(rec.members):
+                resized[rec.community_id] = rec.community_id
+    # Untouched children of a dropped community go with it.
+    moved = sorted(c for c, n in new_id.items() if n is None)
     while moved:
         follow = []
         for child in view.children(moved):
@@ -261,6 +279,7 @@ def update_partition(
 
     # Local Leiden per region.
     regions_run = 0
+    same: set[str] = set()
     for parent_old in sorted(regions, key=lambda p: (p is not None, p or "")):
         nodes = region_members[parent_old]
         parent = new_id.get(parent_old, parent_old) if parent_old is not None else None
@@ -275,9 +294,10 @@ def update_partition(
                 0,
             )
         touched, _ = regions[parent_old]
-        start = {n: i for i, t in enumerate(sorted(touched)) for n in members[t] if n in set(nodes)}
+        inside = set(nodes)
+        start = {n: i for i, t in enumerate(sorted(touched)) for n in members[t] if n in inside}
         regions_run += 1
-        for rec in _cluster_region(
+        clustered = _cluster_region(
             _induced(view, nodes, adjacency),
             start,
             level=level,
@@ -288,10 +308,14 @@ def update_partition(
             seed=seed,
             resolution=resolution,
             min_size=min_size,
-        ):
+        )
+        for rec in _keep_ids(clustered, replaced, upserts, view):
+            if replaced.get(rec.community_id) == rec:
+                same.add(rec.community_id)  # re-clustered as it was: nothing to write
+                continue
             upserts[rec.community_id] = rec
             recomputed.add(rec.community_id)
-    removed -= set(upserts)
+    removed -= set(upserts) | same
     return LocalUpdate(
         upserts=sorted(upserts.values(), key=lambda r: (r.level, r.community_id)),
         recomputed=sorted(recomputed),
@@ -300,6 +324,107 @@ def update_partition(
         region_nodes=region_nodes,
         regions=regions_run,
     )
+
+
+def adapt_budget(
+    budget: float,
+    spent: float,
+    loss: float,
+    target: float,
+    *,
+    lowest: float = 0.05,
+    highest: float = 2.0,
+    step: float = 2.0,
+) -> float:
+    """The next incremental budget, from the modularity loss measured when a run of
+    incremental updates had changed ``spent`` (a share of the entities clustered whole).
+
+    The loss grows about linearly with the share changed, so the budget becomes the share at
+    which the loss would have been ``target`` (``spent * target / loss``), moved by at most
+    ``step`` either way from ``budget`` per run (one measurement is noisy), and kept within
+    [``lowest``, ``highest``]. No loss (or a gain) scales the budget up by ``step``.
+
+    Args:
+        budget: The budget the run had.
+        spent: The share the run had changed when it was measured.
+        loss: Level-0 modularity of a whole-graph run minus that of the incremental
+            partition, on the same graph.
+        target: The loss a run may reach (``communities.max_modularity_loss``).
+        lowest, highest: Bounds of the result.
+        step: Largest factor of change.
+
+    Returns:
+        The next budget.
+    """
+    if target <= 0:
+        return lowest
+    wanted = spent * target / loss if loss > 0 else budget * step
+    wanted = min(budget * step, max(budget / step, wanted))
+    return min(highest, max(lowest, wanted))
+
+
+def _keep_ids(
+    records: Sequence[CommunityRecord],
+    replaced: Mapping[str, CommunityRecord],
+    taken: Mapping[str, CommunityRecord],
+    view: GraphView,
+) -> list[CommunityRecord]:
+    """Re-identify one region's re-clustered ``records`` (ids from their members) so that
+    communities continue the ids of the ``replaced`` ones they stand for.
+
+    Level by level from the top, a record's candidates are the replaced communities at its
+    level under the same parent (its parent's final id). Pairs are taken greedily by member
+    overlap (larger first; ties to the smaller old id, then the smaller new id), each old and
+    each new community at most once, when the overlap is more than half of either of the two.
+    A record that continues none keeps its member id unless that id is in use (in ``taken``,
+    this update's other writes, or stored and not replaced): then a salted one.
+    """
+    final: dict[str, str] = {}
+    by_place: dict[tuple[int, str | None], list[CommunityRecord]] = {}
+    for old in replaced.values():
+        by_place.setdefault((old.level, old.parent_id), []).append(old)
+    out: list[CommunityRecord] = []
+    used: set[str] = set()
+    for level in sorted({r.level for r in records}):
+        group = [
+            r.model_copy(update={"parent_id": final.get(r.parent_id, r.parent_id)})
+            if r.parent_id is not None
+            else r
+            for r in records
+            if r.level == level
+        ]
+        pairs: list[tuple[int, str, str]] = []
+        for rec in group:
+            mine = set(rec.members)
+            for old in by_place.get((level, rec.parent_id), []):
+                shared = len(mine & set(old.members))
+                if shared and (2 * shared > len(mine) or 2 * shared > len(old.members)):
+                    pairs.append((-shared, old.community_id, rec.community_id))
+        chosen: dict[str, str] = {}
+        for _, old_id, new_id in sorted(pairs):
+            if old_id in used or new_id in chosen:
+                continue
+            chosen[new_id] = old_id
+            used.add(old_id)
+        fresh = [r.community_id for r in group if r.community_id not in chosen]
+        stored = {r.community_id for r in view.get(fresh)} if fresh else set()
+        for rec in group:
+            cid = chosen.get(rec.community_id)
+            if cid is None:
+                cid, salt = rec.community_id, 0
+                while (
+                    cid in taken
+                    or cid in used
+                    or (cid in stored and cid not in replaced)
+                    or cid in final.values()
+                ):
+                    salt += 1
+                    cid = community_id(rec.level, [*rec.members, f"\x00{salt}"])
+                    stored |= {r.community_id for r in view.get([cid])}
+            final[rec.community_id] = cid
+            used.add(cid)
+            out.append(rec.model_copy(update={"community_id": cid}))
+    return out
 
 
 def _learn_ancestors(view: GraphView, known: dict[str, CommunityRecord]) -> None:

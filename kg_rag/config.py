@@ -228,13 +228,25 @@ class CommunitySettings(BaseModel):
     (:func:`communities.local.update_partition`) instead of the whole graph; ``False`` runs
     hierarchical Leiden over the whole graph on every ingest. ``kg-rag communities rebuild``
     runs it once."""
-    max_region_nodes: int = 200
+    max_region_nodes: int = 50
     """Largest community an incremental update re-clusters whole; in a larger one only the
     touched sub-communities are re-clustered (and its summary is redone only once it has
     grown by a quarter). Bounds the work per changed entity whatever the graph's size."""
-    max_incremental_share: float = 0.3
-    """When an incremental update would re-cluster more than this share of the graph's
-    entities, the whole graph is clustered instead."""
+    max_incremental_share: float = 0.6
+    """Cost guard: when one incremental update would re-cluster more than this share of the
+    graph's entities, the whole graph is clustered instead (it then costs about the same).
+    Quality is guarded by ``local_budget`` and ``max_modularity_loss``."""
+    local_budget: float = 0.5
+    """Quality guard: incremental updates run until the entities they changed since the last
+    whole-graph clustering pass this share of the entities clustered then; the next update
+    clusters the whole graph. The share is adapted after every such run to what was measured
+    (see ``max_modularity_loss``), and kept in ``community-drift.json`` in the knowledge
+    base; any whole-graph run (``kg-rag communities rebuild`` too) starts a new count."""
+    max_modularity_loss: float = 0.01
+    """The level-0 modularity a run of incremental updates may lose against a whole-graph
+    clustering of the same entities. Each whole-graph run that ends a run of incremental
+    updates measures that loss and scales ``local_budget`` towards it (at most ×2 or ÷2 per
+    run, within 0.05-2)."""
 
 
 class RouterSettings(BaseModel):

@@ -12,7 +12,10 @@ runs seeded on a canonical edge list whose weights are a function of the stored 
 communities and ids whether the graph was built in one ingest or many. After the first
 ingest, communities are updated incrementally (:func:`communities.local.update_partition`:
 only what the change touched is re-clustered, reading the graph through the store's
-neighbourhood queries); ``kg-rag communities rebuild`` runs the whole graph again.
+neighbourhood queries) until the entities they changed pass a budget that the measured
+modularity loss keeps adapted (``community-drift.json`` in the knowledge base, see
+:func:`communities.local.adapt_budget`); then the whole graph is clustered once.
+``kg-rag communities rebuild`` runs the whole graph again.
 """
 
 from __future__ import annotations
@@ -116,6 +119,22 @@ class CommunityBuildReport(BaseModel):
     carried: int = 0
     """Large communities whose members changed but whose summary was kept (see
     :meth:`GraphBuilder._carry`)."""
+    full_reason: str = ""
+    """Why the whole graph was clustered: ``first`` (no communities yet), ``requested``
+    (``full=True``, ``kg-rag communities rebuild``), ``configured`` (incremental updates off
+    or not supported by the store), ``budget`` (the incremental budget was spent), ``cost``
+    (one update would re-cluster more than ``communities.max_incremental_share``); empty for
+    an incremental update."""
+    modularity: float | None = None
+    """Level-0 modularity of a whole-graph run."""
+    modularity_loss: float | None = None
+    """What the incremental updates before a ``budget`` run had lost: the run's level-0
+    modularity minus the stored partition's, on the entities both cover."""
+    local_budget: float | None = None
+    """The incremental budget after this build (share of the entities last clustered whole)."""
+    local_spent: float | None = None
+    """The share of the entities last clustered whole that the incremental updates since
+    then changed (for a ``budget`` run: with this change, when the loss was measured)."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     """Wall time per step: ``load`` (graph read), ``leiden``, ``summarize`` (contexts,
@@ -128,8 +147,10 @@ class CommunityBuildReport(BaseModel):
                 f", {self.llm_calls} LLM calls ({self.prompt_tokens} prompt + "
                 f"{self.completion_tokens} completion tokens)"
             )
+        # An incremental update reads only what it touched: it does not count the levels.
+        shape = "updated incrementally" if self.incremental else f"over {self.levels} levels"
         return (
-            f"{self.communities} over {self.levels} levels, "
+            f"{self.communities} {shape}, "
             f"{self.summarized} summarized, {self.unchanged} unchanged, {self.removed} removed, "
             f"{len(self.failures)} summary failures{llm}, {self.indexed} indexed "
             f"({self.embedded} embedded), {self.seconds:.1f}s"
@@ -522,17 +543,44 @@ class GraphBuilder:
                 "get_communities",
             )
         )
+        reason = "requested" if full else ""
         if full is None:
             full = not cfg.incremental or not can_local
+            reason = "configured" if full else ""
         if not full:
-            report = self._build_local(retry)
+            report, reason = self._build_local(retry)
             if report is not None:
                 return report
-        return self._build_full(retry, can_local)
+        return self._build_full(retry, can_local, reason)
 
-    def _build_full(self, retry: Sequence[str], can_local: bool) -> CommunityBuildReport:
-        """Hierarchical Leiden over the whole graph."""
-        from communities import detect_communities
+    @property
+    def _drift_file(self) -> Path:
+        return Path(self.settings.kb_dir) / "community-drift.json"
+
+    def _drift(self) -> dict[str, float] | None:
+        """The incremental budget's state: ``clustered`` (entities of the last whole-graph
+        run), ``changed`` (entities incremental updates changed since), ``budget`` (share of
+        ``clustered`` they may change); ``None`` when nothing was recorded."""
+        try:
+            data = json.loads(self._drift_file.read_text(encoding="utf-8"))
+            return {k: float(data[k]) for k in ("clustered", "changed", "budget")}
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _save_drift(self, state: dict[str, float]) -> None:
+        path = self._drift_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+
+    def _build_full(
+        self, retry: Sequence[str], can_local: bool, reason: str = ""
+    ) -> CommunityBuildReport:
+        """Hierarchical Leiden over the whole graph; after a run of incremental updates
+        (``reason == "budget"``) it measures what they had lost and adapts the budget."""
+        from communities import detect_communities, modularity
+        from communities.local import adapt_budget
 
         t0 = time.perf_counter()
         cfg = self.settings.communities
@@ -543,25 +591,86 @@ class GraphBuilder:
         entities = self.graph.all_entities()
         relations = self.graph.all_relations()
         lap("load")
-        records = detect_communities(
-            self._community_graph(relations), max_cluster_size=cfg.max_cluster_size, seed=cfg.seed
-        )
+        graph = self._community_graph(relations)
+        records = detect_communities(graph, max_cluster_size=cfg.max_cluster_size, seed=cfg.seed)
         lap("leiden")
-        old = {c.community_id: c for c in self.graph.communities()}
+        stored = self.graph.communities()
+        report.full_reason = reason or ("first" if not stored else "requested")
+        report.modularity = round(modularity(graph, records), 4)
+        state = self._drift()
+        budget = state["budget"] if state is not None else cfg.local_budget
+        if reason == "budget" and stored and changes is not None and state is not None:
+            # What the incremental updates would have given, this one included, against
+            # this run, on the same graph: the loss the budget is adapted to.
+            drifted = self._drifted_partition(stored, changes, int(graph.number_of_nodes()))
+            loss = report.modularity - modularity(graph, drifted)
+            spent = (state["changed"] + len(changes[0])) / max(state["clustered"], 1.0)
+            report.modularity_loss = round(loss, 4)
+            report.local_spent = round(spent, 4)
+            budget = adapt_budget(budget, spent, loss, cfg.max_modularity_loss)
+        report.local_budget = round(budget, 4)
+        lap("measure")
+        old = {c.community_id: c for c in stored}
+        # A community an incremental update continued under an older id has the same
+        # members as this run's: its summary is checked against that community's hash.
+        by_members = {(c.level, frozenset(c.members)): c for c in stored}
+        compare = dict(old)
+        for rec in records:
+            if rec.community_id not in old:
+                prev = by_members.get((rec.level, frozenset(rec.members)))
+                if prev is not None:
+                    compare[rec.community_id] = prev
         redo = set(retry)
-        result = self._summarize(records, entities, relations, old, redo, report)
+        result = self._summarize(records, entities, relations, compare, redo, report)
         lap("summarize")
-        self.graph.upsert_communities(result)
-        self._pend_index(None)
+        current = {c.community_id for c in result}
+        if can_local and stored:
+            # Delta write: only what differs from the stored layer.
+            written = [c for c in result if not _same_community(old.get(c.community_id), c)]
+            gone = sorted(set(old) - current)
+            store.apply_communities(written, gone)
+            # A community that lost a deleted member already reads without it in the store
+            # (so it is not "written"), but the index still lists the member.
+            stale = changes[1] if changes is not None else []
+            self._pend_index([*(c.community_id for c in written), *gone, *stale])
+        else:
+            self.graph.upsert_communities(result)
+            self._pend_index(None)
         if changes is not None:
             store.clear_community_changes(*changes)
+        # Last: a build killed before this point is redone as a whole-graph run again.
+        self._save_drift({"clustered": graph.number_of_nodes(), "changed": 0, "budget": budget})
         lap("write")
-        current = {c.community_id for c in result}
         report.communities = len(result)
         report.levels = len({c.level for c in result})
         report.removed = len(set(old) - current)
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _drifted_partition(
+        self, stored: Sequence[Community], changes: tuple[list[str], list[str]], nodes: int
+    ) -> list[Any]:
+        """The partition an incremental update of ``stored`` for ``changes`` would give
+        (computed, not written)."""
+        from communities.local import update_partition
+
+        cfg = self.settings.communities
+        local = update_partition(
+            _StoreView(self.graph),
+            changes[0],
+            changes[1],
+            total_nodes=nodes,
+            max_cluster_size=cfg.max_cluster_size,
+            seed=cfg.seed,
+            max_region_nodes=cfg.max_region_nodes,
+            max_share=1.0,
+        )
+        records = {r.community_id: r for r in _StoreView._records(stored)}
+        if local is not None:
+            for cid in local.removed:
+                records.pop(cid, None)
+            records.update((r.community_id, r) for r in local.upserts)
+        return list(records.values())
 
     def _carry(self, local: Any, targets: list[Any]) -> list[Community]:
         """Communities above the re-clustered ones that only gained or lost members: small
@@ -605,8 +714,9 @@ class GraphBuilder:
             )
         return carried
 
-    def _build_local(self, retry: Sequence[str]) -> CommunityBuildReport | None:
-        """The incremental update, or ``None`` when the whole graph should be clustered."""
+    def _build_local(self, retry: Sequence[str]) -> tuple[CommunityBuildReport | None, str]:
+        """The incremental update, or ``None`` with the reason the whole graph should be
+        clustered instead."""
         from communities import CommunityRecord
         from communities.local import update_partition
 
@@ -617,8 +727,23 @@ class GraphBuilder:
         lap = _Lap(report.stage_seconds)
         counts = self.graph.counts()
         if not counts.get("communities"):
-            return None
+            return None, "first"
         changed, stale = store.community_changes()
+        state = self._drift() or {
+            "clustered": float(counts.get("entities", 0)),
+            "changed": 0.0,
+            "budget": cfg.local_budget,
+        }
+        spent = state["changed"] + len(changed)
+        if changed and spent > state["budget"] * max(state["clustered"], 1.0):
+            log.debug(
+                "incremental budget spent (%d changed entities since the last whole-graph run, "
+                "budget %.2f of %d): whole-graph run",
+                spent,
+                state["budget"],
+                state["clustered"],
+            )
+            return None, "budget"
         view = _StoreView(store)
         local = update_partition(
             view,
@@ -631,7 +756,7 @@ class GraphBuilder:
             max_share=cfg.max_incremental_share,
         )
         if local is None:
-            return None
+            return None, "cost"
         lap("leiden")
         redo = set(retry)
         recomputed = set(local.recomputed)
@@ -669,16 +794,22 @@ class GraphBuilder:
             result.append(old[cid].model_copy(update={"parent_id": rec.parent_id}))
         lap("summarize")
         store.apply_communities(result, local.removed)
-        self._pend_index([*(c.community_id for c in result), *local.removed])
+        self._pend_index([*(c.community_id for c in result), *local.removed, *stale])
         store.clear_community_changes(changed, stale)
+        self._save_drift({**state, "changed": spent})
         lap("write")
         report.communities = int(self.graph.counts().get("communities", 0))
+        # Kept: every stored community but the summarized ones and the carried ones (whose
+        # content hash records the carry); the untouched ones were not even read.
+        report.unchanged = report.communities - report.summarized - len(carried)
         report.removed = len(local.removed)
         report.region_nodes = local.region_nodes
         report.carried = len(carried)
         report.incremental = True
+        report.local_budget = round(state["budget"], 4)
+        report.local_spent = round(spent / max(state["clustered"], 1.0), 4)
         report.seconds = time.perf_counter() - t0
-        return report
+        return report, ""
 
     @property
     def _pending_file(self) -> Path:
@@ -748,6 +879,17 @@ class GraphBuilder:
             report.levels = len({c.level for c in stored})
         report.seconds += time.perf_counter() - t0
         return report
+
+
+def _same_community(stored: Community | None, new: Community) -> bool:
+    """True when writing ``new`` would not change the ``stored`` community (vectors live in
+    the community index, not compared)."""
+    if stored is None:
+        return False
+    keys = ("level", "parent_id", "title", "summary", "findings", "rank", "content_hash")
+    return all(getattr(stored, k) == getattr(new, k) for k in keys) and sorted(
+        stored.members
+    ) == sorted(new.members)
 
 
 def _evidence_weight(relation: Relation) -> float:

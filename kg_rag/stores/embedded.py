@@ -599,36 +599,61 @@ class EmbeddedGraphStore:
         """Change part of the community layer: delete the communities ``removed``, insert or
         replace ``upserts`` (by id; members that are not stored entities are dropped).
 
-        Costs what is written, not what is stored: the incremental community update
-        (:mod:`kg_rag.graph_build`) writes this way.
+        Costs what changes, not what is stored: a replaced community's row is rewritten, but
+        of its member rows only those of members it gained or lost (the incremental
+        community update, :mod:`kg_rag.graph_build`, writes this way).
         """
         with self._lock:
             self._table("communities")
-            latest = {c.community_id: c for c in upserts}
-            gone = (set(removed) | set(latest)) & set(self._communities)
+            latest = {
+                c.community_id: c.model_copy(
+                    update={"members": sorted({m for m in c.members if m in self._entities})}
+                )
+                for c in upserts
+            }
+            gone = (set(removed) - set(latest)) & set(self._communities)
+            dropped: list[tuple[str, str]] = [
+                (cid, m) for cid in gone for m in self._communities[cid].members
+            ]
+            added: list[tuple[str, str]] = []
+            for cid, community in latest.items():
+                before = self._communities.get(cid)
+                old = set(before.members) if before is not None else set()
+                new = set(community.members)
+                dropped.extend((cid, m) for m in old - new)
+                added.extend((cid, m) for m in new - old)
+                if before is not None and before.parent_id != community.parent_id:
+                    self._unlink_child(cid, before.parent_id)
+            if dropped:
+                self._delete_rows(
+                    "community_members", "membership_id", [_membership_id(c, m) for c, m in dropped]
+                )
             if gone:
-                old_members = [
-                    _membership_id(cid, m) for cid in gone for m in self._communities[cid].members
-                ]
-                self._delete_rows("community_members", "membership_id", old_members)
                 self._delete_rows("communities", "community_id", gone)
                 for cid in gone:
-                    community = self._communities.pop(cid)
-                    for member in community.members:
-                        ids = self._membership.get(member)
-                        if ids is not None:
-                            ids.discard(cid)
-                            if not ids:
-                                del self._membership[member]
-                    if community.parent_id is not None:
-                        siblings = self._children.get(community.parent_id)
-                        if siblings is not None:
-                            siblings.discard(cid)
-                            if not siblings:
-                                del self._children[community.parent_id]
-            self._write_communities(list(latest.values()))
+                    self._unlink_child(cid, self._communities.pop(cid).parent_id)
+            for cid, member in dropped:
+                ids = self._membership.get(member)
+                if ids is not None:
+                    ids.discard(cid)
+                    if not ids:
+                        del self._membership[member]
+            self._write_communities(list(latest.values()), members=added)
 
-    def _write_communities(self, communities: Sequence[Community]) -> None:
+    def _unlink_child(self, cid: str, parent_id: str | None) -> None:
+        if parent_id is None:
+            return
+        siblings = self._children.get(parent_id)
+        if siblings is not None:
+            siblings.discard(cid)
+            if not siblings:
+                del self._children[parent_id]
+
+    def _write_communities(
+        self, communities: Sequence[Community], members: Sequence[tuple[str, str]] | None = None
+    ) -> None:
+        """Write community rows and member rows (``members``: the (community, entity) pairs
+        to add; ``None``: every member of ``communities``)."""
         latest = {c.community_id: c for c in communities}
         stored = {
             cid: c.model_copy(
@@ -653,16 +678,16 @@ class EmbeddedGraphStore:
                 for c in stored.values()
             ],
         )
+        pairs = (
+            [(c.community_id, m) for c in stored.values() for m in c.members]
+            if members is None
+            else members
+        )
         self._upsert_rows(
             "community_members",
             [
-                {
-                    "membership_id": _membership_id(c.community_id, m),
-                    "community_id": c.community_id,
-                    "entity_id": m,
-                }
-                for c in stored.values()
-                for m in c.members
+                {"membership_id": _membership_id(cid, m), "community_id": cid, "entity_id": m}
+                for cid, m in pairs
             ],
         )
         for cid, community in stored.items():

@@ -429,21 +429,31 @@ class Neo4jGraphStore:
     def apply_communities(self, upserts: Sequence[Community], removed: Sequence[str] = ()) -> None:
         """Change part of the community layer in one transaction: delete ``removed``, insert
         or replace ``upserts`` (members that are not stored entities are dropped, parents
-        linked with ``CHILD_OF``); children of a replaced community stay linked to it."""
+        linked with ``CHILD_OF``); children of a replaced community stay linked to it.
+
+        A delta write: of a replaced community only the member links it gained or lost
+        (and a changed parent link) are written, so growing a large community by one member
+        costs one link."""
         rows = [self._community_row(c) for c in {c.community_id: c for c in upserts}.values()]
         ids = [r["community_id"] for r in rows]
         gone = sorted(set(removed) - set(ids))
+        stored = {c.community_id: c for c in self.get_communities(ids)}
+        for row in rows:
+            before = stored.get(row["community_id"])
+            old = set(before.members) if before is not None else set()
+            row["dropped"] = sorted(old - set(row["members"]))
+            row["members"] = sorted(set(row["members"]) - old)
+        parents = [r for r in rows if r["parent_id"] is not None]
 
         def work(tx: neo4j.ManagedTransaction) -> None:
             for id_batch in _batches(gone, self._batch_size):
                 tx.run(q.DELETE_COMMUNITIES, ids=list(id_batch)).consume()
-            for id_batch in _batches(ids, self._batch_size):
-                tx.run(q.UNLINK_COMMUNITIES, ids=list(id_batch)).consume()
             for batch in _batches(rows, self._batch_size):
                 tx.run(q.CREATE_COMMUNITIES, rows=list(batch)).consume()
             for batch in _batches(rows, self._batch_size):
+                tx.run(q.UNLINK_COMMUNITY_CHANGES, rows=list(batch)).consume()
+            for batch in _batches(rows, self._batch_size):
                 tx.run(q.LINK_COMMUNITY_MEMBERS, rows=list(batch)).consume()
-            parents = [r for r in rows if r["parent_id"] is not None]
             for batch in _batches(parents, self._batch_size):
                 tx.run(q.LINK_COMMUNITY_PARENTS, rows=list(batch)).consume()
 

@@ -453,13 +453,21 @@ MATCH (c:Community {community_id: id})
 DETACH DELETE c
 """
 
-# An upserted community keeps its node (children link to it) but its member and parent
-# links are replaced.
-UNLINK_COMMUNITIES: Final = """
-UNWIND $ids AS id
-MATCH (c:Community {community_id: id})
-CALL (c) { MATCH (:Entity)-[m:IN_COMMUNITY]->(c) DELETE m }
-CALL (c) { MATCH (c)-[p:CHILD_OF]->(:Community) DELETE p }
+# An upserted community keeps its node (children link to it); the member links it lost
+# and a parent link that changed go (the gained ones are merged by LINK_COMMUNITY_MEMBERS).
+UNLINK_COMMUNITY_CHANGES: Final = """
+UNWIND $rows AS row
+MATCH (c:Community {community_id: row.community_id})
+CALL (c, row) {
+  UNWIND row.dropped AS member
+  MATCH (:Entity {entity_id: member})-[m:IN_COMMUNITY]->(c)
+  DELETE m
+}
+CALL (c, row) {
+  MATCH (c)-[p:CHILD_OF]->(q:Community)
+  WHERE row.parent_id IS NULL OR q.community_id <> row.parent_id
+  DELETE p
+}
 REMOVE c.community_dirty
 """
 

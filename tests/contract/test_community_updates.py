@@ -141,3 +141,48 @@ def test_apply_communities_keeps_children_of_a_replaced_parent(store: Any) -> No
     store.apply_communities([Community(community_id="k1", level=1, members=["e_alice"])])
     assert [c.community_id for c in store.child_communities(["k1"])] == ["k0a", "k0b"]
     assert {c.community_id: c.members for c in store.communities()}["k1"] == ["e_alice"]
+
+
+@pytest.mark.parametrize(
+    ("members", "parent", "reads"),
+    [
+        # gains e_carol (a delta write adds one member link)
+        (
+            ["e_acme", "e_alice", "e_bob", "e_carol"],
+            "k1",
+            {"e_carol": ["k0a", "k1"], "e_alice": ["k0a", "k1"]},
+        ),
+        # loses e_alice, the others stay linked
+        (["e_acme", "e_bob"], "k1", {"e_alice": ["k1"], "e_bob": ["k0a", "k1"]}),
+        # loses one, gains one; a member that is no stored entity is dropped
+        (["e_acme", "e_bob", "e_louvre", "e_ghost"], "k1", {"e_alice": ["k1"]}),
+        # moves under a new parent k2
+        (["e_acme", "e_alice", "e_bob"], "k2", {"e_alice": ["k0a", "k1", "k2"]}),
+        # becomes a root
+        (["e_acme", "e_alice", "e_bob"], None, {"e_bob": ["k0a", "k1"]}),
+    ],
+)
+def test_apply_communities_replaces_members_and_parent(
+    store: Any, members: list[str], parent: str | None, reads: dict[str, list[str]]
+) -> None:
+    """A community replaced under its id ends up with exactly its new members and parent,
+    whatever it had before (the stores write only the member links that changed)."""
+    loaded(store)
+    k0a = next(c for c in data.communities() if c.community_id == "k0a")
+    upserts = [k0a.model_copy(update={"members": members, "parent_id": parent})]
+    if parent == "k2":
+        upserts.insert(
+            0, Community(community_id="k2", level=1, members=["e_acme", "e_alice", "e_bob"])
+        )
+    store.apply_communities(upserts)
+    got = {c.community_id: c for c in store.communities()}
+    stored = [m for m in members if m != "e_ghost"]
+    assert got["k0a"].members == sorted(stored)
+    assert got["k0a"].parent_id == parent
+    assert store.get_communities(["k0a"])[0].members == sorted(stored)
+    for entity, ids in reads.items():
+        assert [c.community_id for c in store.communities_of([entity])] == ids
+    under_k1 = [c.community_id for c in store.child_communities(["k1"])]
+    assert under_k1 == (["k0a", "k0b"] if parent == "k1" else ["k0b"])
+    if parent == "k2":
+        assert [c.community_id for c in store.child_communities(["k2"])] == ["k0a"]

@@ -7,13 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from neo4j import GraphDatabase
 
 from kg_rag.config import EmbeddingSettings, LLMSettings, Neo4jSettings, Settings
 from kg_rag.demo import corpus_path
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.ingest.loaders import SourceDocument
-from kg_rag.stores import queries
 from kg_rag.testing import HashEmbeddings
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -45,21 +43,15 @@ def _open(kb: Path, neo4j: Neo4jSettings) -> KnowledgeEngine:
 
 
 def test_neo4j_engine_sees_another_engines_ingest(
-    tmp_path: Path, neo4j_settings: Neo4jSettings
+    tmp_path: Path, empty_neo4j: Neo4jSettings
 ) -> None:
-    password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
-    with GraphDatabase.driver(neo4j_settings.uri, auth=(neo4j_settings.user, password)) as drv:
-        while drv.execute_query(
-            queries.WIPE_BATCH, {"batch": 10_000}, database_=neo4j_settings.database
-        ).records[0]["n"]:
-            pass
     kb = tmp_path / "kb"
-    reader = _open(kb, neo4j_settings)
+    reader = _open(kb, empty_neo4j)
     try:
         reader.ingest([corpus_path()])
         before = reader.ask(QUESTION)
         assert NEW_DOC.doc_id not in {c.doc_id for c in before.citations}
-        with _open(kb, neo4j_settings) as writer:
+        with _open(kb, empty_neo4j) as writer:
             writer.ingest([NEW_DOC])
         answer = reader.ask(QUESTION)
         assert NEW_DOC.doc_id in {c.doc_id for c in answer.citations}, answer.render_text()

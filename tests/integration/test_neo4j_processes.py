@@ -16,12 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from neo4j import GraphDatabase
 
 from kg_rag.config import EmbeddingSettings, LLMSettings, Neo4jSettings, Settings
 from kg_rag.demo import DEMO_QUESTIONS, corpus_path
 from kg_rag.engine import KnowledgeEngine
-from kg_rag.stores import queries
 from kg_rag.testing import HashEmbeddings
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -74,16 +72,11 @@ def neo4j_settings_for(kb: Path, neo4j: Neo4jSettings) -> Settings:
 
 
 def test_two_engine_processes_answer_over_one_neo4j_knowledge_base(
-    tmp_path: Path, neo4j_settings: Neo4jSettings
+    tmp_path: Path, empty_neo4j: Neo4jSettings
 ) -> None:
-    password = neo4j_settings.password.get_secret_value() if neo4j_settings.password else ""
-    with GraphDatabase.driver(neo4j_settings.uri, auth=(neo4j_settings.user, password)) as drv:
-        while drv.execute_query(
-            queries.WIPE_BATCH, {"batch": 10_000}, database_=neo4j_settings.database
-        ).records[0]["n"]:
-            pass
+    password = empty_neo4j.password.get_secret_value() if empty_neo4j.password else ""
     kb = tmp_path / "kb"
-    settings = neo4j_settings_for(kb, neo4j_settings)
+    settings = neo4j_settings_for(kb, empty_neo4j)
     expected = {}
     with KnowledgeEngine.open(
         kb, settings=settings, embedder=HashEmbeddings(DIMS), progress=False
@@ -101,10 +94,10 @@ def test_two_engine_processes_answer_over_one_neo4j_knowledge_base(
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_RAG_")}
     env.update(
         PYTHONPATH=str(REPO),
-        KG_RAG_NEO4J__URI=neo4j_settings.uri,
-        KG_RAG_NEO4J__USER=neo4j_settings.user,
+        KG_RAG_NEO4J__URI=empty_neo4j.uri,
+        KG_RAG_NEO4J__USER=empty_neo4j.user,
         KG_RAG_NEO4J__PASSWORD=password,
-        KG_RAG_NEO4J__DATABASE=neo4j_settings.database,
+        KG_RAG_NEO4J__DATABASE=empty_neo4j.database,
         KG_RAG_NEO4J__QUERY_TIMEOUT_S=str(QUERY_TIMEOUT_S),
     )
     # Both processes run at once: started together, read after both are running.

@@ -72,12 +72,11 @@ def apply(records: Sequence[CommunityRecord], update: LocalUpdate) -> list[Commu
 
 def assert_valid(records: Sequence[CommunityRecord], graph: nx.Graph) -> None:
     """Every node in at most one community per level, parents one level up and supersets,
-    ids from (level, members), members are nodes with edges."""
+    ids unique, members are nodes with edges."""
     by_id = {r.community_id: r for r in records}
     assert len(by_id) == len(records)
     seen: dict[int, set[str]] = {}
     for r in records:
-        assert r.community_id == community_id(r.level, r.members)
         assert r.size == len(r.members) >= 2
         level = seen.setdefault(r.level, set())
         assert not level & set(r.members), f"a node is in two level-{r.level} communities"
@@ -232,8 +231,8 @@ def test_what_each_change_does(change: Callable[[nx.Graph], list[str]], expect: 
 
 def test_a_large_community_is_not_reclustered_whole() -> None:
     """With a cap below the level-0 community's size, only its touched child is re-clustered:
-    the level-0 community gains the new member (new id), its other children keep their ids
-    and follow it as their parent."""
+    the level-0 community gains the new member and keeps its id, its other children are not
+    written again."""
     graph = groups(6)
     before = detect_communities(graph, max_cluster_size=5, seed=42)
     top = [r for r in before if r.level == 0]
@@ -258,10 +257,13 @@ def test_a_large_community_is_not_reclustered_whole() -> None:
     assert len(root) == 1 and root[0].size == 13
     untouched = [r for r in children if "n01_2" not in r.members]
     assert len(untouched) == 2
+    assert root[0].community_id == home.community_id
+    assert update.resized == {home.community_id: home.community_id}
     by_id = {r.community_id: r for r in after}
+    written = {r.community_id for r in update.upserts}
     for child in untouched:
         assert by_id[child.community_id].parent_id == root[0].community_id
-        assert child.community_id not in update.recomputed
+        assert child.community_id not in written and child.community_id not in update.removed
     assert update.region_nodes == 5  # the clique of n01_2 and the new node
 
 
@@ -286,3 +288,99 @@ def test_no_change_changes_nothing() -> None:
         MemoryView(graph, before), [], total_nodes=graph.number_of_nodes(), max_share=1.0
     )
     assert update == LocalUpdate()
+
+
+def _merge_two_cliques(g: nx.Graph) -> list[str]:
+    pairs = [(f"n20_{i}", f"n21_{j}") for i in range(4) for j in range(4)]
+    g.add_edges_from((a, b, {"weight": 5.0}) for a, b in pairs)
+    return sorted({n for p in pairs for n in p})
+
+
+@pytest.mark.parametrize(
+    ("change", "node", "keeps"),
+    [
+        # re-clustered whole (cap above the group size): the group continues its id
+        (_add_node_to_clique, "x", "n31_2"),
+        (_new_chain_off_clique, "z1", "n11_3"),
+        (_delete_node, "n41_2", "n41_2"),
+        (_edge_inside, "n50_1", "n50_1"),
+        (_merge_two_cliques, "n20_0", "n20_0"),
+        # a community that continues none: the id of its members
+        (_new_pair, "p", None),
+    ],
+)
+@pytest.mark.parametrize("max_region", [2000, 8])
+def test_a_community_keeps_its_id_through_an_update(
+    change: Callable[[nx.Graph], list[str]], node: str, keeps: str | None, max_region: int
+) -> None:
+    graph = groups(6)
+    before = detect_communities(graph, max_cluster_size=MAX, seed=42)
+    changed = change(graph)
+    update = update_partition(
+        MemoryView(graph, before),
+        changed,
+        total_nodes=graph.number_of_nodes(),
+        max_cluster_size=MAX,
+        max_region_nodes=max_region,
+        max_share=1.0,
+    )
+    assert update is not None
+    after = apply(before, update)
+    assert_valid(after, graph)
+    old_ids = {r.community_id for r in before}
+    for level in (0, 1):
+        now = [r for r in after if r.level == level and node in r.members]
+        if keeps is None:
+            assert [r.community_id for r in now] == [community_id(level, now[0].members)]
+            assert now[0].community_id not in old_ids
+            break
+        was = [r for r in before if r.level == level and keeps in r.members]
+        assert len(now) == len(was) == 1
+        # the level-0 group barely changes; a level-1 clique may be split or merged, but the
+        # node's clique then still continues one of the old ids
+        if level == 0 or set(now[0].members) == set(was[0].members) | {node}:
+            assert now[0].community_id == was[0].community_id
+        else:
+            assert now[0].community_id in old_ids | {community_id(1, now[0].members)}
+    # the written communities are the changed ones: nothing is rewritten as it was
+    stored = {r.community_id: r for r in before}
+    for rec in update.upserts:
+        assert stored.get(rec.community_id) != rec
+
+
+def test_a_new_community_whose_member_id_is_taken_gets_a_salted_id() -> None:
+    """A continued community keeps an id made from members it no longer has; a new community
+    with exactly those members gets another id."""
+    graph = groups(6)
+    before = detect_communities(graph, max_cluster_size=MAX, seed=42)
+    home = next(r for r in before if r.level == 0 and "n01_2" in r.members)
+    # The community of n01_2 carries the member id of its clique n00 (as if it had been
+    # continued by an update after those members grew).
+    clique = sorted(m for m in home.members if m.startswith("n00_"))
+    taken = community_id(0, clique)
+    renamed = [
+        r.model_copy(
+            update={
+                "community_id": taken if r.community_id == home.community_id else r.community_id,
+                "parent_id": taken if r.parent_id == home.community_id else r.parent_id,
+            }
+        )
+        for r in before
+    ]
+    # Cut the clique n00 off its group: it becomes a level-0 community of its own.
+    cut = [(a, b) for a, b in graph.edges if (a in clique) != (b in clique)]
+    graph.remove_edges_from(cut)
+    update = update_partition(
+        MemoryView(graph, renamed),
+        sorted({n for e in cut for n in e}),
+        total_nodes=graph.number_of_nodes(),
+        max_cluster_size=MAX,
+        max_share=1.0,
+    )
+    assert update is not None
+    after = apply(renamed, update)
+    assert_valid(after, graph)
+    level0 = {r.community_id: r for r in after if r.level == 0}
+    assert taken in level0  # the group continues its id
+    alone = [r for r in level0.values() if set(r.members) == set(clique)]
+    assert len(alone) == 1 and alone[0].community_id not in (taken, home.community_id)

@@ -66,7 +66,7 @@ def _ids(kb: Path) -> dict[str, Any]:
         }
 
 
-@pytest.mark.parametrize("fail_on", ["upsert_relations", "upsert_mentions", "upsert_communities"])
+@pytest.mark.parametrize("fail_on", ["upsert_relations", "upsert_mentions", "apply_communities"])
 @pytest.mark.parametrize("edited_again", [False, True])
 def test_store_without_rollback_converges_after_a_broken_batch(
     tmp_path: Path, fail_on: str, edited_again: bool
