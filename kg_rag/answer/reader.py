@@ -48,6 +48,22 @@ _NUMBER = re.compile(
 )
 # Patterns built from names and terms, compiled once each (re's own cache holds only 512).
 _rx = functools.lru_cache(maxsize=8192)(re.compile)
+
+
+def _occurrences(needle: str, text: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-overlapping occurrence of ``needle`` in ``text``, left to
+    right: what ``re.finditer(re.escape(needle), text)`` gives, without compiling a pattern
+    for every new name."""
+    if not needle:
+        return [(i, i) for i in range(len(text) + 1)]
+    out: list[tuple[int, int]] = []
+    at = text.find(needle)
+    while at >= 0:
+        out.append((at, at + len(needle)))
+        at = text.find(needle, at + len(needle))
+    return out
+
+
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;。：:！？!?]")
 _EN_WORD = re.compile(r"[a-z][a-z'\-]*")
 _LOWER_WORD = re.compile(r"(?<![\w\-])[a-z][a-z'\-]+\b")
@@ -348,17 +364,17 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     if len(head) < 2:
         return out
-    for m in _rx(re.escape(head)).finditer(sentence):
-        a = m.start()
+    for start, end in _occurrences(head, sentence):
+        a = start
         while (
             a > 0
-            and m.start() - a < 6
+            and start - a < 6
             and _CJK.match(sentence[a - 1])
             and sentence[a - 1] not in "的了和与及在于是为由从把被将获得"
         ):
             a -= 1
-        if a < m.start() and not _ZH_QUANTIFIER.match(sentence[a : m.start()]):
-            out.append((a, m.end(), "NAME"))
+        if a < start and not _ZH_QUANTIFIER.match(sentence[a:start]):
+            out.append((a, end, "NAME"))
     return out
 
 
@@ -634,20 +650,53 @@ def _place_evidence(name: str, texts: Sequence[str]) -> tuple[list[float], list[
     classes: list[float] = []
     positions: list[float] = []
     for text in texts:
-        for m in _rx(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])").finditer(text):
-            of = _CLASS_OF.search(text[max(0, m.start() - 40) : m.start()])
+        for start, end in _bounded(name, text):
+            of = _CLASS_OF.search(text[max(0, start - 40) : start])
             if of:
                 classes.append(_ADDRESS_RANK[of.group(1).lower()] / top)
-            is_a = _CLASS_IS.match(text[m.end() : m.end() + 200]) or _CLASS_AFTER.match(
-                text[m.end() : m.end() + 20]
+            is_a = _CLASS_IS.match(text[end : end + 200]) or _CLASS_AFTER.match(
+                text[end : end + 20]
             )
             if is_a:
                 classes.append(_ADDRESS_RANK[is_a.group(1).lower()] / top)
-        for m in _ADDRESS.finditer(text):
-            items = [m.group(0)[s - m.start() : e - m.start()] for s, e in _items(m)]
+        for items in _addresses(text):
             if name in items and len(items) > 1:
                 positions.append(items.index(name) / (len(items) - 1))
     return classes, positions
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def _bounded(name: str, text: str) -> list[tuple[int, int]]:
+    """(start, end) of ``name`` in ``text`` where no word character or hyphen touches it on
+    either side, left to right without overlaps (a plain scan: names are new in every
+    question, so a compiled pattern per name would be compiled once and used once)."""
+    out: list[tuple[int, int]] = []
+    if not name:
+        return out
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not _word_char(text[at - 1])) and (
+            end == len(text) or not _word_char(text[end])
+        ):
+            out.append((at, end))
+            at = text.find(name, end)
+        else:
+            at = text.find(name, at + 1)
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _addresses(text: str) -> tuple[tuple[str, ...], ...]:
+    """The places of every address in ``text``, in order (read once per text: every place
+    candidate of a step looks its name up in the same passages)."""
+    return tuple(
+        tuple(m.group(0)[s - m.start() : e - m.start()] for s, e in _items(m))
+        for m in _ADDRESS.finditer(text)
+    )
 
 
 def _size_factor(size: float | None, head: str) -> float:
@@ -850,11 +899,11 @@ def read_evidence(
             attached: set[tuple[int, int]] = set()
             own = {e[0] for e in ents}
             for ent_id, name, etype in ents + [e for e in zh_known if e[0] not in own]:
-                for m in _rx(re.escape(name)).finditer(sentence):
+                for start, end in _occurrences(name, sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
-                    spans.append((m.start(), m.end(), kind, ent_id))
+                    spans.append((start, end, kind, ent_id))
             for d_start, d_end, _ in find_dates(sentence):
                 spans.append((d_start, d_end, "DATE", None))
             for m in _NUMBER.finditer(sentence):
@@ -902,19 +951,17 @@ def read_evidence(
                 anchors += [
                     m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in wanted
                 ]
-            rel_ends = [
-                m.end() for t in shared_rel if len(t) > 1 for m in _rx(re.escape(t)).finditer(low)
-            ]
+            rel_ends = [end for t in shared_rel if len(t) > 1 for _, end in _occurrences(t, low)]
             if head:
                 # The asked-for noun standing on its own ("小说《北渡》", "guitarist Lee Marr"),
                 # not the end of another name (松城大学中文系).
                 rel_ends += [
-                    m.end()
-                    for m in _rx(re.escape(head)).finditer(sentence)
-                    if m.start() == 0
+                    end
+                    for start, end in _occurrences(head, sentence)
+                    if start == 0
                     or (
-                        sentence[m.start() - 1] in "的，,。、 《（(是为"
-                        and (cjk_query or sentence[m.start() : m.start() + 1].islower())
+                        sentence[start - 1] in "的，,。、 《（(是为"
+                        and (cjk_query or sentence[start : start + 1].islower())
                     )
                 ]
             # "the province of Westmark": a place or organisation class noun, then "of"

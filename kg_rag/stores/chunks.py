@@ -373,8 +373,7 @@ class LanceChunkStore:
             if table.num_rows == 0:
                 continue
             keys = table.column("vector_key").to_pylist()
-            flat = table.column("vector").combine_chunks().flatten().to_numpy()
-            matrix = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)
+            matrix = _vector_matrix(table, self._dim)
             for key, row in zip(keys, matrix, strict=True):
                 if key and not key.startswith("m:"):
                     out[key] = row
@@ -710,8 +709,7 @@ class LanceChunkStore:
                 rows[d].append(n)
             starts = table.column("char_start").to_pylist()
             ends = table.column("char_end").to_pylist()
-            flat = table.column("vector").combine_chunks().flatten().to_numpy()
-            raw = np.asarray(flat, dtype=np.float32).reshape(table.num_rows, self._dim)
+            raw = _vector_matrix(table, self._dim)
             norms = np.linalg.norm(raw, axis=1, keepdims=True)
             matrix = (raw / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
             for d, idx in rows.items():
@@ -908,3 +906,9 @@ class LanceChunkStore:
                 h.model_copy(update={"parent": parents.get(h.chunk.parent_id or "")}) for h in hits
             ]
         return hits
+
+
+def _vector_matrix(table: Any, dim: int) -> np.ndarray:
+    """The ``vector`` column of an Arrow table as a (rows, dim) float32 matrix."""
+    flat = table.column("vector").combine_chunks().flatten().to_numpy()
+    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, dim)
