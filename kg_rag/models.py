@@ -7,6 +7,7 @@ same knowledge base.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -156,6 +157,17 @@ class Subgraph(_Model):
         for r in self.relations:
             graph.add_edge(r.source_id, r.target_id, key=r.type, type=r.type, weight=r.weight)
         return graph
+
+    def neighbours_of(self, entity_ids: Iterable[str]) -> set[str]:
+        """Entities one relation away from ``entity_ids`` (``entity_ids`` themselves left out)."""
+        ids = set(entity_ids)
+        out: set[str] = set()
+        for r in self.relations:
+            if r.source_id in ids:
+                out.add(r.target_id)
+            if r.target_id in ids:
+                out.add(r.source_id)
+        return out - ids
 
 
 # -- answering --------------------------------------------------------------------------

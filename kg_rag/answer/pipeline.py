@@ -37,7 +37,7 @@ from kg_rag.answer.llm_stages import (
 )
 from kg_rag.answer.offline import OfflineRewriter
 from kg_rag.answer.planner import RulePlanner, bind_query
-from kg_rag.answer.reader import OfflineStepReader, read_evidence
+from kg_rag.answer.reader import RELATED_LIMIT, OfflineStepReader, read_evidence
 from kg_rag.answer.router import RuleRouter
 from kg_rag.answer.stages import Run, StepContext, StepReading, staged
 from kg_rag.answer.synthesizer import NOT_FOUND, ExtractiveSynthesizer, LLMSynthesizer, cite
@@ -323,10 +323,16 @@ class AnswerPipeline:
         search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
         if decision.route == "graph" and self.graph is not None and ctx.linked:
             seeds = list(ctx.linked) + await self._text2cypher_seeds(query, st, run)
-            hybrid, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, seeds, top_k * 2)
+            linked_ids = [le.entity_id for le in ctx.linked]
+            # The linked entities' neighbourhood is read once, beside the searches: the trace
+            # records it and the reader takes the entities related to the linked ones from it.
+            hybrid, (graph_ev, calls, _), (related, call) = await asyncio.gather(
+                search,
+                asyncio.to_thread(self.graph.retrieve, seeds, top_k * 2, 1, True, False),
+                asyncio.to_thread(self.graph.related, linked_ids, RELATED_LIMIT),
             )
-            st.cypher.extend(calls)
+            ctx.related = sorted(related)
+            st.cypher.extend([call, *calls])
             return rrf([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
         return await search
 

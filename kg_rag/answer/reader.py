@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
 from kg_rag.cosine_scale import to_reference_cosine
-from kg_rag.models import AnswerType, Evidence
+from kg_rag.models import AnswerType, Evidence, Subgraph
 
 __all__ = ["OfflineStepReader", "read_evidence"]
 
@@ -48,6 +48,9 @@ _NUMBER = re.compile(
 )
 # Patterns built from names and terms, compiled once each (re's own cache holds only 512).
 _rx = functools.lru_cache(maxsize=8192)(re.compile)
+
+RELATED_LIMIT = 300
+"""Relations read around a step's linked entities to find the candidates they relate to."""
 
 
 def _occurrences(needle: str, text: str) -> list[tuple[int, int]]:
@@ -200,18 +203,14 @@ class GraphView:
         return out
 
     def related(self, entity_ids: Sequence[str]) -> set[str]:
-        """Entities one relation away from ``entity_ids``."""
+        """Entities one relation away from ``entity_ids`` (the neighbourhood the graph route
+        reads, :data:`RELATED_LIMIT` relations at most)."""
         if self.linker is None or not entity_ids:
             return set()
-        sub = self.linker.graph.neighbourhood(list(entity_ids), hops=1, limit=300)
-        ids = set(entity_ids)
-        out: set[str] = set()
-        for r in sub.relations:
-            if r.source_id in ids:
-                out.add(r.target_id)
-            if r.target_id in ids:
-                out.add(r.source_id)
-        return out - ids
+        sub: Subgraph = self.linker.graph.neighbourhood(
+            list(entity_ids), hops=1, limit=RELATED_LIMIT
+        )
+        return sub.neighbours_of(entity_ids)
 
 
 def _get(le: Any, key: str) -> str:
@@ -785,11 +784,13 @@ def read_evidence(
     graph: GraphView | None = None,
     top: int = 6,
     question: str = "",
+    related: Collection[str] | None = None,
 ) -> tuple[_Candidate | None, float]:
     """The best answer candidate for ``query`` in ``evidence`` and the best sentence overlap.
 
     ``question`` is the whole question when ``query`` is one of its steps: a name it gives is
-    never the answer (it asks about that name)."""
+    never the answer (it asks about that name). ``related``: the entities one relation away
+    from the linked ones when the caller has read them already (else read here)."""
     if not evidence:
         return None, 0.0
     terms = _term_set(query)
@@ -845,7 +846,8 @@ def read_evidence(
         if cjk_query
         else []
     )
-    related = view.related(sorted(linked_ids)) if linked_ids else set()
+    if related is None:
+        related = view.related(sorted(linked_ids)) if linked_ids else set()
     similar = view.sentence_similarity(query, ranked)
     pool: dict[str, _Candidate] = {}
     best_overlap = 0.0
@@ -1240,7 +1242,13 @@ class OfflineStepReader:
                 reader=self.name,
             )
         best, overlap = read_evidence(
-            ctx.query, step.answer_type, evidence, ctx.linked, self.graph, question=ctx.question
+            ctx.query,
+            step.answer_type,
+            evidence,
+            ctx.linked,
+            self.graph,
+            question=ctx.question,
+            related=ctx.related,
         )
         if best is None:
             return StepReading(

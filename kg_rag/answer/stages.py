@@ -62,6 +62,9 @@ class StepContext(BaseModel):
     linked: list[LinkedEntity] = Field(default_factory=list)
     answers: dict[int, str] = Field(default_factory=dict)
     question: str = ""  # the whole question (a bridge step never answers with its names)
+    related: list[str] | None = None
+    """Entities one relation away from ``linked``, when the step's retrieval read them (the
+    graph route does, in parallel with its searches); ``None``: not read yet."""
 
 
 class StepReading(BaseModel):

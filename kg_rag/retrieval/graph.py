@@ -424,14 +424,32 @@ class GraphRetriever:
         )
         return result
 
+    def related(self, entity_ids: Sequence[str], limit: int = 300) -> tuple[set[str], CypherCall]:
+        """Entities one relation away from ``entity_ids`` (their 1-hop neighbourhood, at most
+        ``limit`` relations) and the recorded call."""
+        calls: list[CypherCall] = []
+        ids = sorted(set(entity_ids))
+        sub = self._call(
+            calls,
+            "neighbourhood",
+            {"ids": ids, "hops": 1, "limit": limit},
+            lambda: self.graph.neighbourhood(ids, hops=1, limit=limit),
+        )
+        return sub.neighbours_of(ids), calls[0]
+
     def retrieve(
         self,
         linked: Sequence[LinkedEntity],
         top_k: int = 10,
         hops: int = 1,
         expand: bool = True,
+        neighbourhood: bool = True,
     ) -> tuple[list[Evidence], list[CypherCall], dict[str, float]]:
         """Chunks ranked by PPR mass from the linked entities.
+
+        ``expand`` also runs the seeds' neighbourhood (unless ``neighbourhood`` is False: the
+        caller reads it with :meth:`related`) and the paths between the first two seeds, for
+        the trace and the Browser replay.
 
         Returns (evidence, the graph calls made, entity id → PPR score).
         """
@@ -441,12 +459,13 @@ class GraphRetriever:
         seeds = {le.entity_id: le.weight for le in linked}
         seed_ids = sorted(seeds)
         if expand:  # the neighbourhood and paths feed the trace (and Browser replay)
-            self._call(
-                calls,
-                "neighbourhood",
-                {"ids": seed_ids, "hops": hops, "limit": 200},
-                lambda: self.graph.neighbourhood(seed_ids, hops=hops, limit=200),
-            )
+            if neighbourhood:
+                self._call(
+                    calls,
+                    "neighbourhood",
+                    {"ids": seed_ids, "hops": hops, "limit": 200},
+                    lambda: self.graph.neighbourhood(seed_ids, hops=hops, limit=200),
+                )
             if len(seed_ids) >= 2:
                 a, b = seed_ids[0], seed_ids[1]
                 self._call(

@@ -198,3 +198,25 @@ def test_browser_query_names_no_community_as_a_chunk(
     chunk_ids = set(json.loads(params_line.removeprefix(":param chunkIds => ").removesuffix(";")))
     community_ids = {c.community_id for c in demo_engine.graph_store.communities()}
     assert not chunk_ids & community_ids, "community ids are not Chunk nodes in Neo4j"
+
+
+def test_graph_steps_read_the_linked_neighbourhood_once(
+    demo_engine: KnowledgeEngine, demo_answers: dict[str, Answer]
+) -> None:
+    # The graph route reads the linked entities' neighbourhood beside its searches; the reader
+    # takes the related entities from it instead of reading it again, so each graph attempt
+    # records exactly one neighbourhood call, over the step's linked entities, and what it
+    # yields is what the reader would read on its own.
+    reader = demo_engine.pipeline.reader
+    graph_steps = [
+        s for a in demo_answers.values() for s in a.trace.steps if s.decision.route == "graph"
+    ]
+    assert len(graph_steps) >= 2, "the demo questions take the graph route"
+    for step in graph_steps:
+        calls = [c for c in step.cypher if c.name == "neighbourhood"]
+        graph_attempts = [a for a in step.attempts if a.startswith("graph/")]
+        assert len(calls) == len(graph_attempts) >= 1, step.attempts
+        linked = sorted({le["entity_id"] for le in step.linked_entities})
+        assert calls[0].params["ids"] == linked
+        shared, _ = demo_engine.pipeline.graph.related(linked, calls[0].params["limit"])
+        assert shared == reader.graph.related(linked)
