@@ -53,6 +53,12 @@ _CJK = re.compile(f"[{HAN}]")
 
 def query_terms(text: str) -> list[str]:
     """Content terms of ``text``: lower-cased words without stop words; CJK via jieba."""
+    if not _CJK.search(text):  # no Han character: no word needs the segmenter
+        return [
+            low
+            for tok in _WORD.findall(text)
+            if (low := tok.lower().strip(".'-")) and low not in _STOP
+        ]
     terms: list[str] = []
     for tok in _WORD.findall(text):
         if _CJK.match(tok):
