@@ -669,6 +669,7 @@ class LanceChunkStore:
             for i in wanted:
                 if (hit := self._chunk_cache.get(i)) is not None:
                     found[i] = hit
+                    self._chunk_cache.move_to_end(i)  # least recently used goes first
         missing = [i for i in wanted if i not in found]
         fetched: list[Chunk] = []
         for start in range(0, len(missing), 500):
@@ -692,6 +693,8 @@ class LanceChunkStore:
             return {}
         with self._lock:
             have = {d: v for d in ids if (v := self._sentence_cache.get(d)) is not None}
+            for d in have:
+                self._sentence_cache.move_to_end(d)  # least recently used goes first
         missing = [d for d in ids if d not in have]
         for start in range(0, len(missing), 500):
             part = missing[start : start + 500]

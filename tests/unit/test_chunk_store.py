@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kg_rag.config import ChunkingSettings, RetrievalSettings
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.pipeline import ChunkIngestor, SourceDocument
+from kg_rag.models import Chunk
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.testing import HashEmbeddings
 
@@ -191,6 +193,48 @@ def test_sentence_similarity_is_the_dense_cosine(store: LanceChunkStore, query: 
     for key, score in want.items():
         assert got[key] == pytest.approx(score, abs=1e-4)
     assert store.sentence_similarity(query, docs) == sims  # again, from the cache
+
+
+def test_read_caches_evict_the_least_recently_used(
+    store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk (a document's sentence vectors) read again moves to the back of its cache, so
+    a full cache evicts the one read longest ago, not the one stored first."""
+    import kg_rag.stores.chunks as chunks_module
+
+    monkeypatch.setattr(chunks_module, "_CHUNK_CACHE", 2)
+    monkeypatch.setattr(chunks_module, "_SENTENCE_CACHE", 2)
+    a, b, c = (store.chunks_for_documents([d])[0].chunk_id for d in ("tower", "seine", "guide"))
+    reads: list[str] = []
+    select = store._select
+
+    def counted(where: str) -> list[Chunk]:
+        reads.append(where)
+        return select(where)
+
+    monkeypatch.setattr(store, "_select", counted)
+    for cid in (a, b, a, c):  # a is read again after b: b is the least recently used
+        store.get_chunks([cid])
+    reads.clear()
+    store.get_chunks([a])
+    assert reads == [], "a was read recently and stays cached"
+    store.get_chunks([b])
+    assert len(reads) == 1, "b was read longest ago and was evicted"
+
+    table_reads: list[str] = []
+    real_table = store._table
+
+    def tracked(name: str) -> Any:
+        table_reads.append(name)
+        return real_table(name)
+
+    for doc in ("tower", "seine", "tower", "guide"):
+        store.sentence_similarity("opening", [doc])
+    monkeypatch.setattr(store, "_table", tracked)
+    store.sentence_similarity("opening", ["tower"])
+    assert table_reads == [], "tower's sentence vectors were read recently and stay cached"
+    store.sentence_similarity("opening", ["seine"])
+    assert table_reads, "seine's were read longest ago and were evicted"
 
 
 def test_embed_query_is_cached(store: LanceChunkStore) -> None:
