@@ -53,6 +53,16 @@ RELATED_LIMIT = 300
 """Relations read around a step's linked entities to find the candidates they relate to."""
 
 
+_TRAILING_DETERMINER = re.compile(r"(?:\s+(?:The|An|This|That|These|Those))+$")
+
+
+def _without_determiner(name: str) -> int:
+    """The length of ``name`` without the articles and demonstratives that end it (a name
+    of one word is left whole; "A" may end one: "Model A", "Vitamin A")."""
+    cut = _TRAILING_DETERMINER.search(name)
+    return cut.start() if cut and cut.start() > 0 else len(name)
+
+
 def _occurrences(needle: str, text: str) -> list[tuple[int, int]]:
     """(start, end) of every non-overlapping occurrence of ``needle`` in ``text``, left to
     right: what ``re.finditer(re.escape(needle), text)`` gives, without compiling a pattern
@@ -918,11 +928,16 @@ def read_evidence(
                     spans += [(a, b, k, None) for a, b, k in _head_compounds(sentence, zh_head)]
             else:
                 for m in _CAP_NAME.finditer(sentence):
+                    # No English name ends in an article or a demonstrative: "the floor of
+                    # Parliament The current leader" (a full stop lost) gives "Parliament".
+                    end = m.start() + _without_determiner(m.group(0))
                     spans.append(
                         (
                             m.start(),
-                            m.end(),
-                            _kind_of_span(m.group(0), sentence[: m.start()], expected),
+                            end,
+                            _kind_of_span(
+                                sentence[m.start() : end], sentence[: m.start()], expected
+                            ),
                             None,
                         )
                     )
