@@ -18,7 +18,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -45,7 +45,7 @@ from kg_rag.answer.trace import Answer, StepTrace, Trace
 from kg_rag.config import RouterSettings
 from kg_rag.errors import BudgetExceeded
 from kg_rag.models import Evidence, Plan, PlanStep, Route, RouteDecision
-from kg_rag.retrieval.chunks import ChunkRetriever
+from kg_rag.retrieval.chunks import ChunkRetriever, rescore_pool
 from kg_rag.retrieval.community import CommunityRetriever, map_reduce_offline
 from kg_rag.retrieval.fusion import WHOLE_LIST, WHOLE_RRF_K, fuse_final, fuse_whole_question, rrf
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
@@ -165,6 +165,7 @@ class AnswerPipeline:
         )
         trace.plan = plan
         whole = asyncio.create_task(self._whole_question(question))
+        run.whole = whole
         answers: dict[int, str] = {}
         results: dict[int, StepTrace] = {}
         try:
@@ -320,21 +321,41 @@ class AnswerPipeline:
         top_k = max(1, min(decision.top_k, 4 * self.top_k, self.settings.max_top_k), self.top_k)
         if decision.route == "community" and self.community is not None:
             return await asyncio.to_thread(self.community.search, query, top_k)
-        search = asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
+
+        def search() -> Coroutine[Any, Any, list[Evidence]]:
+            return asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
+
         if decision.route == "graph" and self.graph is not None and ctx.linked:
             seeds = list(ctx.linked) + await self._text2cypher_seeds(query, st, run)
             linked_ids = [le.entity_id for le in ctx.linked]
+            pooled = (
+                self.settings.step_search == "pool"
+                and run.whole is not None
+                and decision.granularity in ("paragraph", "sentence")
+            )
             # The linked entities' neighbourhood is read once, beside the searches: the trace
             # records it and the reader takes the entities related to the linked ones from it.
-            hybrid, (graph_ev, calls, _), (related, call) = await asyncio.gather(
-                search,
-                asyncio.to_thread(self.graph.retrieve, seeds, top_k * 2, 1, True, False),
+            graph_part = asyncio.gather(
+                asyncio.to_thread(
+                    self.graph.retrieve, seeds, top_k * (4 if pooled else 2), 1, True, False
+                ),
                 asyncio.to_thread(self.graph.related, linked_ids, RELATED_LIMIT),
             )
+            if pooled:
+                (graph_ev, calls, _), (related, call) = await graph_part
+                whole: StepTrace = await run.whole
+                pool = list({e.chunk_id: e for e in [*whole.hits, *graph_ev]}.values())
+                hybrid = await asyncio.to_thread(
+                    rescore_pool, self.chunks.store, query, pool, decision.granularity
+                )
+            else:
+                hybrid, ((graph_ev, calls, _), (related, call)) = await asyncio.gather(
+                    search(), graph_part
+                )
             ctx.related = sorted(related)
             st.cypher.extend([call, *calls])
-            return rrf([(hybrid, 1.0), (graph_ev, 0.8)])[: top_k * 2]
-        return await search
+            return rrf([(hybrid[: top_k * 2], 1.0), (graph_ev[: top_k * 2], 0.8)])[: top_k * 2]
+        return await search()
 
     async def _text2cypher_seeds(self, query: str, st: StepTrace, run: Run) -> list[Any]:
         """Entities named in the rows of validated, read-only LLM-written Cypher (Neo4j only);

@@ -110,6 +110,9 @@ class Run:
     on_fallback: Literal["record", "raise"] = "record"
     truncated: bool = False
     stage_calls: dict[str, int] = field(default_factory=dict)
+    whole: Any = None
+    """The whole-question retrieval (an ``asyncio.Task`` giving its ``StepTrace``) once
+    started: steps rescore its hits instead of searching the corpus again."""
 
     def fallback(self, stage: str, exc: BaseException) -> None:
         """Record that ``stage`` fell back (and raise when the policy says so)."""

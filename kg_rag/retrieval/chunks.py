@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from kg_rag.models import ChunkHit, ChunkLevel, Evidence, Granularity
 from kg_rag.stores.chunks import LanceChunkStore
 
-__all__ = ["ChunkRetriever", "hits_to_evidence", "levels_for"]
+__all__ = ["ChunkRetriever", "hits_to_evidence", "levels_for", "rescore_pool"]
 
 
 def levels_for(granularity: Granularity) -> list[ChunkLevel]:
@@ -72,3 +72,61 @@ class ChunkRetriever:
             candidates=self.candidates,
         )
         return hits_to_evidence(hits)[:top_k]
+
+
+def rescore_pool(
+    store: LanceChunkStore, query: str, pool: Sequence[Evidence], granularity: Granularity
+) -> list[Evidence]:
+    """``pool`` ranked for ``query`` as a hybrid search would rank it, without searching the
+    corpus: a step of a question rescores what the whole question and the graph already found.
+
+    Dense: a piece's best stored sentence against the query (exact cosine over the documents'
+    cached sentence vectors, which the reader reads next anyway); BM25 over the pool's own
+    texts; both min-max normalised over the pool and mixed with the store's ``dense_weight``
+    (relative-score fusion, as in :meth:`LanceChunkStore.search`). At ``sentence``
+    granularity each piece carries its best sentence as the hit (``hit_start``/``hit_end``),
+    as small-to-big expansion does.
+    """
+    from rank_bm25 import BM25Okapi
+
+    from kg_rag.text import bm25_tokens
+
+    pieces = list({e.chunk_id: e for e in pool}.values())
+    if not pieces:
+        return []
+    sims = store.sentence_similarity(query, sorted({e.doc_id for e in pieces}))
+    dense: list[float] = []
+    best: list[tuple[int, int] | None] = []
+    for e in pieces:
+        inside = [
+            (s, a, b) for a, b, s in sims.get(e.doc_id, []) if a >= e.char_start and b <= e.char_end
+        ]
+        top = max(inside, key=lambda t: (t[0], -t[1]), default=None)  # ties: the first
+        dense.append(top[0] if top else 0.0)
+        best.append((top[1], top[2]) if top else None)
+    terms = bm25_tokens(query)
+    sparse = (
+        [
+            float(x)
+            for x in BM25Okapi([bm25_tokens(e.text) or [""] for e in pieces]).get_scores(terms)
+        ]
+        if terms
+        else [0.0] * len(pieces)
+    )
+    weight = store.dense_weight
+    out: list[Evidence] = []
+    for e, d, b, hit in zip(pieces, _unit(dense), _unit(sparse), best, strict=True):
+        scores = {**e.scores, "dense": dense[len(out)], "bm25": sparse[len(out)]}
+        scores["relative"] = weight * d + (1.0 - weight) * b
+        if granularity == "sentence" and hit is not None:
+            scores["hit_start"], scores["hit_end"] = float(hit[0]), float(hit[1])
+        out.append(
+            e.model_copy(update={"score": scores["relative"], "scores": scores, "route": "chunks"})
+        )
+    return sorted(out, key=lambda e: (-e.score, e.chunk_id))
+
+
+def _unit(values: Sequence[float]) -> list[float]:
+    """Min-max normalised to [0, 1] (all 0 when the values are equal)."""
+    lo, hi = min(values), max(values)
+    return [(v - lo) / (hi - lo) if hi > lo else 0.0 for v in values]
