@@ -120,6 +120,13 @@ def engine_fast_system(ctx: BenchContext) -> System:
     return _engine_system(ctx, depth="fast")
 
 
+@register_system("engine_pool")
+def engine_pool_system(ctx: BenchContext) -> System:
+    """The full engine with graph steps rescoring the whole question's pool
+    (``RouterSettings.step_search = "pool"``) instead of searching the corpus again."""
+    return _engine_system(ctx, step_search="pool")
+
+
 @register_system("engine_fixed_paragraph")
 def engine_fixed_system(ctx: BenchContext) -> System:
     return _engine_system(ctx, fixed_granularity="paragraph")

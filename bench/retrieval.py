@@ -70,6 +70,7 @@ DEFAULT_SYSTEMS = [
     "ppr",
     "engine",
     "engine_fast",
+    "engine_pool",
     "engine_fixed_paragraph",
 ]
 
