@@ -60,7 +60,7 @@ def _without_determiner(name: str) -> int:
     """The length of ``name`` without the articles and demonstratives that end it (a name
     of one word is left whole; "A" may end one: "Model A", "Vitamin A")."""
     cut = _TRAILING_DETERMINER.search(name)
-    return cut.start() if cut and cut.start() > 0 else len(name)
+    return cut.start() if cut else len(name)
 
 
 def _occurrences(needle: str, text: str) -> list[tuple[int, int]]:

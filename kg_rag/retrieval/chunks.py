@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rank_bm25 import BM25Okapi
+
 from kg_rag.models import ChunkHit, ChunkLevel, Evidence, Granularity
+from kg_rag.stores._chunk_search import Candidate, fuse
 from kg_rag.stores.chunks import LanceChunkStore
+from kg_rag.text import bm25_tokens
 
 __all__ = ["ChunkRetriever", "hits_to_evidence", "levels_for", "rescore_pool"]
 
@@ -82,15 +86,11 @@ def rescore_pool(
 
     Dense: a piece's best stored sentence against the query (exact cosine over the documents'
     cached sentence vectors, which the reader reads next anyway); BM25 over the pool's own
-    texts; both min-max normalised over the pool and mixed with the store's ``dense_weight``
-    (relative-score fusion, as in :meth:`LanceChunkStore.search`). At ``sentence``
+    texts; fused by the store's own fusion (:func:`kg_rag.stores._chunk_search.fuse`, ranked by
+    ``store.fusion``, as :meth:`LanceChunkStore.search` ranks). At ``sentence``
     granularity each piece carries its best sentence as the hit (``hit_start``/``hit_end``),
     as small-to-big expansion does.
     """
-    from rank_bm25 import BM25Okapi
-
-    from kg_rag.text import bm25_tokens
-
     pieces = list({e.chunk_id: e for e in pool}.values())
     if not pieces:
         return []
@@ -113,20 +113,26 @@ def rescore_pool(
         if terms
         else [0.0] * len(pieces)
     )
-    weight = store.dense_weight
+    fused = {
+        e.chunk_id: {"dense": d, "bm25": b} for e, d, b in zip(pieces, dense, sparse, strict=True)
+    }
+
+    def ranked(method: str) -> list[Candidate]:
+        order = sorted(fused, key=lambda cid: (-fused[cid][method], cid))
+        return [({"chunk_id": cid}, fused[cid][method]) for cid in order]
+
+    fuse(
+        ranked("dense"),
+        ranked("bm25"),
+        fused,
+        rrf_k=store.settings.rrf_k,
+        dense_weight=store.dense_weight,
+    )
     out: list[Evidence] = []
-    for e, d, b, hit in zip(pieces, _unit(dense), _unit(sparse), best, strict=True):
-        scores = {**e.scores, "dense": dense[len(out)], "bm25": sparse[len(out)]}
-        scores["relative"] = weight * d + (1.0 - weight) * b
+    for e, hit in zip(pieces, best, strict=True):
+        scores = {**e.scores, **fused[e.chunk_id]}
         if granularity == "sentence" and hit is not None:
             scores["hit_start"], scores["hit_end"] = float(hit[0]), float(hit[1])
-        out.append(
-            e.model_copy(update={"score": scores["relative"], "scores": scores, "route": "chunks"})
-        )
+        score = scores[store.fusion]
+        out.append(e.model_copy(update={"score": score, "scores": scores, "route": "chunks"}))
     return sorted(out, key=lambda e: (-e.score, e.chunk_id))
-
-
-def _unit(values: Sequence[float]) -> list[float]:
-    """Min-max normalised to [0, 1] (all 0 when the values are equal)."""
-    lo, hi = min(values), max(values)
-    return [(v - lo) / (hi - lo) if hi > lo else 0.0 for v in values]

@@ -424,7 +424,7 @@ class GraphRetriever:
         )
         return result
 
-    def related(self, entity_ids: Sequence[str], limit: int = 300) -> tuple[set[str], CypherCall]:
+    def related(self, entity_ids: Sequence[str], limit: int) -> tuple[set[str], CypherCall]:
         """Entities one relation away from ``entity_ids`` (their 1-hop neighbourhood, at most
         ``limit`` relations) and the recorded call."""
         calls: list[CypherCall] = []

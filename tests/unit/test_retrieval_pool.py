@@ -124,7 +124,7 @@ def test_graph_steps_search_the_corpus_only_when_asked(
         if s.decision.route == "graph" and s.decision.granularity in ("paragraph", "sentence")
     ]
     assert graph, "the demo's first question takes the graph route"
-    assert searched[0] == DEMO_QUESTIONS[0] or DEMO_QUESTIONS[0] in searched  # the whole question
+    assert DEMO_QUESTIONS[0] in searched  # the whole question is searched either way
     graph_queries = {s.bound_query for s in graph}
     if step_search == "pool":
         assert not graph_queries & set(searched), "graph steps rescored the pool"
