@@ -17,6 +17,8 @@ from kg_rag.models import AnswerType
 
 __all__ = [
     "AUXILIARIES",
+    "BARE_YEAR",
+    "YEAR_QUESTION",
     "answer_type",
     "comparison_order",
     "date_key",
@@ -24,6 +26,7 @@ __all__ = [
     "head_noun_type",
     "is_yes_no",
     "number_value",
+    "year_only",
     "zh_noun_type",
 ]
 
@@ -593,6 +596,22 @@ def comparison_order(question: str) -> tuple[Order, Literal["DATE", "NUMBER"]] |
         if rx.search(q):
             return decided
     return None
+
+
+# A question asking for a year, not a date: "what year", "the year of", 哪一年, 何年, 年份.
+YEAR_QUESTION = re.compile(r"\b(?:what|which)\s+year\b|\byear\s+of\b|哪一?年|何年|年份", re.I)
+# A year written alone: "1817", "2005年" (not the day of "10, 1817", not a part of "18170").
+BARE_YEAR = re.compile(r"(?<!\d)\d{3,4}(?:年|(?!\d))")
+
+
+def year_only(answer: str) -> str:
+    """The year of a date answer, as written: "Dec. 10, 1817" → "1817", "2005年3月8日" →
+    "2005年"; anything else (a bare year, a name, a decade) is returned as it is."""
+    key = date_key(answer)
+    if key is None or not key[1] or not DATE_RX.fullmatch(answer.strip()):
+        return answer
+    found = BARE_YEAR.search(answer)
+    return found.group(0) if found else answer
 
 
 def find_dates(text: str) -> list[tuple[int, int, tuple[int, int, int]]]:

@@ -28,7 +28,15 @@ from typing import Any
 from extraction.language import HAN, NON_NAME_WORDS, normalize_name, split_sentences
 from extraction.lexicon import CALENDAR_WORDS
 from kg_rag.answer.offline import _stem, _term_set
-from kg_rag.answer.question import DATE_RX, find_dates, head_noun_type, zh_noun_type
+from kg_rag.answer.question import (
+    BARE_YEAR,
+    DATE_RX,
+    YEAR_QUESTION,
+    date_key,
+    find_dates,
+    head_noun_type,
+    zh_noun_type,
+)
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
 from kg_rag.cosine_scale import to_reference_cosine
@@ -1178,10 +1186,29 @@ def read_evidence(
                 c.score *= _fit(expected, "LOCATION") / _fit(expected, "NAME")
                 c.kind = "LOCATION"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    if best.kind == "DATE" and not YEAR_QUESTION.search(query):
+        best = _precise_date(best, pool.values())
     full = _full_name(best.text, ranked[best.evidence_index].text)
     if full != best.text and normalize_name(full) not in q_norm:
         best.text = full
     return best, best_overlap
+
+
+def _precise_date(best: _Candidate, pool: Collection[_Candidate]) -> _Candidate:
+    """A bare year's fuller date: "when" asks for the time as precisely as the evidence gives
+    it, so "1817" (read in "In 1817 delegates wrote a constitution") gives way to the best
+    candidate that writes a month or day of that same year ("On Dec. 10, 1817, … became the
+    State"). A step asking for the year keeps it (the caller checks); a whole question asking
+    for the year is answered with the year alone (:func:`year_only`)."""
+    key = date_key(best.text)
+    if key is None or BARE_YEAR.fullmatch(best.text.strip()) is None:
+        return best
+    fuller = [
+        c
+        for c in pool
+        if c.kind == "DATE" and (k := date_key(c.text)) is not None and k[0] == key[0] and k[1]
+    ]
+    return max(fuller, key=lambda c: (c.score, len(c.text), c.text), default=best)
 
 
 def _full_name(short: str, text: str) -> str:

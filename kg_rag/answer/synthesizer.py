@@ -17,7 +17,7 @@ from typing import Any
 from extraction.language import normalize_name, split_sentences
 from kg_rag.answer import offline
 from kg_rag.answer.prompts import SYNTH_PROMPT
-from kg_rag.answer.question import date_key, number_value
+from kg_rag.answer.question import YEAR_QUESTION, date_key, number_value, year_only
 from kg_rag.answer.reader import read_evidence
 from kg_rag.answer.stages import Run
 from kg_rag.answer.trace import Answer, Citation, StepTrace, Trace
@@ -222,6 +222,8 @@ class ExtractiveSynthesizer:
                 ev = evidence[best.evidence_index]
                 citations.append(cite(ev, len(citations) + 1, *best.sentence))
                 refs.append(len(citations))
+        if plan.comparison is None and YEAR_QUESTION.search(question):
+            text = year_only(text)  # "In what year …": the step read the full date
         short = text
         if not text:
             text = NOT_FOUND

@@ -8,7 +8,7 @@ import pytest
 from kg_rag.answer import offline
 from kg_rag.answer.checks import RuleGate, safe_arithmetic
 from kg_rag.answer.planner import RulePlanner, bind_query
-from kg_rag.answer.question import answer_type, comparison_order, date_key, is_yes_no
+from kg_rag.answer.question import answer_type, comparison_order, date_key, is_yes_no, year_only
 from kg_rag.answer.router import RuleRouter
 from kg_rag.answer.stages import StepContext
 from kg_rag.models import PlanStep, RouteDecision
@@ -447,3 +447,57 @@ def test_grade_is_weak_without_matching_terms() -> None:
     ev = [Evidence(chunk_id="c", doc_id="d", text="Vexa Labs was founded in 1999.", score=1.0)]
     assert offline.grade_evidence("When was Vexa Labs founded?", ev, 0.35).passed
     assert not offline.grade_evidence("Who painted the ceiling?", ev, 0.35).passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "year"),
+    [
+        ("Dec. 10, 1817", "1817"),
+        ("1 August 1973", "1973"),
+        ("August 1973", "1973"),
+        ("2005年3月8日", "2005年"),
+        ("1931年4月", "1931年"),
+        ("1817", "1817"),  # already a year
+        ("1990s", "1990s"),  # a decade is no date with a month
+        ("Tom Hanks", "Tom Hanks"),
+        ("10 May 1940 and 1941", "10 May 1940 and 1941"),  # not one date
+    ],
+)
+def test_year_only_keeps_the_year_of_a_date(answer: str, year: str) -> None:
+    assert year_only(answer) == year
+
+
+@pytest.mark.parametrize(
+    ("question", "step_answer", "short"),
+    [
+        ("In what year did the band that recorded Blue Road split up?", "4 May 1979", "1979"),
+        ("Which year was the founder of Vexa Labs born in?", "12 March 1944", "1944"),
+        ("蓝鲸科技的创始人出生于哪一年？", "1962年5月", "1962年"),
+        ("When did the band that recorded Blue Road split up?", "4 May 1979", "4 May 1979"),
+        ("蓝鲸科技的创始人是什么时候出生的？", "1962年5月", "1962年5月"),
+    ],
+)
+def test_a_question_asking_for_the_year_is_answered_with_the_year(
+    question: str, step_answer: str, short: str
+) -> None:
+    from kg_rag.answer.synthesizer import ExtractiveSynthesizer
+    from kg_rag.answer.trace import StepTrace
+
+    plan = PLANNER.plan(question)
+    assert plan.comparison is None
+    decision = RouteDecision(route="chunks", granularity="sentence", top_k=5, reason="test")
+    steps = [
+        StepTrace(index=s.index, query=s.query, bound_query=s.query, decision=decision, answer="x")
+        for s in plan.steps[:-1]
+    ]
+    steps.append(
+        StepTrace(
+            index=len(plan.steps),
+            query=plan.steps[-1].query,
+            bound_query=plan.steps[-1].query,
+            decision=decision,
+            answer=step_answer,
+        )
+    )
+    answer = ExtractiveSynthesizer().synthesize(question, plan, steps, [])
+    assert answer.short_answer == short

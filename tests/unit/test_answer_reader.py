@@ -40,6 +40,53 @@ def _linked(*names: str) -> list[LinkedEntity]:
 
 CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # (step query, expected type, passages, linked names, answer)
+    # "When" asks for the time as precisely as the evidence writes it: a bare year gives way
+    # to a day or month of the same year; a question asking for the year keeps the year.
+    (
+        "When did Varnland join the union",
+        "DATE",
+        ["In 1817 Varnland asked to join the union. The union admitted it on Dec. 10, 1817."],
+        ["Varnland"],
+        "Dec. 10, 1817",
+    ),
+    (
+        "When was the song Blue Road recorded",
+        "DATE",
+        ["The song Blue Road was recorded by the band in 1967.", "Recorded August 16, 1967."],
+        ["Blue Road"],
+        "August 16, 1967",
+    ),
+    (
+        "When did the Osk Bridge open",
+        "DATE",
+        ["The Osk Bridge opened in 1932. Work on the Osk Bridge began on 4 May 1929."],
+        ["Osk Bridge"],
+        "1932",
+    ),
+    (
+        "What year did Varnland write its constitution",
+        "DATE",
+        [
+            "In 1817 delegates of Varnland wrote a constitution and asked for statehood. "
+            "On Dec. 10, 1817, the territory became the State of Varnland."
+        ],
+        ["Varnland"],
+        "1817",
+    ),
+    (
+        "青石乐队是什么时候成立的",
+        "DATE",
+        ["青石乐队于2005年在江城组建。2005年3月8日，青石乐队正式成立。"],
+        ["青石乐队"],
+        "2005年3月8日",
+    ),
+    (
+        "青石乐队是哪一年组建的",
+        "DATE",
+        ["青石乐队于2005年在江城组建。2005年3月8日，青石乐队正式成立。"],
+        ["青石乐队"],
+        "2005年",
+    ),
     # No English name ends in an article or a demonstrative (a full stop lost in the source).
     (
         "Who designed the Harbour Museum",
