@@ -53,6 +53,7 @@ __all__ = [
     "is_english_only",
     "local_embedder",
     "pool_span",
+    "vocabulary_coverage",
 ]
 
 logger = logging.getLogger(__name__)
@@ -92,6 +93,15 @@ def is_english_only(embedder: Embeddings) -> bool:
         return flag
     name = embedder_name(embedder).lower().rsplit("/", 1)[-1]
     return name in ENGLISH_ONLY_MODELS
+
+
+def vocabulary_coverage(embedder: Embeddings, text: str) -> float:
+    """Share of ``text``'s tokens the embedder's vocabulary knows (0..1): how much of the
+    text its vector can carry. English-only MiniLM reads most Chinese characters as
+    ``[UNK]`` (潮音唱片是哪一年创建的: 3 of 11 known); an embedder that cannot say (no
+    ``coverage`` method: e5, API models) counts as knowing everything."""
+    coverage = getattr(embedder, "coverage", None)
+    return float(coverage(text)) if callable(coverage) else 1.0
 
 
 @dataclass(frozen=True)
@@ -274,6 +284,7 @@ class _Bert:
     cls_id: int
     sep_id: int
     pad_id: int
+    unk_id: int | None = None
 
 
 # Below this many tokens per forward pass (a query, a few short texts) BLAS runs on one
@@ -537,6 +548,7 @@ class LocalMiniLMEmbeddings(Embeddings):
             cls_id=_special_id(tokenizer, "[CLS]"),
             sep_id=_special_id(tokenizer, "[SEP]"),
             pad_id=int(config.get("pad_token_id", 0)),
+            unk_id=tokenizer.token_to_id("[UNK]"),
         )
 
     @property
@@ -615,6 +627,14 @@ class LocalMiniLMEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (LangChain ``Embeddings`` API)."""
         return [float(x) for x in self.embed_array([text])[0]]
+
+    def coverage(self, text: str) -> float:
+        """Share of ``text``'s wordpieces that are not ``[UNK]`` (1.0 for an empty text)."""
+        m = self._model
+        ids = m.tokenizer.encode(text, add_special_tokens=False).ids
+        if not ids or m.unk_id is None:
+            return 1.0
+        return 1.0 - sum(1 for i in ids if i == m.unk_id) / len(ids)
 
 
 LOCAL_MODELS: tuple[str, ...] = (

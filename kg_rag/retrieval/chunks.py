@@ -126,7 +126,7 @@ def rescore_pool(
         ranked("bm25"),
         fused,
         rrf_k=store.settings.rrf_k,
-        dense_weight=store.dense_weight,
+        dense_weight=store.query_dense_weight(query),
     )
     out: list[Evidence] = []
     for e, hit in zip(pieces, best, strict=True):

@@ -42,7 +42,7 @@ import pyarrow as pa
 from langchain_core.embeddings import Embeddings
 
 from kg_rag.config import RetrievalSettings
-from kg_rag.embeddings import embedder_dimensions, embedder_name
+from kg_rag.embeddings import embedder_dimensions, embedder_name, vocabulary_coverage
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
@@ -802,6 +802,15 @@ class LanceChunkStore:
                 self._query_cache.popitem(last=False)
         return vector
 
+    def query_dense_weight(self, query: str) -> float:
+        """The dense share of relative-score fusion for ``query``: :attr:`dense_weight` times
+        the share of the query's tokens the embedder knows
+        (:func:`~kg_rag.embeddings.vocabulary_coverage`). A Chinese question read by
+        English-only MiniLM is mostly ``[UNK]``; its vector matches noise, so BM25 (jieba)
+        carries the ranking instead of being outvoted by it. Full coverage (any English query,
+        a multilingual embedder) leaves :attr:`dense_weight` as it is."""
+        return self.dense_weight * vocabulary_coverage(self.embedder, query)
+
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (benchmarks clear it to time the embedding too)."""
         with self._lock:
@@ -889,7 +898,13 @@ class LanceChunkStore:
                 scores.setdefault(row["chunk_id"], {})[name] = score
         key: str = mode
         if mode == "hybrid":
-            fuse(dense, sparse, scores, rrf_k=self.settings.rrf_k, dense_weight=self.dense_weight)
+            fuse(
+                dense,
+                sparse,
+                scores,
+                rrf_k=self.settings.rrf_k,
+                dense_weight=self.query_dense_weight(query),
+            )
             key = self.fusion
         ordered = sorted(scores, key=lambda cid: (-scores[cid].get(key, 0.0), cid))[:top_k]
         hits = [

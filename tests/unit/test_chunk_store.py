@@ -292,3 +292,46 @@ def test_ann_index_is_built_past_the_threshold(tmp_path: Path) -> None:
     assert "IvfPq" in kinds
     hits = s.search("Item42 group0", level="paragraph", top_k=3)
     assert hits[0].chunk.doc_id == "d42"
+
+
+ZH_DOCS = [
+    SourceDocument(
+        doc_id="chaoyin",
+        title="潮音唱片",
+        text=(
+            "潮音唱片是一家独立唱片公司，1992年由罗慧敏创建，总部位于青榆市。"
+            "2015年，潮音唱片被华岳传媒收购，但保留了原有的品牌。"
+        ),
+    ),
+    SourceDocument(
+        doc_id="others",
+        title="其他",
+        text=(
+            "2001年，她创办了星衡传感，将研究成果转化为商用涂层。"
+            "2019年，三人重新聚首，举办了巡回演出。"
+            "欧阳静澜于2011年在青榆市逝世，享年八十三岁。"
+            "2016年 沧澜科学奖"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "query", ["潮音唱片是哪一年创建的", "罗慧敏创建的唱片公司", "华岳传媒收购了哪家公司"]
+)
+def test_hybrid_leans_on_bm25_for_what_the_embedder_cannot_read(tmp_path: Path, query: str) -> None:
+    from kg_rag.embeddings import LocalMiniLMEmbeddings
+
+    # English-only MiniLM reads these Chinese questions as mostly [UNK]: its cosines rank
+    # sentences by their digits. Fusion weighs dense by the share of the query it can read,
+    # so the hybrid ranking starts where BM25's does.
+    s = LanceChunkStore(tmp_path / "kb", LocalMiniLMEmbeddings())
+    s.open()
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(ZH_DOCS)
+    assert s.query_dense_weight(query) < 0.5 * s.dense_weight
+    assert s.query_dense_weight("Who founded the label?") == s.dense_weight
+    bm25 = s.search(query, mode="bm25", level="sentence", top_k=3)
+    hybrid = s.search(query, level="sentence", top_k=3)
+    assert bm25[0].chunk.doc_id == "chaoyin"
+    assert hybrid[0].chunk.chunk_id == bm25[0].chunk.chunk_id
+    s.close()

@@ -15,6 +15,7 @@ from kg_rag.embeddings import (
     embedder_dimensions,
     is_english_only,
     pool_span,
+    vocabulary_coverage,
 )
 from kg_rag.errors import ConfigError
 from kg_rag.ingest.chunking import chunk_document
@@ -193,3 +194,24 @@ def test_factory_and_model_facts(tmp_path: Path) -> None:
     assert isinstance(fake, HashEmbeddings) and not is_english_only(fake)
     with pytest.raises(ConfigError, match=r"model\.safetensors"):
         LocalMiniLMEmbeddings(tmp_path).load()
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("Who founded Harlow Dynamics in 1984?", 1.0, 1.0),
+        ("Aschenbrödel, naïve café", 1.0, 1.0),  # accents fold to known wordpieces
+        ("", 1.0, 1.0),
+        ("潮音唱片是哪一年创建的", 0.0, 0.4),  # 8 of 11 pieces are [UNK]
+        ("青石乐队 Lantern Rows", 0.5, 0.8),  # half Chinese, half English
+    ],
+)
+def test_coverage_is_the_share_of_known_wordpieces(
+    minilm: LocalMiniLMEmbeddings, text: str, low: float, high: float
+) -> None:
+    assert low <= minilm.coverage(text) <= high
+    assert vocabulary_coverage(minilm, text) == minilm.coverage(text)
+
+
+def test_an_embedder_that_cannot_say_counts_as_covering_everything() -> None:
+    assert vocabulary_coverage(HashEmbeddings(), "潮音唱片是哪一年创建的") == 1.0
