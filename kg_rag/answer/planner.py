@@ -995,6 +995,28 @@ def _zh_split_agent(np: str) -> tuple[str, str] | None:
     return None
 
 
+def _zh_relational_np(part: str) -> tuple[str, str] | None:
+    """A part ending in 所在/所属 + a noun names a place or an owner whatever tags the words of
+    the name before it get (jieba tags the 远航 of a company name as a verb): "松城大学所在城市"
+    → ("", "松城大学所在城市"). A two-character verb (or preposition) opening the part makes the
+    phrase its object when a proper name (or a 《title》) follows it: "收购北辰软件所在城市" →
+    ("收购", "北辰软件所在城市"); before a common noun it starts the name ("远航光电总部")."""
+    if part.startswith(("由", "被", "所", "#")):
+        return None
+    split = _zh_split_agent(part)
+    if split is None or not split[1].startswith(_ZH_RELATIONAL):
+        return None
+    words = _zh_words(split[0])
+    if (
+        len(words) >= 2
+        and len(words[0][0]) >= 2
+        and words[0][1].startswith(("v", "p"))
+        and (words[1][1] in ("nr", "ns", "nt", "nz") or words[1][0].startswith("《"))
+    ):
+        return words[0][0], part[len(words[0][0]) :]
+    return "", part
+
+
 def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     """Split a Chinese wh-question into its subject noun phrase and its predicate, and say
     whether the predicate asks for the value of the subject's last noun (a copular or
@@ -1082,7 +1104,13 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     if not parts:
         return out
     cur = parts[0]
-    if not _zh_is_relative(cur):
+    relational = _zh_relational_np(cur)
+    if relational is not None and (len(parts) >= 2 or include_last):
+        verb, np = relational
+        kind = zh_noun_type(np)
+        out.append((np, "LOCATION" if kind == "NAME" and "所在" in np else kind))
+        cur = f"{verb}#"
+    elif not _zh_is_relative(cur):
         agent = _zh_split_agent(cur)
         if agent is not None and (len(parts) >= 2 or include_last):
             out.append((cur, zh_noun_type(agent[1])))
@@ -1154,7 +1182,11 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     steps = _zh_steps(chain)
     last = f"#{len(steps)}"
     parts = [p for p in subject.split("的") if p]
-    if value and len(parts) >= 2:
+    relational = _zh_relational_np(parts[0]) if len(parts) == 2 else None
+    if value and relational is not None and relational[0]:
+        # "穿过X所在城市的河流叫什么": the clause's verb stays with its head noun.
+        final = f"{relational[0]}{last}的{parts[-1]}{predicate}"
+    elif value and len(parts) >= 2:
         final = f"{last}的{parts[-1]}{predicate}"
     elif value and len(parts) == 1 and chain[-1][0] != parts[0]:
         final = f"{last}{predicate}"
