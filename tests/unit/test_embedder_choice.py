@@ -140,10 +140,9 @@ def test_choose_model_follows_the_settings() -> None:
     ],
 )
 def test_auto_settings_choose_by_corpus(texts: list[str], model: str) -> None:
-    """``auto``: English corpora keep MiniLM, Chinese/mixed ones get e5 (the default model is
-    MiniLM, forced)."""
-    assert EmbeddingSettings().model == "all-MiniLM-L6-v2" and not is_auto(EmbeddingSettings())
-    settings = EmbeddingSettings(model="auto")
+    """``auto`` (the default): English corpora keep MiniLM, Chinese/mixed ones get e5."""
+    assert is_auto(EmbeddingSettings())
+    settings = EmbeddingSettings()
     assert is_auto(settings)
     assert choose_model(detect_languages(texts), settings) == model
     assert not is_auto(EmbeddingSettings(model="all-MiniLM-L6-v2"))
