@@ -200,3 +200,20 @@ def test_chinese_extraction_is_deterministic() -> None:
     second = _extract(text, title="蓝鲸科技")
     assert first == second
     assert first.entities[0].name == "蓝鲸科技" and first.entities[0].type == "ORGANIZATION"
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("白溪镇也是导演的出生地。", "白溪镇"),
+        ("他出生在柳溪村，后来搬到北京。", "柳溪村"),
+        ("高桥镇和海港相邻。", "高桥镇"),
+        ("青榆市是一座工业城市。", "青榆市"),
+    ],
+)
+def test_a_name_ending_in_an_administrative_unit_is_a_place(text: str, place: str) -> None:
+    """jieba tags these as person names (a surname first); the unit that closes them says
+    they are places."""
+    spans = _spans(text)
+    assert (place, "LOCATION") in spans
+    assert not [name for name, kind in spans if kind == "PERSON"]
