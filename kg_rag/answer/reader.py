@@ -1116,6 +1116,10 @@ def read_evidence(
                 ):
                     if _zh_slot(sentence, a, b, relative, linked_names):
                         bonus *= _ZH_SLOT_BONUS  # 星衡传感被远航光电收购 for 收购星衡传感的公司
+                        if kind == "NAME" and zh_head:
+                            # The construction says what it is: the clause's head noun
+                            # (公司), whatever type the segmenter gave the name.
+                            fit = max(fit, _fit(expected, zh_noun_type(zh_head)))
                     elif _zh_slot(sentence, a, b, _other_role(relative), linked_names):
                         bonus /= _ZH_SLOT_BONUS  # the other role: 星衡传感收购了Y for the buyer
                 if _names_head(span, head):

@@ -534,6 +534,29 @@ ZH_ROLES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["蓝海食品"],
         "江南实业",
     ),
+    # The name in the agent's slot is the company the clause asks for, even where its own
+    # words carry no organisation suffix and an organisation elsewhere shares the passage.
+    (
+        "收购蓝海食品的公司",
+        "ORGANIZATION",
+        [
+            "蓝海食品于2001年创办于河口市。公司最初设在河口大学科技园内，蓝海食品只有六名员工。",
+            "蓝海食品是河口大学孵化的公司之一。",
+            "2007年，蓝海食品被奔腾光电收购，成为其全资子公司。",
+        ],
+        ["蓝海食品"],
+        "奔腾光电",
+    ),
+    (
+        "收购蓝海食品的公司",
+        "ORGANIZATION",
+        [
+            "蓝海食品公司最初设在河口大学科技园内。蓝海食品是河口大学孵化的公司。",
+            "2012年，蓝海食品被远帆万象收购，成为其子公司。",
+        ],
+        ["蓝海食品"],
+        "远帆万象",
+    ),
     (
         "白鹭合唱团签约的唱片公司",
         "ORGANIZATION",
