@@ -195,7 +195,7 @@ def _person_kind(name: str, flag: str) -> str | None:
     if _tag(name + "市").startswith("ns") or _tag(name + "县").startswith("ns"):
         return "LOCATION"
     if len(name) >= 3 and name[-1] in _ADMIN_UNITS:
-        return "LOCATION"  # 白溪镇, 青榆市: a name ending in an administrative unit is a place
+        return "LOCATION"  # 石桥镇, 柳溪村: a name ending in an administrative unit is a place
     if len(name) > 2 and name.endswith("人") and _tag(name[:-1]).startswith("ns"):
         return None
     compound = name[:2] in CHINESE_COMPOUND_SURNAMES

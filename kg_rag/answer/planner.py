@@ -997,10 +997,10 @@ def _zh_split_agent(np: str) -> tuple[str, str] | None:
 
 def _zh_relational_np(part: str) -> tuple[str, str] | None:
     """A part ending in 所在/所属 + a noun names a place or an owner whatever tags the words of
-    the name before it get (jieba tags the 远航 of a company name as a verb): "松城大学所在城市"
+    the name before it get (jieba tags the 奔腾 of a company name as a verb): "松城大学所在城市"
     → ("", "松城大学所在城市"). A two-character verb (or preposition) opening the part makes the
     phrase its object when a proper name (or a 《title》) follows it: "收购北辰软件所在城市" →
-    ("收购", "北辰软件所在城市"); before a common noun it starts the name ("远航光电总部")."""
+    ("收购", "北辰软件所在城市"); before a common noun it starts the name ("奔腾电子总部")."""
     if part.startswith(("由", "被", "所", "#")):
         return None
     split = _zh_split_agent(part)

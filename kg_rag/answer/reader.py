@@ -398,7 +398,7 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
 def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[list[str], str] | None:
     """The verbs of a Chinese relative clause and the role its noun plays in them.
 
-    收购星衡传感的公司 ("the company that acquired X") puts the verb before the named subject:
+    收购蓝海食品的公司 ("the company that acquired X") puts the verb before the named subject:
     the noun asked for is the verb's agent (``"agent"``). 青石乐队签约的唱片公司 ("the label
     X signed with") puts it after: the noun is X's object or partner (``"partner"``). ``None``
     when the step is no such phrase, or the clause has verbs on both sides of the name."""
@@ -426,7 +426,7 @@ _ZH_OBJECT_GAP = ("", "了", "过", "下", "给", "到", "为")  # X签下了Y
 
 def _zh_marked(sentence: str, relative: tuple[list[str], str]) -> list[tuple[int, int]]:
     """The words between 被/由 (agent) or 与/和 (partner) and the asked verb: a name the
-    segmenter did not find is still the one the construction gives (被远航光电收购)."""
+    segmenter did not find is still the one the construction gives (被奔腾光电收购)."""
     verbs, role = relative
     markers = _ZH_AGENT if role == "agent" else _ZH_PARTY
     out = []
@@ -851,7 +851,7 @@ def read_evidence(
     view = graph or GraphView()
     mentions = view.chunk_entities([e.chunk_id for e in ranked])
     # Chinese names the graph knows from any passage read here: the segmenter may miss one
-    # in another passage (远航/v + 光电/j), where the name is still written out.
+    # in another passage (奔腾/v + 电子/n), where the name is still written out.
     zh_known = (
         sorted(
             {
@@ -1115,13 +1115,13 @@ def read_evidence(
                     and (subject_here or subject_in_sentence)
                 ):
                     if _zh_slot(sentence, a, b, relative, linked_names):
-                        bonus *= _ZH_SLOT_BONUS  # 星衡传感被远航光电收购 for 收购星衡传感的公司
+                        bonus *= _ZH_SLOT_BONUS  # 蓝海食品被奔腾光电收购 for 收购蓝海食品的公司
                         if kind == "NAME" and zh_head:
                             # The construction says what it is: the clause's head noun
                             # (公司), whatever type the segmenter gave the name.
                             fit = max(fit, _fit(expected, zh_noun_type(zh_head)))
                     elif _zh_slot(sentence, a, b, _other_role(relative), linked_names):
-                        bonus /= _ZH_SLOT_BONUS  # the other role: 星衡传感收购了Y for the buyer
+                        bonus /= _ZH_SLOT_BONUS  # the other role: 蓝海食品收购了Y for the buyer
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

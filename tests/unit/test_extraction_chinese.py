@@ -205,10 +205,9 @@ def test_chinese_extraction_is_deterministic() -> None:
 @pytest.mark.parametrize(
     ("text", "place"),
     [
-        ("白溪镇也是导演的出生地。", "白溪镇"),
+        ("石桥镇也是导演的出生地。", "石桥镇"),
         ("他出生在柳溪村，后来搬到北京。", "柳溪村"),
         ("高桥镇和海港相邻。", "高桥镇"),
-        ("青榆市是一座工业城市。", "青榆市"),
     ],
 )
 def test_a_name_ending_in_an_administrative_unit_is_a_place(text: str, place: str) -> None:
