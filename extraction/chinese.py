@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 from extraction.english import Span
 from extraction.language import HAN
 from extraction.lexicon import (
+    CHINESE_ADMIN_UNITS,
     CHINESE_COMPOUND_SURNAMES,
     CHINESE_NOT_GIVEN,
     CHINESE_ORG_LEGAL_FORMS,
@@ -181,11 +182,6 @@ def _surname_split(name: str) -> tuple[str, str] | None:
     return None
 
 
-# The characters that close the name of an administrative unit (province, city, county,
-# district, town, township, village, prefecture).
-_ADMIN_UNITS = frozenset("省市县区镇乡村州")
-
-
 def _person_kind(name: str, flag: str) -> str | None:
     """The type of a jieba ``nr`` token. Its dictionary holds ~73k "names", many of them not:
     高水平, 王先生, 成绩优秀 (no person), 绍兴人 (a demonym), 桂林, 石家庄 (cities: 石家庄市 is a
@@ -194,7 +190,7 @@ def _person_kind(name: str, flag: str) -> str | None:
         return "PERSON"
     if _tag(name + "市").startswith("ns") or _tag(name + "县").startswith("ns"):
         return "LOCATION"
-    if len(name) >= 3 and name[-1] in _ADMIN_UNITS:
+    if len(name) >= 3 and name[-1] in CHINESE_ADMIN_UNITS:
         return "LOCATION"  # 石桥镇, 柳溪村: a name ending in an administrative unit is a place
     if len(name) > 2 and name.endswith("人") and _tag(name[:-1]).startswith("ns"):
         return None

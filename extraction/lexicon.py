@@ -12,6 +12,7 @@ __all__ = [
     "ABBREVIATIONS",
     "ADJECTIVE_MODIFIERS",
     "CALENDAR_WORDS",
+    "CHINESE_ADMIN_UNITS",
     "CHINESE_COMPOUND_SURNAMES",
     "CHINESE_NOT_GIVEN",
     "CHINESE_ORG_LEGAL_FORMS",
@@ -212,6 +213,10 @@ CHINESE_ORG_SUFFIXES = _words(
 CHINESE_ORG_SHORT_SUFFIXES = frozenset("队党部局厅署社院会所")
 """One-character organisation words: only after a place or an organisation name (上海 + 队),
 never after a person's name (王海峰 + 所 is "what 王海峰 ...")."""
+
+CHINESE_ADMIN_UNITS = frozenset("省市县区镇乡村州")
+"""The characters that close the name of an administrative unit (province, city, county,
+district, town, township, village, prefecture): 石桥镇, 柳溪村 are places."""
 
 CHINESE_ORG_LEGAL_FORMS = _words("有限公司 股份有限公司 有限责任公司")
 """Legal forms: always after a name, so even a common word before them is a company name

@@ -1182,8 +1182,8 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     steps = _zh_steps(chain)
     last = f"#{len(steps)}"
     parts = [p for p in subject.split("的") if p]
-    relational = _zh_relational_np(parts[0]) if len(parts) == 2 else None
-    if value and relational is not None and relational[0]:
+    relational = _zh_relational_np(parts[0]) if value and len(parts) == 2 else None
+    if relational is not None and relational[0]:
         # "穿过X所在城市的河流叫什么": the clause's verb stays with its head noun.
         final = f"{relational[0]}{last}的{parts[-1]}{predicate}"
     elif value and len(parts) >= 2:
