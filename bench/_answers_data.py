@@ -111,8 +111,11 @@ def load_shared(data_dir: Path, limit: int | None) -> AnswerSet:
     return AnswerSet(dataset.name, "shared", items, dataset=dataset, doc_match="id", corpus=corpus)
 
 
-def load_generalization(root: Path, lang: str, split: str, limit: int | None) -> AnswerSet:
-    """``gen-en`` / ``gen-zh``: questions of one language (and split) over ``corpus/<lang>``."""
+def load_generalization(
+    root: Path, lang: str, split: str, limit: int | None, name: str | None = None
+) -> AnswerSet:
+    """``gen-en`` / ``gen-zh`` (``gen2-…`` for the second set, ``name``): questions of one
+    language (and split) over ``corpus/<lang>``."""
     rows = [r for r in _read_jsonl(root / "questions.jsonl") if r.get("lang") == lang]
     if split != "all":
         rows = [r for r in rows if r.get("split") == split]
@@ -133,7 +136,7 @@ def load_generalization(root: Path, lang: str, split: str, limit: int | None) ->
         for r in rows
     ]
     return AnswerSet(
-        f"gen-{lang}", "gen", items, corpus_dir=root / "corpus" / lang, doc_match="path"
+        name or f"gen-{lang}", "gen", items, corpus_dir=root / "corpus" / lang, doc_match="path"
     )
 
 

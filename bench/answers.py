@@ -4,9 +4,10 @@ Sets (``--sets``, default every one found):
 
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
-* ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``): the files of
-  ``corpus/<lang>/`` through the normal ingest pipeline; ``--split dev|test|all`` (default
-  test) picks the questions.
+* ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
+  ``gen2-en``, ``gen2-zh`` (``bench/data/generalization2``, a second invented corpus written
+  without reading the engine): the files of ``corpus/<lang>/`` through the normal ingest
+  pipeline; ``--split dev|test|all`` (default test) picks the questions.
 
 Each question is asked once through ``KnowledgeEngine.ask`` (offline, router mode ``rules``;
 ``--llm`` uses the chat model configured by ``KG_RAG_LLM__*``). The prediction is
@@ -26,7 +27,8 @@ embeddings, stores, config). Answering code is not in the key: edit
 ``kg_rag/answer`` or ``kg_rag/retrieval`` and rerun at once. ``--rebuild`` forces a fresh
 ingest.
 
-Run: ``nice .venv/bin/python bench/answers.py [--sets musique-dev 2wiki-dev gen-en gen-zh]
+Run: ``nice .venv/bin/python bench/answers.py [--sets musique-dev 2wiki-dev gen-en gen-zh
+gen2-en gen2-zh]
 [--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
 """
 
@@ -67,7 +69,13 @@ from kg_rag.engine import KnowledgeEngine
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_SETS = ("musique-dev", "2wiki-dev")
-GEN_SETS = {"gen-en": "en", "gen-zh": "zh"}
+# name → (language, folder under bench/data; ``--gen-root`` replaces the first set's)
+GEN_SETS = {
+    "gen-en": ("en", "generalization"),
+    "gen-zh": ("zh", "generalization"),
+    "gen2-en": ("en", "generalization2"),
+    "gen2-zh": ("zh", "generalization2"),
+}
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
 INGEST_SOURCES = (
@@ -423,14 +431,12 @@ def load_set(name: str, args: argparse.Namespace) -> AnswerSet | None:
             print(f"{name}: not found under {args.data_root}, skipped")
             return None
         return load_shared(folder, args.limit)
-    lang = GEN_SETS[name]
-    if (
-        not (args.gen_root / "questions.jsonl").exists()
-        or not (args.gen_root / "corpus" / lang).is_dir()
-    ):
-        print(f"{name}: no questions.jsonl or corpus/{lang} under {args.gen_root}, skipped")
+    lang, folder = GEN_SETS[name]
+    root = args.gen_root if folder == "generalization" else REPO / "bench" / "data" / folder
+    if not (root / "questions.jsonl").exists() or not (root / "corpus" / lang).is_dir():
+        print(f"{name}: no questions.jsonl or corpus/{lang} under {root}, skipped")
         return None
-    aset = load_generalization(args.gen_root, lang, args.split, args.limit)
+    aset = load_generalization(root, lang, args.split, args.limit, name)
     if not aset.items:
         print(f"{name}: no {lang} questions in split {args.split!r}, skipped")
         return None
