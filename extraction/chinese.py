@@ -275,7 +275,7 @@ def _org_end(tokens: list[_Token], j: int, *, short_ok: bool, legal_only: bool) 
     k = j
     while 0 < k < len(tokens) and tokens[k].start == tokens[k - 1].end:
         word, flag = tokens[k].word, tokens[k].flag
-        if word in CHINESE_ORG_SUFFIXES:
+        if word in CHINESE_ORG_SUFFIXES or _ends_in_org_word(word):
             ends = not legal_only or word in CHINESE_ORG_LEGAL_FORMS
         else:
             # One-character organisation words must be nouns here (会 is also "will").
@@ -293,6 +293,15 @@ def _org_end(tokens: list[_Token], j: int, *, short_ok: bool, legal_only: bool) 
             break
         k += 1
     return end
+
+
+_LONG_ORG_SUFFIXES = tuple(sorted((w for w in CHINESE_ORG_SUFFIXES if len(w) >= 2), key=len))
+
+
+def _ends_in_org_word(word: str) -> bool:
+    """A noun the segmenter made of a modifier and an organisation word (电影 + 学院 as
+    电影学院, 音乐 + 学院): it ends an organisation name as the organisation word would."""
+    return len(word) >= 3 and _is_han(word) and word.endswith(_LONG_ORG_SUFFIXES)
 
 
 def _glued(tokens: list[_Token], k: int) -> bool:

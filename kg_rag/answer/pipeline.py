@@ -354,7 +354,8 @@ class AnswerPipeline:
                 )
             ctx.related = sorted(related)
             st.cypher.extend([call, *calls])
-            return rrf([(hybrid[: top_k * 2], 1.0), (graph_ev[: top_k * 2], 0.8)])[: top_k * 2]
+            fused = rrf([(hybrid[: top_k * 2], 1.0), (graph_ev[: top_k * 2], 0.8)])[: top_k * 2]
+            return _keep_leaders(fused, [hybrid[:1], graph_ev[:1]], top_k)
         return await search()
 
     async def _text2cypher_seeds(self, query: str, st: StepTrace, run: Run) -> list[Any]:
@@ -505,6 +506,22 @@ class AnswerPipeline:
         st.hits = fuse_whole_question(full, graph_ev)
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
+
+
+def _keep_leaders(
+    fused: list[Evidence], leaders: Sequence[Sequence[Evidence]], window: int
+) -> list[Evidence]:
+    """``fused`` with each list's best hit inside its first ``window`` pieces: a fusion that
+    rewards agreement can push one list's clear winner down (the paragraph that names the
+    subject and states the fact, which PPR spreads thin), and the reader reads the window."""
+    out = list(fused)
+    for best in (lead[0] for lead in leaders if lead):
+        at = next((i for i, e in enumerate(out) if e.chunk_id == best.chunk_id), None)
+        if at is not None and at < window:
+            continue
+        piece = out.pop(at) if at is not None else best
+        out.insert(window - 1, piece)
+    return out
 
 
 async def _ready(value: Any) -> Any:

@@ -206,6 +206,9 @@ _WH_LEAD = re.compile(
 )
 
 
+_AGE = re.compile(r"\b(?:older|oldest|younger|youngest|elder|eldest)\b", re.IGNORECASE)
+
+
 def _en_predicate(pre: str) -> str:
     """The predicate of a comparison without its wh-lead and comparative: "Who was born
     earlier" → "was born"; "Which film came out first" → "came out"."""
@@ -263,6 +266,9 @@ def _en_compare(q: str, question: str) -> Plan | None:
         queries = [_en_value_query(f"the {role} of {o}", pred, kind) for o in options]
     else:
         pred = _en_predicate(pre)
+        if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
+            # "Who is older, A or B?": age compares births ("which is older": foundings).
+            pred = "was born" if re.match(r"\s*who\b", pre, re.IGNORECASE) else "was founded"
         queries = [_en_value_query(o, pred, kind) for o in options]
     return _value_plan(question, options, queries, kind, order, "compare", pred)
 
@@ -270,7 +276,9 @@ def _en_compare(q: str, question: str) -> Plan | None:
 _EN_BOTH = re.compile(
     r"^(?P<aux>(?i:are|were|is|was|do|did|does|have|had|has))\s+(?:both\s+)?(?P<a>.+?)\s+and\s+"
     r"(?P<b>.+?)\s+(?:both\s+)?(?P<rest>(?:from|of|in|the|a|an|born|located|based|same|"
-    r"both|[a-z]+ed|[a-z]+s|have|has|had|share|come)\b.*)$"
+    r"both|[a-z]+ed|[a-z]+s|have|has|had|share|come|"
+    # any verb whose phrase asks for "the same" thing: "study at the same university"
+    r"[a-z]+(?=\s+(?:[a-z]+\s+){0,2}the\s+same\b))\b.*)$"
 )
 _EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
 
@@ -439,6 +447,16 @@ def _en_bridge(q: str, question: str) -> Plan | None:
     if not steps:
         return None
     kind = answer_type(q)
+    if re.fullmatch(
+        rf"(?:what|who)\s+(?:is|was|are|were)\s+(?:the\s+name\s+of\s+)?#{len(steps)}", final, re.I
+    ):
+        # "What is X's date of birth?", "What is the name of the southern tip of X?": the
+        # last phrase is what is asked, not a bridge to a further question about it.
+        last = steps.pop()
+        if not steps:
+            return None
+        final = last.query
+        kind = kind if kind != "NAME" else last.answer_type
     steps.append(
         PlanStep(
             index=len(steps) + 1,
@@ -630,6 +648,9 @@ def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             end = name.end()
         elif words[j][0] in _DETERMINERS:
             end = len(text.rstrip(" ?"))  # "the artist known as the creator of X": to the end
+            main_verb = _main_participle(text)
+            if main_verb is not None and obj_start < main_verb:
+                end = len(text[:main_verb].rstrip())  # … but not the question's own verb
         else:
             continue
         step = _clean(f"{' '.join(head)} {text[words[k][1] : end]}")
@@ -672,6 +693,32 @@ _QUESTION_LEAD = re.compile(
 )
 
 
+# A be-question whose subject is a long noun phrase ends in its passive main verb: "Where was
+# the founder of the company that was bought by X in 2016 born?", "In which city is the
+# company founded by the sister of X headquartered?".
+_BE_QUESTION = re.compile(
+    r"^(?:(?:in|at|on|from|to|for)\s+)?(?:(?:which|what)\s+[a-z]+|where|when|who|how\s+[a-z]+)?\s*"
+    r"(?:is|was|are|were)\s+the\s",
+    re.IGNORECASE,
+)
+_LAST_WORD = re.compile(r"(?<=\s)(?P<word>[a-z]+)\s*\??\s*$")
+
+
+def _main_participle(text: str) -> int | None:
+    """Where the passive main verb closing a be-question starts, when there is one."""
+    if not _BE_QUESTION.match(text):
+        return None
+    last = _LAST_WORD.search(text)
+    if last is None or not is_participle(last["word"]):
+        return None
+    before = text[: last.start()].split()
+    # It closes the subject noun phrase ("…Holdings in 2016 born", "…X's director
+    # headquartered"), not a preposition or auxiliary ("the city it is located in").
+    if not before or before[-1].lower() in _FUNCTION:
+        return None
+    return last.start()
+
+
 def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost bridge in ``text``: (start, end, step query, head noun, text that
     replaces the span besides ``#n``), or None."""
@@ -699,6 +746,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             end = _do_clause_end(text, rel.end(), rel.group(0).lower() == "whose")
             if end is not None:
                 clause_end = end
+        main_verb = _main_participle(text)
+        if main_verb is not None and rel.end() < main_verb < clause_end:
+            clause_end = main_verb
         if det.start() == 0:
             # "The shipyard that built X was located in which city?": the relative clause of
             # the subject ends at the main verb.
@@ -911,8 +961,8 @@ def _zh_strip_option(option: str) -> str:
 
 _ZH_BOTH = re.compile(r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:都|均|同样)(?P<rest>.+)$")
 _ZH_SAME = re.compile(
-    r"^(?P<pre>[^，,]+?)(?:是否|是不是)?(?:是|来自|出生于|位于|在)?"
-    rf"(?:同一个|同一座|同一家|同一所|同一|相同的?)(?P<attr>[{HAN}]{{1,4}}?)(?:的人|的)?(?:吗|么)?$"
+    rf"^(?P<pre>[^，,]+?)(?:是否|是不是)?是?(?P<verb>(?:(?![和与及跟同是])[{HAN}]){{0,4}}?)"
+    rf"(?:同一(?P<cl>[个座家所位条部支])?|相同的?)(?P<tail>[{HAN}]{{1,12}}?)(?:的人|的)?(?:吗|么)?$"
 )
 
 
@@ -920,16 +970,28 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
         return None
     m = _ZH_SAME.match(q)
-    pair = _zh_pair(m["pre"]) if m is not None else None
-    if m is not None and pair is not None:
-        (a, b), attr = pair, m["attr"]
+    split = _zh_same_split(q, m["pre"], m["verb"]) if m is not None else None
+    if m is not None and split is not None:
+        pair, verb = split
+        (a, b), attr = pair, _zh_shared_noun(m["tail"])
+        owned = b.rpartition("的")
+        if owned[1] and "的" not in a:
+            a = f"{a}的{owned[2]}"  # A和B的总部: the noun after 的 is both options'
         kind = zh_noun_type(attr)
-        queries = [f"{o}的{attr}是哪里" if kind == "LOCATION" else f"{o}的{attr}" for o in (a, b)]
+        rest = m["tail"][len(attr) :]
+        if verb or rest:
+            # The verb stays in each option's question: 出生在同一个地方 → X出生在哪个地方,
+            # 在同一所大学获得学位 → X在哪所大学获得学位.
+            queries = [f"{o}{verb}哪{m['cl'] or '个'}{attr}{rest}" for o in (a, b)]
+        else:
+            queries = [
+                f"{o}的{attr}是哪里" if kind == "LOCATION" else f"{o}的{attr}" for o in (a, b)
+            ]
         return _value_plan(question, [a, b], queries, kind, "same", "same-yesno", attr, False)
     m = _ZH_BOTH.match(q)
-    pair = _zh_pair(m["pre"]) if m is not None else None
-    if m is not None and pair is not None:
-        a, b = pair
+    both = _zh_pair(m["pre"]) if m is not None else None
+    if m is not None and both is not None:
+        a, b = both
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
@@ -942,6 +1004,51 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         return _threshold_plan(question, subject, query, "NUMBER", order, limit)
     claim = re.sub(r"是否|是不是", "", q)
     return _verify_plan(question, _clean(re.sub(r"[吗么]$", "", claim)))
+
+
+def _zh_same_split(q: str, pre: str, verb: str) -> tuple[tuple[str, str], str] | None:
+    """The two options and the verb before 同一 in ``q``, which reads ``pre``, an optional
+    是否, then ``verb``: the options end where jieba starts a word in the whole question, and
+    what is left of the verb starts with a verbal word (张三和李四|来自同一个国家, never
+    周明和赵|一鸣来自)."""
+    starts, pos = {}, 0
+    for w, f in _zh_words(q):
+        starts[pos] = f
+        pos += len(w)
+    verb_at = q.find(verb, len(pre)) if verb else len(pre)
+    for k in range(len(verb) + 1):
+        end = len(pre) if k == 0 else verb_at + k  # where the options end
+        if end not in starts and end != len(q):
+            continue
+        if 0 < k < len(verb) and not starts[end].startswith(("v", "p", "d")):
+            continue
+        pair = _zh_pair(pre + verb[:k])
+        if pair is not None:
+            return pair, verb[k:]
+    return None
+
+
+def _zh_shared_noun(tail: str) -> str:
+    """The noun after 同一 (its leading nouns by jieba's tags): 大学 in 同一所大学获得学位, a
+    verb phrase after it goes."""
+    words = _zh_words(tail)
+    nouns: list[str] = []
+    for w, f in words:
+        if not f.startswith("n") and nouns:
+            break
+        if f.startswith("n"):
+            nouns.append(w)
+        elif not nouns:
+            break
+    typed = [i for i in range(len(nouns)) if zh_noun_type("".join(nouns[: i + 1])) != "NAME"]
+    nouns = nouns[: typed[-1] + 1] if typed else nouns
+    if nouns and not typed:  # one word for noun and verb (大学毕业): its typed beginning
+        word = "".join(nouns)
+        return next(
+            (word[:k] for k in range(len(word) - 1, 1, -1) if zh_noun_type(word[:k]) != "NAME"),
+            word,
+        )
+    return "".join(nouns) or tail[:4]
 
 
 # "X的长度是不是超过了500公里": one value step and a threshold.
@@ -970,7 +1077,7 @@ _ZH_DEMONSTRATIVE = re.compile(
     rf"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届]?(?=[{HAN}《])"
 )
 # Predicate words walked over from the wh-word back to the subject's head noun.
-_ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f")
+_ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f", "t")  # t: time adverbials (此前, 当时)
 # Copular or possessive verbs: "X的校长是谁", "X的人口约有多少" ask for the value of X's attribute.
 _ZH_COPULA = frozenset(["是", "为", "叫", "叫做", "有", "约有", "达", "约为", "共有"])
 _ZH_WH_CHARS = re.compile(r"谁|哪|什么|多少|几|何")
@@ -1037,6 +1144,8 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
         verbal = f.startswith(_ZH_PRED_FLAGS) or (words[start][0] == "于" and len(w) >= 2)
         if w == "的" or not verbal or (f.startswith("v") and start - 1 == 0):
             break
+        if start >= 2 and words[start - 2][0] == "的" and words[start][0] != "的":
+            break  # the word after 的 heads its noun phrase, whatever its tag: 的导演毕业于
         start -= 1
     subject = "".join(w for w, _ in words[:start])
     predicate = "".join(w for w, _ in words[start:])

@@ -408,7 +408,7 @@ _NUMBER_NOUNS = frozenset(
 # people; 城市, 省, 国家, 出生地 are places; 公司, 大学, 乐队 are organisations).
 _ZH_PERSON_END = re.compile(
     r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|子|女|兄|弟|姐|妹|王|帝|后|主|官|将|星|友|徒|士|"
-    r"总裁|董事|经理|导演|主席|书记|老板|继任|前任)$"
+    r"总裁|董事|经理|导演|主席|书记|老板|继任|前任|主角|配角|主唱|主演)$"
 )
 _ZH_PLACE_END = re.compile(
     r"(?:城市|城|市|省|州|县|区|镇|村|国|国家|地区|地|处|乡|岛|河|江|湖|山|海|街|路|总部|首都|"
@@ -544,6 +544,13 @@ def answer_type(question: str) -> AnswerType:
         # "What is the native language of the person who …": the head noun after the
         # question's own wh-word decides, not a relative "who" or "where" further on.
         return head_noun_type(m.group(1))
+    # "What is X's date of birth?": the possessed noun (before any "of") says what is asked.
+    m = re.search(
+        r"\bwhat\s+(?:is|was|are|were)\s+.+?['’]s?\s+([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s*\??$",
+        low,
+    )
+    if m and head_noun_type(m.group(1).split(" of ")[0]) != "NAME":
+        return head_noun_type(m.group(1).split(" of ")[0])
     if re.match(r"\s*(?:in|on|at|from|to|for|of|by|with)?\s*(?:what|which)\b", low):
         return "NAME"  # a "what" question whose head noun says nothing: no later "who" decides
     if re.search(r"\bwhen\b", low):

@@ -20,13 +20,14 @@ every other name of the claim (or, without names, most of its terms).
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from extraction.language import HAN, NON_NAME_WORDS, normalize_name, split_sentences
-from extraction.lexicon import CALENDAR_WORDS
+from extraction.language import HAN, NON_NAME_WORDS, is_participle, normalize_name, split_sentences
+from extraction.lexicon import CALENDAR_WORDS, CHINESE_ADMIN_UNITS
 from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
@@ -44,6 +45,7 @@ from kg_rag.models import AnswerType, Evidence, Subgraph
 
 __all__ = ["OfflineStepReader", "read_evidence"]
 
+_log = logging.getLogger(__name__)
 _CJK = re.compile(f"[{HAN}]")
 _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
@@ -188,6 +190,11 @@ class GraphView:
         docs = sorted({e.doc_id for e in evidence})
         return dict(self.store.sentence_similarity(query, docs))
 
+    def doc_titles(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        """doc id → document title (what each document is about), when the store keeps them."""
+        titles = getattr(self.store, "document_titles", None)
+        return dict(titles(sorted(set(doc_ids)))) if titles is not None and doc_ids else {}
+
     def chunk_entities(self, chunk_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]:
         """chunk id → [(entity id, name, type)] for the entities each chunk mentions."""
         if self.linker is None or not chunk_ids:
@@ -288,6 +295,8 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
             ) and len(word) + len(nxt) <= 4:
                 end = start + len(word) + len(nxt)
                 i += 1
+                if sentence[end - 1] in CHINESE_ADMIN_UNITS and end - start >= 3:
+                    kind = "LOCATION"  # 江 + 城市 is the city 江城市, as the extractor reads it
         if (
             i + 1 < len(words)
             and flag.startswith("n")
@@ -375,6 +384,9 @@ _APPOSITION_GAP = re.compile(
 )
 
 
+_ZH_FUNCTION_FLAGS = ("f", "p", "u", "r", "m", "q", "c", "d", "x", "y", "e", "o")
+
+
 def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
     """Chinese names that end in the question's head noun ("什么文学奖" → "白鹭文学奖"): the
     run of characters before each occurrence of ``head`` back to punctuation or 的."""
@@ -390,6 +402,15 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
             and sentence[a - 1] not in "的了和与及在于是为由从把被将获得"
         ):
             a -= 1
+        # Function words end the run (中, a localizer, in 《X》中担任女主角), and so does a verb
+        # right before the noun, which is then its object (担任女主角); a verb further in is
+        # a piece of the name (澄明/v 光学实验室).
+        nominal = 0
+        for k, (word, flag) in enumerate(reversed(_zh_words(sentence[a:start]))):
+            if flag.startswith(_ZH_FUNCTION_FLAGS) or (k == 0 and flag.startswith("v")):
+                break
+            nominal += len(word)
+        a = start - nominal
         if a < start and not _ZH_QUANTIFIER.match(sentence[a:start]):
             out.append((a, end, "NAME"))
     return out
@@ -419,6 +440,67 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     return None
 
 
+# English relative clauses: "the company that acquired X" asks for the verb's agent, "the
+# company (that was) bought by X" and "the company X bought" for its patient.
+_EN_REL_ACTIVE = re.compile(r"\b(?:that|which|who)\s+(?P<verb>[a-z]+)\s+(?P<rest>.+)$")
+_EN_REL_PASSIVE = re.compile(
+    r"\b(?:(?:that|which|who)\s+(?:was|were|is|are|had\s+been|has\s+been)\s+)?"
+    r"(?P<verb>[a-z]+)\s+by\s+(?P<rest>.+)$"
+)
+_EN_PASSIVE_BEFORE = re.compile(
+    r"^\s*(?:,[^,]{0,60},\s*)?(?:was|were|is|are|had\s+been|has\s+been|being)\s+(?:[a-z]+ly\s+)?$"
+)
+_EN_BY_AFTER = re.compile(r"^\s+by\s+(?:the\s+)?$")
+_EN_OBJECT_AFTER = re.compile(r"^\s+(?:the\s+|a\s+|an\s+)?$")
+_EN_SUBJECT_BEFORE = re.compile(r"^\s*(?:,[^,]{0,60},\s*)?(?:[a-z]+ly\s+)?$")
+
+
+def _en_relative(query: str, names: Sequence[str]) -> tuple[str, str] | None:
+    """The verb (as a stem) of an English relative clause in ``query`` and the role its noun
+    plays: ``"agent"`` for "the company that acquired X", ``"patient"`` for "the company (that
+    was) bought by X". ``None`` when the clause does not name one of ``names`` after the verb."""
+    for rx, role in ((_EN_REL_PASSIVE, "patient"), (_EN_REL_ACTIVE, "agent")):
+        m = rx.search(query)
+        if m is None or (not is_participle(m["verb"]) and not m["verb"].endswith("ed")):
+            continue
+        if m["verb"] in ("was", "were", "is", "are", "been"):
+            continue
+        if any(n and n in m["rest"] for n in names):
+            return _stem(m["verb"]), role
+    return None
+
+
+def _en_slot(
+    sentence: str, start: int, end: int, relative: tuple[str, str], names: Sequence[str]
+) -> bool:
+    """Whether ``sentence[start:end]`` fills the role :func:`_en_relative` asks for: the name
+    after "VERBed by" or before an active VERB (agent); the subject of "was VERBed" or the
+    object of an active VERB (patient). A subject named in the sentence must stand in the
+    other role's place."""
+    verb, role = relative
+    subject = [sentence.find(n) for n in names if n and n in sentence]
+    for m in _EN_WORD_AT.finditer(sentence):
+        if _stem(m.group(0).lower()) != verb:
+            continue
+        v0, v1 = m.start(), m.end()
+        passive_before = end <= v0 and _EN_PASSIVE_BEFORE.match(sentence[end:v0]) is not None
+        by_after = start >= v1 and _EN_BY_AFTER.match(sentence[v1:start]) is not None
+        active_before = end <= v0 and _EN_SUBJECT_BEFORE.match(sentence[end:v0]) is not None
+        object_after = start >= v1 and _EN_OBJECT_AFTER.match(sentence[v1:start]) is not None
+        if role == "agent":
+            if by_after and (not subject or min(subject) < v0):
+                return True
+            if active_before and (not subject or all(p >= v1 for p in subject)):
+                return True
+        else:
+            if passive_before and (not subject or all(p >= v1 for p in subject)):
+                return True
+            if object_after and (not subject or min(subject) < v0):
+                return True
+    return False
+
+
+_EN_WORD_AT = re.compile(r"[A-Za-z][a-z]+")
 _ZH_PARTY = "与和同跟向"  # X与Y签约: the other party of the verb stands between these and it
 _ZH_AGENT = "被由"  # X被Y收购, X由Y创办: the agent stands between these and the verb
 _ZH_OBJECT_GAP = ("", "了", "过", "下", "给", "到", "为")  # X签下了Y
@@ -431,11 +513,24 @@ def _zh_marked(sentence: str, relative: tuple[list[str], str]) -> list[tuple[int
     markers = _ZH_AGENT if role == "agent" else _ZH_PARTY
     out = []
     for verb in verbs:
-        for m in re.finditer(f"[{markers}]([{HAN}]{{2,8}}?){re.escape(verb)}", sentence):
+        found = list(re.finditer(f"[{markers}]([{HAN}]{{2,8}}?){re.escape(verb)}", sentence))
+        if role == "partner":
+            # …签约鸣蝉唱片，: the verb's object, when it fills the rest of its clause.
+            gaps = "|".join(g for g in _ZH_OBJECT_GAP if g)
+            found += re.finditer(
+                f"{re.escape(verb)}(?:{gaps})?(?![于在从向自与和])([{HAN}]{{2,6}})(?=[，,。；;：:！？!?]|$)",
+                sentence,
+            )
+        for m in found:
             words = _zh_words(m.group(1))
             if "的" not in m.group(1) and words and words[-1][1].startswith(("n", "j")):
                 out.append((m.start(1), m.end(1)))
     return out
+
+
+def _en_other(relative: tuple[str, str]) -> tuple[str, str]:
+    verb, role = relative
+    return verb, ("patient" if role == "agent" else "agent")
 
 
 def _other_role(relative: tuple[list[str], str]) -> tuple[list[str], str]:
@@ -726,6 +821,8 @@ def _size_factor(size: float | None, head: str) -> float:
     return 1.5 if gap < 0.25 else (0.6 if gap > 0.5 else 1.0)
 
 
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.\s?m\.?|[ap]m\b)", re.IGNORECASE)
+_CLOCK_Q = re.compile(r"\bwhat\s+time\b|几点", re.IGNORECASE)
 _COUNT_Q = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bpopulation\b|多少[个位名所座人]", re.I)
 _DECIMAL = re.compile(r"\d\.\d")
 _SIGN = re.compile(r"\s?[°′″]")
@@ -794,6 +891,86 @@ def _names_head(span: str, head: str) -> bool:
     return len(words) > 1 and (head in words or (head.endswith("s") and head[:-1] in words))
 
 
+_PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
+
+
+def names_topic(title: str, names: Collection[str]) -> bool:
+    """Whether a document titled ``title`` is about one of ``names`` (normalized): the title,
+    without a trailing parenthetical ("Varrow (city)"), is the name or ends with it as whole
+    words ("About Moth Records", 关于鸣蝉唱片)."""
+    norm = normalize_name(_PARENTHETICAL.sub("", title))
+    if not norm:
+        return False
+    for name in names:
+        if not name or len(name) < 2:
+            continue
+        if norm == name:
+            return True
+        if norm.endswith(name):
+            before = norm[: len(norm) - len(name)]
+            if before.endswith(" ") or (_CJK.match(name[0]) and len(name) > 2):
+                return True
+    return False
+
+
+_AGENT_BEFORE = re.compile(
+    r"(?:\bby|\bwith|[由被与和])\s*$"
+)  # the event's agent, not the value's owner
+_LATTER = re.compile(r"^\s*(?:后者|[Tt]he\s+latter\b)")
+_CLAUSE_BREAKS = "，,；;：:"
+
+
+def _said_of_the_latter(sentence: str, a: int, names: Sequence[str]) -> bool:
+    """Whether offset ``a`` is in a clause opened by "the latter" (后者) that points back past
+    the subject: "…的同城对手是云崖海燕俱乐部，后者成立于1960年" says 1960 of the rival."""
+    breaks = [i for i in range(a) if sentence[i] in _CLAUSE_BREAKS]
+    if not breaks or not _LATTER.match(sentence[breaks[-1] + 1 : a]):
+        return False
+    before = sentence[(breaks[-2] + 1 if len(breaks) > 1 else 0) : breaks[-1]]
+    # The latter of the clause before is its last name: the subject's only when it closes it.
+    return not any(n and before.rstrip().endswith(n) for n in names)
+
+
+_ZH_MODIFIER_AFTER = re.compile(f"[{HAN}]{{1,3}}的")
+
+
+def _zh_holds_role(
+    sentence: str, a: int, b: int, head: str, spans: Sequence[tuple[int, int, str, str | None]]
+) -> float:
+    """How the name at ``a:b`` stands to a clause that ends in the asked noun: its subject
+    holds the role (2.0: 苏映雪在片中饰演女主角 for 《X》的女主角); a name in a modifier inside
+    the clause does not (0.5: 她在周明执导的《X》中担任女主角); 1.0 when no such clause."""
+    for e0, _ in _occurrences(head, sentence):
+        gap = sentence[b:e0]
+        if e0 < b or len(gap) > 16 or _ZH_CLAUSE_BREAK.search(gap):
+            continue
+        if _ZH_MODIFIER_AFTER.match(sentence, b):
+            return 0.5
+        breaks = [i for i in range(a) if _ZH_CLAUSE_BREAK.match(sentence[i])]
+        clause_start = breaks[-1] + 1 if breaks else 0
+        if not any(
+            clause_start <= sp[0] < a and sp[2] not in ("DATE", "NUMBER", "NOUN") for sp in spans
+        ):
+            return 2.0
+    return 1.0
+
+
+def _word_end(text: str, end: int) -> int:
+    """``end`` moved to the end of the Latin word it falls in (CJK text is left as is)."""
+    while end < len(text) and text[end].isascii() and text[end].isalpha():
+        end += 1
+    return end
+
+
+def _owner_before(
+    spans: Sequence[tuple[int, int, str, str | None]], a: int
+) -> tuple[int, int, str, str | None] | None:
+    """The name nearest before offset ``a`` of a sentence: what a value there is said of
+    ("…rivals are Pellham Rovers, founded in 1923", "…云崖海燕俱乐部，后者成立于1960年")."""
+    names = [sp for sp in spans if sp[1] <= a and sp[2] not in ("DATE", "NUMBER", "NOUN")]
+    return max(names, key=lambda sp: (sp[1], sp[1] - sp[0]), default=None)
+
+
 def read_evidence(
     query: str,
     expected: AnswerType,
@@ -827,10 +1004,12 @@ def read_evidence(
     q_norm = normalize_name(query) + " " + normalize_name(question)
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
     measure = bool(_MEASURE_Q.search(query))
+    clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     head = _head_noun(query)
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
+    zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
     work_head = (
         expected in ("NAME", "TEXT")
@@ -839,6 +1018,7 @@ def read_evidence(
     )
     linked_norms = {normalize_name(n) for n in linked_names if n}
     relative = _zh_relative(query, [n for n in linked_names if n], terms) if cjk_query else None
+    en_relative = None if cjk_query else _en_relative(query, [n for n in linked_names if n])
     surnames = [
         words[-1]
         for le in linked
@@ -850,6 +1030,18 @@ def read_evidence(
     ranked = list(evidence[:top])
     view = graph or GraphView()
     mentions = view.chunk_entities([e.chunk_id for e in ranked])
+    # A document titled with the subject's name is about it: its sentences say "It was
+    # founded in 1911" without repeating the name.
+    topic_docs = {
+        d
+        for d, title in view.doc_titles([e.doc_id for e in ranked]).items()
+        if names_topic(title, linked_norms)
+    }
+    subject_kinds = {
+        kind
+        for le in linked
+        if (kind := _TYPE_ALIASES.get(_get(le, "type").upper())) in ("PERSON", "ORGANIZATION")
+    }
     # Chinese names the graph knows from any passage read here: the segmenter may miss one
     # in another passage (奔腾/v + 电子/n), where the name is still written out.
     zh_known = (
@@ -877,7 +1069,9 @@ def read_evidence(
         subject_here = any(n and n in text for n in linked_names) or any(
             _by_surname(text, s) for s in surnames
         )
-        previous_about_subject = False
+        # A piece of a document about the subject may open with "It …" / "该公司…": the
+        # pronoun goes on about the subject although the name is in an earlier piece.
+        previous_about_subject = ev.doc_id in topic_docs
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             sent_terms = _term_set(sentence)
@@ -926,6 +1120,8 @@ def read_evidence(
                     spans.append((start, end, kind, ent_id))
             for d_start, d_end, _ in find_dates(sentence):
                 spans.append((d_start, d_end, "DATE", None))
+            if clock:
+                spans += [(m.start(), m.end(), "DATE", None) for m in _CLOCK.finditer(sentence)]
             for m in _NUMBER.finditer(sentence):
                 if not DATE_RX.fullmatch(m.group(0)):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
@@ -976,7 +1172,14 @@ def read_evidence(
                 anchors += [
                     m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in wanted
                 ]
-            rel_ends = [end for t in shared_rel if len(t) > 1 for _, end in _occurrences(t, low)]
+            # A relation word ends where its word does: "drummer Tomas Reuel" for "plays drums"
+            # (the agent noun made from it introduces the name).
+            rel_ends = [
+                _word_end(low, end)
+                for t in shared_rel
+                if len(t) > 1
+                for _, end in _occurrences(t, low)
+            ]
             if head:
                 # The asked-for noun standing on its own ("小说《北渡》", "guitarist Lee Marr"),
                 # not the end of another name (松城大学中文系).
@@ -1026,7 +1229,13 @@ def read_evidence(
                 # inside them (与律师韩柏共同创立 ends in an adverb and gives none).
                 for a0, b0 in _zh_marked(sentence, relative):
                     same = [i for i, sp in enumerate(unique_spans) if sp[:2] == (a0, b0)]
-                    if not same:
+                    # An organisation named inside stays whole (签约松城大学中文系 keeps 松城大学);
+                    # a person's name inside is jieba's guess and goes (金帆唱片).
+                    inside = any(
+                        a0 <= sp[0] and sp[1] <= b0 and sp[2] == "ORGANIZATION"
+                        for sp in unique_spans
+                    )
+                    if not same and not inside:
                         unique_spans.append((a0, b0, "NAME", None))
                     elif unique_spans[same[0]][3] is None:
                         unique_spans[same[0]] = (a0, b0, "NAME", None)
@@ -1105,6 +1314,9 @@ def read_evidence(
                     bonus *= 2.0  # the role noun introduces this name
                 if (a, b) in attached:
                     bonus *= 2.0  # part of the subject's own name: "the Museum of Tulsa"
+                if zh_head and kind in ("PERSON", "ORGANIZATION", "NAME"):
+                    # The clause's subject holds the role: 苏映雪在片中饰演女主角.
+                    bonus *= _zh_holds_role(sentence, a, b, zh_head, unique_spans)
                 if cjk_query and any(
                     not _ZH_CLAUSE_BREAK.search(sentence[min(a, e) : max(b, e)]) for e in rel_ends
                 ):
@@ -1122,6 +1334,15 @@ def read_evidence(
                             fit = max(fit, _fit(expected, zh_noun_type(zh_head)))
                     elif _zh_slot(sentence, a, b, _other_role(relative), linked_names):
                         bonus /= _ZH_SLOT_BONUS  # the other role: 蓝海食品收购了Y for the buyer
+                if en_relative is not None and kind not in ("DATE", "NUMBER"):
+                    names_here = [n for n in linked_names if n]
+                    if _en_slot(sentence, a, b, en_relative, names_here):
+                        bonus *= _ZH_SLOT_BONUS  # "X was acquired by Y" for "the company that
+                        # acquired X"; the construction says what it is (the head noun)
+                        if kind == "NAME" and head:
+                            fit = max(fit, _fit(expected, head_noun_type(head)))
+                    elif _en_slot(sentence, a, b, _en_other(en_relative), names_here):
+                        bonus /= _ZH_SLOT_BONUS
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:
@@ -1130,6 +1351,26 @@ def read_evidence(
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
+                if kind in ("DATE", "NUMBER") and subject_kinds:
+                    owner = _owner_before(unique_spans, a)
+                    if (
+                        owner is not None
+                        and owner[2] in subject_kinds
+                        and not _AGENT_BEFORE.search(sentence[max(0, owner[0] - 4) : owner[0]])
+                        and owner[3] not in linked_ids
+                        and not any(
+                            normalize_name(sentence[owner[0] : owner[1]]) in ln
+                            for ln in linked_norms
+                        )
+                    ):
+                        bonus *= 0.5  # said of another person or organisation named just before
+                if kind in ("DATE", "NUMBER") and _said_of_the_latter(sentence, a, linked_names):
+                    bonus *= 0.5
+                if zh_units and kind in ("LOCATION", "NAME") and span[-1:] in CHINESE_ADMIN_UNITS:
+                    # 哪座城市 asks for a 市, not the 区 inside it (沧岭市老城区).
+                    bonus *= 1.5 if span[-1] in zh_units else 0.6
+                if clock and kind == "DATE":
+                    bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
@@ -1190,9 +1431,19 @@ def read_evidence(
                 c.score *= _fit(expected, "LOCATION") / _fit(expected, "NAME")
                 c.kind = "LOCATION"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    if _log.isEnabledFor(logging.DEBUG):
+        ranked_pool = sorted(pool.values(), key=lambda c: -c.score)[:6]
+        _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])
     if best.kind == "DATE" and not YEAR_QUESTION.search(query):
         best = _precise_date(best, pool.values())
-    full = _full_name(best.text, ranked[best.evidence_index].text)
+    home = ranked[best.evidence_index]
+    full = _full_name(best.text, home.text)
+    if full == best.text and best.kind not in ("PERSON", "DATE", "NUMBER"):
+        # "played for Athletic": the document's other pieces may write the whole name
+        # ("Pellham Bay Athletic is a football club"); people are left alone, since two
+        # people of one document may share a surname.
+        same_doc = " ".join(e.text for e in ranked if e.doc_id == home.doc_id and e is not home)
+        full = _full_name(best.text, same_doc) if same_doc else full
     if full != best.text and normalize_name(full) not in q_norm:
         best.text = full
     return best, best_overlap
@@ -1220,7 +1471,9 @@ def _full_name(short: str, text: str) -> str:
     names him so (the longest capitalised run ending in the word, possessive dropped)."""
     if " " in short or _CJK.search(short) or not short[:1].isupper():
         return short
-    run = r"(?:[A-Z][\w\-’']*\.?\s+){1,3}"
+    # Only an initial carries a full stop ("G. Stanley Hall"): "…of Pellham Bay. Ashmore is"
+    # ends a sentence before the name.
+    run = r"(?:(?:[A-Z]\.|[A-Z][\w\-’']*)\s+){1,3}"
     found = [m.group(0) for m in _rx(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])").finditer(text)]
     found = [f for f in found if f.split()[0] not in _CAP_STOP]
     return max(found, key=len) if found else short
@@ -1287,11 +1540,21 @@ class OfflineStepReader:
                 grade=Grade(score=1.0 if ok else 0.5, passed=True, reason=why, grader="offline"),
                 reader=self.name,
             )
+        # An earlier step's answer bound into this one is its subject even when the linker
+        # found no entity of that name (回声码头乐队所签约的唱片公司).
+        named = [_get(le, "name") for le in ctx.linked] + [_get(le, "span") for le in ctx.linked]
+        bound = [
+            {"name": ans, "span": ans, "type": "", "entity_id": ""}
+            for i in step.depends_on
+            if (ans := ctx.answers.get(i, ""))
+            and ans in ctx.query
+            and not any(ans in n or n in ans for n in named if n)
+        ]
         best, overlap = read_evidence(
             ctx.query,
             step.answer_type,
             evidence,
-            ctx.linked,
+            [*ctx.linked, *bound],
             self.graph,
             question=ctx.question,
             related=ctx.related,

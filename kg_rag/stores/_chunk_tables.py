@@ -100,6 +100,7 @@ class DocState(BaseModel):
     status: str
     version: int
     metadata: dict[str, str] = Field(default_factory=dict)
+    title: str = ""
 
 
 def quote(value: str) -> str:

@@ -291,13 +291,16 @@ class LanceChunkStore:
 
     def _load_state(self) -> None:
         docs = self._tables["documents"]
-        rows = docs.search().select(["doc_id", "ingest_hash", "status", "version", "metadata"])
+        rows = docs.search().select(
+            ["doc_id", "ingest_hash", "status", "version", "metadata", "title"]
+        )
         self._docs = {
             r["doc_id"]: DocState(
                 ingest_hash=r["ingest_hash"],
                 status=r["status"],
                 version=r["version"],
                 metadata=json.loads(r["metadata"] or "{}"),
+                title=r["title"] or "",
             )
             for r in rows.limit(None).to_arrow().to_pylist()
         }
@@ -467,6 +470,7 @@ class LanceChunkStore:
                 status="pending",
                 version=document.version,
                 metadata=document.metadata,
+                title=document.title,
             )
         # 3. the chunks
         with self._lock:
@@ -775,6 +779,10 @@ class LanceChunkStore:
         if not rows:
             return None
         return row_to_document(rows[0], with_text=True)
+
+    def document_titles(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        """doc id → title of each stored document among ``doc_ids`` (kept in memory)."""
+        return {d: s.title for d in doc_ids if (s := self._docs.get(d)) is not None}
 
     def list_documents(self) -> list[Document]:
         """Every stored document (without text: use :meth:`get_document`), sorted by id."""

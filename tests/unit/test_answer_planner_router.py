@@ -318,6 +318,104 @@ def test_rule_plans_from_grammar(
             "Was Blue Harbor directed by someone born in Oslo?",
             ["Who directed Blue Harbor", "Was #1 born in Oslo"],
         ),
+        # A be-question's passive main verb closes it, after a long subject.
+        (
+            "Where was the founder of the company that was bought by Grey Tide Group in 1999 born?",
+            [
+                "company that was bought by Grey Tide Group in 1999",
+                "founder of #1",
+                "Where was #2 born",
+            ],
+        ),
+        (
+            "In which city is the firm founded by the brother of Blue Harbor's director based?",
+            [
+                "director of Blue Harbor",
+                "brother of #1",
+                "firm founded by #2",
+                "In which city is #3 based",
+            ],
+        ),
+        (
+            "When was the band that recorded Low Road formed?",
+            ["band that recorded Low Road", "When was #1 formed"],
+        ),
+        # "What is X's N?" / "What is the name of N?" ask for N itself: no last bridge.
+        ("What is Ada Berg's date of birth?", ["What is Ada Berg's date of birth"]),
+        (
+            "What is the name of the river that flows through the town where Ada Berg was born?",
+            ["town where Ada Berg was born", "river that flows through #1"],
+        ),
+        # Age compares births ("who"), or foundings ("which").
+        (
+            "Who is older, Ada Berg or Lars Moe?",
+            [
+                "When was Ada Berg born",
+                "When was Lars Moe born",
+                "Who is older, Ada Berg or Lars Moe",
+            ],
+        ),
+        (
+            "Which is younger, Grey Tide FC or Blue Harbor United?",
+            [
+                "When was Grey Tide FC founded",
+                "When was Blue Harbor United founded",
+                "Which is younger, Grey Tide FC or Blue Harbor United",
+            ],
+        ),
+        # "the same N" after any verb: one value question per option.
+        (
+            "Did Ada Berg and Lars Moe study at the same university?",
+            [
+                "What is the university of Ada Berg",
+                "What is the university of Lars Moe",
+                "Did Ada Berg and Lars Moe study at the same university",
+            ],
+        ),
+        # The word after 的 heads its noun phrase even when tagged a verb (导演/v); a time
+        # adverbial (此前) belongs to the predicate.
+        ("《晚潮》的导演毕业于哪所学校？", ["《晚潮》的导演", "#1毕业于哪所学校"]),
+        (
+            "青禾数据现任首席执行官此前在哪家集团担任财务总监？",
+            ["青禾数据现任首席执行官", "#1此前在哪家集团担任财务总监"],
+        ),
+        # 同一 questions keep their verb in each option's question.
+        (
+            "周明和赵一鸣是否出生在同一个地方？",
+            ["周明出生在哪个地方", "赵一鸣出生在哪个地方", "周明和赵一鸣是否出生在同一个地方"],
+        ),
+        (
+            "周明和赵一鸣是在同一所大学获得学位的吗？",
+            [
+                "周明在哪所大学获得学位",
+                "赵一鸣在哪所大学获得学位",
+                "周明和赵一鸣是在同一所大学获得学位的吗",
+            ],
+        ),
+        (
+            "晨星唱片和远山集团的总部是否设在同一座城市？",
+            [
+                "晨星唱片的总部设在哪座城市",
+                "远山集团的总部设在哪座城市",
+                "晨星唱片和远山集团的总部是否设在同一座城市",
+            ],
+        ),
+        (
+            "周明和赵一鸣来自同一个国家吗？",
+            ["周明来自哪个国家", "赵一鸣来自哪个国家", "周明和赵一鸣来自同一个国家吗"],
+        ),
+        (
+            "周明和赵一鸣是同一所大学毕业的吗？",
+            ["周明哪所大学毕业", "赵一鸣哪所大学毕业", "周明和赵一鸣是同一所大学毕业的吗"],
+        ),
+        (
+            "周明与赵一鸣是不是效力于同一家俱乐部？",
+            [
+                "周明效力于哪家俱乐部",
+                "赵一鸣效力于哪家俱乐部",
+                "周明与赵一鸣是不是效力于同一家俱乐部",
+            ],
+        ),
     ],
 )
 def test_chinese_subject_and_predicate_make_the_chain(question: str, queries: list[str]) -> None:
@@ -388,6 +486,10 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("他在哪家公司工作？", "ORGANIZATION"),
         ("这座城市有多少人口？", "NUMBER"),
         ("他是否出生于杭州？", "YESNO"),
+        ("What is Ada Berg's date of birth?", "DATE"),
+        ("What was Lars Moe's hometown?", "LOCATION"),
+        ("What is Grey Tide's record label?", "ORGANIZATION"),
+        ("《晚潮》的女主角是谁？", "PERSON"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

@@ -156,6 +156,13 @@ def test_organisation_names_from_suffixes() -> None:
         # Where the organisation word really ends the name, it still does.
         ("鲸灵科技的总部在杭州。", [("鲸灵科技", "ORGANIZATION"), ("杭州", "LOCATION")]),
         ("他在华丰集团工作。", [("华丰集团", "ORGANIZATION")]),
+        # One word for a modifier and the organisation word (电影学院, 音乐学院) ends the name
+        # as the organisation word alone would.
+        (
+            "1983年，他考入江川电影学院导演系。",
+            [("1983年", "DATE"), ("江川电影学院", "ORGANIZATION")],
+        ),
+        ("她毕业于松城音乐学院。", [("松城音乐学院", "ORGANIZATION")]),
     ],
 )
 def test_an_organisation_word_glued_to_the_next_word_ends_no_name(
