@@ -182,6 +182,12 @@ def _surname_split(name: str) -> tuple[str, str] | None:
     return None
 
 
+def closes_with_admin_unit(name: str) -> bool:
+    """A name of three or more characters ending in an administrative unit (石桥镇, 柳溪村,
+    江城市) is a place, whatever the segmenter made of it (a surname and a given name)."""
+    return len(name) >= 3 and name[-1] in CHINESE_ADMIN_UNITS
+
+
 def _person_kind(name: str, flag: str) -> str | None:
     """The type of a jieba ``nr`` token. Its dictionary holds ~73k "names", many of them not:
     高水平, 王先生, 成绩优秀 (no person), 绍兴人 (a demonym), 桂林, 石家庄 (cities: 石家庄市 is a
@@ -190,8 +196,8 @@ def _person_kind(name: str, flag: str) -> str | None:
         return "PERSON"
     if _tag(name + "市").startswith("ns") or _tag(name + "县").startswith("ns"):
         return "LOCATION"
-    if len(name) >= 3 and name[-1] in CHINESE_ADMIN_UNITS:
-        return "LOCATION"  # 石桥镇, 柳溪村: a name ending in an administrative unit is a place
+    if closes_with_admin_unit(name):
+        return "LOCATION"
     if len(name) > 2 and name.endswith("人") and _tag(name[:-1]).startswith("ns"):
         return None
     compound = name[:2] in CHINESE_COMPOUND_SURNAMES

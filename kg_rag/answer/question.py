@@ -549,8 +549,9 @@ def answer_type(question: str) -> AnswerType:
         r"\bwhat\s+(?:is|was|are|were)\s+.+?['’]s?\s+([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s*\??$",
         low,
     )
-    if m and head_noun_type(m.group(1).split(" of ")[0]) != "NAME":
-        return head_noun_type(m.group(1).split(" of ")[0])
+    possessed = head_noun_type(m.group(1).split(" of ")[0]) if m else "NAME"
+    if possessed != "NAME":
+        return possessed
     if re.match(r"\s*(?:in|on|at|from|to|for|of|by|with)?\s*(?:what|which)\b", low):
         return "NAME"  # a "what" question whose head noun says nothing: no later "who" decides
     if re.search(r"\bwhen\b", low):

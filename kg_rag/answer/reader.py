@@ -24,8 +24,9 @@ import logging
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from extraction.chinese import closes_with_admin_unit
 from extraction.language import HAN, NON_NAME_WORDS, is_participle, normalize_name, split_sentences
 from extraction.lexicon import CALENDAR_WORDS, CHINESE_ADMIN_UNITS
 from kg_rag.answer.offline import _stem, _term_set
@@ -46,6 +47,7 @@ from kg_rag.models import AnswerType, Evidence, Subgraph
 __all__ = ["OfflineStepReader", "read_evidence"]
 
 _log = logging.getLogger(__name__)
+_V = TypeVar("_V")
 _CJK = re.compile(f"[{HAN}]")
 _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
@@ -133,7 +135,7 @@ _TYPE_ALIASES = {
 # A sentence's cosine similarity to the step above the floor counts like shared relation words.
 # Both are on all-MiniLM-L6-v2's scale (unrelated sentences near 0.1–0.3, paraphrases at 0.5
 # and above); other embedders' cosines are mapped onto it by their measured scale.
-_ZH_SLOT_BONUS = 2.5  # a name in the role a Chinese relative clause asks for (_zh_slot)
+_SLOT_BONUS = 2.5  # a name in the role a relative clause asks for (_zh_slot, _en_slot)
 _DENSE_FLOOR = 0.3
 _DENSE_WEIGHT = 5.0
 
@@ -295,7 +297,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
             ) and len(word) + len(nxt) <= 4:
                 end = start + len(word) + len(nxt)
                 i += 1
-                if sentence[end - 1] in CHINESE_ADMIN_UNITS and end - start >= 3:
+                if closes_with_admin_unit(sentence[start:end]):
                     kind = "LOCATION"  # 江 + 城市 is the city 江城市, as the extractor reads it
         if (
             i + 1 < len(words)
@@ -528,14 +530,11 @@ def _zh_marked(sentence: str, relative: tuple[list[str], str]) -> list[tuple[int
     return out
 
 
-def _en_other(relative: tuple[str, str]) -> tuple[str, str]:
-    verb, role = relative
-    return verb, ("patient" if role == "agent" else "agent")
-
-
-def _other_role(relative: tuple[list[str], str]) -> tuple[list[str], str]:
+def _other_role(relative: tuple[_V, str], other: str = "partner") -> tuple[_V, str]:
+    """The same verb(s) with the other role of the pair: agent ↔ ``other`` (the Chinese
+    partner, the English patient)."""
     verbs, role = relative
-    return verbs, ("partner" if role == "agent" else "agent")
+    return verbs, (other if role == "agent" else "agent")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -913,17 +912,20 @@ def names_topic(title: str, names: Collection[str]) -> bool:
     return False
 
 
-_AGENT_BEFORE = re.compile(
-    r"(?:\bby|\bwith|[由被与和])\s*$"
-)  # the event's agent, not the value's owner
+# A name right after these is the event's agent, not the owner of a value after it.
+_AGENT_BEFORE = re.compile(r"(?:\bby|\bwith|[由被与和])\s*$")
 _LATTER = re.compile(r"^\s*(?:后者|[Tt]he\s+latter\b)")
-_CLAUSE_BREAKS = "，,；;：:"
+
+
+def _breaks_before(sentence: str, a: int) -> list[int]:
+    """Offsets of the clause breaks (commas, semicolons, colons) before offset ``a``."""
+    return [i for i in range(a) if _ZH_CLAUSE_BREAK.match(sentence[i])]
 
 
 def _said_of_the_latter(sentence: str, a: int, names: Sequence[str]) -> bool:
     """Whether offset ``a`` is in a clause opened by "the latter" (后者) that points back past
     the subject: "…的同城对手是云崖海燕俱乐部，后者成立于1960年" says 1960 of the rival."""
-    breaks = [i for i in range(a) if sentence[i] in _CLAUSE_BREAKS]
+    breaks = _breaks_before(sentence, a)
     if not breaks or not _LATTER.match(sentence[breaks[-1] + 1 : a]):
         return False
     before = sentence[(breaks[-2] + 1 if len(breaks) > 1 else 0) : breaks[-1]]
@@ -946,7 +948,7 @@ def _zh_holds_role(
             continue
         if _ZH_MODIFIER_AFTER.match(sentence, b):
             return 0.5
-        breaks = [i for i in range(a) if _ZH_CLAUSE_BREAK.match(sentence[i])]
+        breaks = _breaks_before(sentence, a)
         clause_start = breaks[-1] + 1 if breaks else 0
         if not any(
             clause_start <= sp[0] < a and sp[2] not in ("DATE", "NUMBER", "NOUN") for sp in spans
@@ -1017,8 +1019,9 @@ def read_evidence(
         and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
     )
     linked_norms = {normalize_name(n) for n in linked_names if n}
-    relative = _zh_relative(query, [n for n in linked_names if n], terms) if cjk_query else None
-    en_relative = None if cjk_query else _en_relative(query, [n for n in linked_names if n])
+    named = [n for n in linked_names if n]
+    relative = _zh_relative(query, named, terms) if cjk_query else None
+    en_relative = None if cjk_query else _en_relative(query, named)
     surnames = [
         words[-1]
         for le in linked
@@ -1327,22 +1330,21 @@ def read_evidence(
                     and (subject_here or subject_in_sentence)
                 ):
                     if _zh_slot(sentence, a, b, relative, linked_names):
-                        bonus *= _ZH_SLOT_BONUS  # 蓝海食品被奔腾光电收购 for 收购蓝海食品的公司
+                        bonus *= _SLOT_BONUS  # 蓝海食品被奔腾光电收购 for 收购蓝海食品的公司
                         if kind == "NAME" and zh_head:
                             # The construction says what it is: the clause's head noun
                             # (公司), whatever type the segmenter gave the name.
                             fit = max(fit, _fit(expected, zh_noun_type(zh_head)))
                     elif _zh_slot(sentence, a, b, _other_role(relative), linked_names):
-                        bonus /= _ZH_SLOT_BONUS  # the other role: 蓝海食品收购了Y for the buyer
+                        bonus /= _SLOT_BONUS  # the other role: 蓝海食品收购了Y for the buyer
                 if en_relative is not None and kind not in ("DATE", "NUMBER"):
-                    names_here = [n for n in linked_names if n]
-                    if _en_slot(sentence, a, b, en_relative, names_here):
-                        bonus *= _ZH_SLOT_BONUS  # "X was acquired by Y" for "the company that
+                    if _en_slot(sentence, a, b, en_relative, named):
+                        bonus *= _SLOT_BONUS  # "X was acquired by Y" for "the company that
                         # acquired X"; the construction says what it is (the head noun)
                         if kind == "NAME" and head:
                             fit = max(fit, _fit(expected, head_noun_type(head)))
-                    elif _en_slot(sentence, a, b, _en_other(en_relative), names_here):
-                        bonus /= _ZH_SLOT_BONUS
+                    elif _en_slot(sentence, a, b, _other_role(en_relative, "patient"), named):
+                        bonus /= _SLOT_BONUS
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

@@ -32,16 +32,24 @@ from kg_rag.retrieval.graph import LinkedEntity
 pytestmark = pytest.mark.unit
 
 
-def _ev(*texts: str) -> list[Evidence]:
+def _ev(*texts: str, doc: str | None = None, level: str = "paragraph") -> list[Evidence]:
+    """Evidence pieces, best first: one document each, or all of ``doc``."""
     return [
-        Evidence(chunk_id=f"c{i}", doc_id=f"d{i}", text=t, score=1.0 - i / 10, char_end=len(t))
+        Evidence(
+            chunk_id=f"c{i}",
+            doc_id=doc or f"d{i}",
+            text=t,
+            score=1.0 - i / 10,
+            level=level,
+            char_end=len(t),
+        )
         for i, t in enumerate(texts)
     ]
 
 
-def _linked(*names: str) -> list[LinkedEntity]:
+def _linked(*names: str, type: str = "") -> list[LinkedEntity]:
     return [
-        LinkedEntity(entity_id=f"e{i}", name=n, type="", method="exact", span=n, weight=1.0)
+        LinkedEntity(entity_id=f"e{i}", name=n, type=type, method="exact", span=n, weight=1.0)
         for i, n in enumerate(names)
     ]
 
@@ -472,16 +480,7 @@ def test_surname_mentions_make_a_passage_about_the_subject() -> None:
         "The sonar fair was born in Ashgrave, a market town on the River Osk.",
         "Marsh was born in Kessford, a market town on the River Lenn.",
     ]
-    linked = [
-        LinkedEntity(
-            entity_id="e0",
-            name="Edwin Marsh",
-            type="PERSON",
-            method="exact",
-            span="Edwin Marsh",
-            weight=1.0,
-        )
-    ]
+    linked = _linked("Edwin Marsh", type="PERSON")
     best, _ = read_evidence("birthplace of Edwin Marsh", "LOCATION", _ev(*texts), linked)
     assert best is not None and best.text == "Kessford"
 
@@ -822,20 +821,8 @@ def test_a_piece_of_the_subjects_document_goes_on_about_it() -> None:
         "Athletic's local rivals are Grey Tide Rovers, founded in 1923.",
         "It was founded in 1911.",
     ]
-    evidence = [
-        Evidence(chunk_id=f"c{i}", doc_id="d", text=t, score=1.0 - i / 10, level="sentence")
-        for i, t in enumerate(texts)
-    ]
-    linked = [
-        LinkedEntity(
-            entity_id="e1",
-            name="Grey Tide Athletic",
-            type="ORGANIZATION",
-            method="exact",
-            span="Grey Tide Athletic",
-            weight=1.0,
-        )
-    ]
+    evidence = _ev(*texts, doc="d", level="sentence")
+    linked = _linked("Grey Tide Athletic", type="ORGANIZATION")
     graph = _Graph(
         {"c0": [("e2", "Grey Tide Rovers", "ORGANIZATION")]}, {"d": "Grey Tide Athletic"}
     )
@@ -870,12 +857,8 @@ def test_a_short_name_takes_the_whole_name_its_document_writes() -> None:
         "The winger Ada Berg played for Athletic from 1989 to 1994.",
         "Grey Tide Athletic is a football club in the port of Grey Tide.",
     ]
-    evidence = [
-        Evidence(chunk_id=f"c{i}", doc_id="d", text=t, score=1.0 - i / 10, char_end=len(t))
-        for i, t in enumerate(texts)
-    ]
     best, _ = read_evidence(
-        "For which club did Ada Berg play", "NAME", evidence, _linked("Ada Berg")
+        "For which club did Ada Berg play", "NAME", _ev(*texts, doc="d"), _linked("Ada Berg")
     )
     assert best is not None and best.text == "Grey Tide Athletic"
     # From another document the short name stays short.
