@@ -39,7 +39,9 @@ from extraction.english import Span
 from extraction.language import HAN
 from extraction.lexicon import (
     CHINESE_ADMIN_UNITS,
+    CHINESE_AGENT_ENDS,
     CHINESE_COMPOUND_SURNAMES,
+    CHINESE_KIN_WORDS,
     CHINESE_NOT_GIVEN,
     CHINESE_ORG_LEGAL_FORMS,
     CHINESE_ORG_MIDDLES,
@@ -50,7 +52,7 @@ from extraction.lexicon import (
     CHINESE_TITLE_WORDS,
 )
 
-__all__ = ["RelationCue", "find_chinese_spans", "relation_cue"]
+__all__ = ["RelationCue", "find_chinese_spans", "glued_after_name", "relation_cue"]
 
 _FLAG_TYPES = {
     "nr": "PERSON",
@@ -82,6 +84,10 @@ _COMMON_GIVEN_FREQ = 5000
 _VERB_GIVEN_FREQ = 1000
 # After a character that is only sometimes a surname (高, 马, 石), only a rare word is a name.
 _WEAK_GIVEN_FREQ = 100
+
+# Function characters that follow a name and that jieba glues to an unknown given name
+# (闻人 + 骁是, 闻人 + 骁于): a two-character given name never ends in one of them.
+_GLUED_AFTER_NAME = frozenset("是于在的也都被将把曾从")
 
 _SENTENCE_END = re.compile(r"[。！？；!?;\n]+")
 _TITLE = re.compile(r"《(?P<t>[^《》]{1,60})》")
@@ -209,6 +215,12 @@ def _person_kind(name: str, flag: str) -> str | None:
     return None
 
 
+def glued_after_name(given: str) -> bool:
+    """Does the two-character "given name" ``given`` end in a function character the
+    segmenter glued to it (骁是 in 闻人骁是一名报人), so that the name ends one earlier?"""
+    return len(given) == 2 and given[1] in _GLUED_AFTER_NAME and not _freq(given)
+
+
 def _person_end(tokens: list[_Token], i: int) -> int | None:
     """Index after the given name when ``tokens[i]`` is a surname standing alone before one
     (王 + 海峰), else ``None``."""
@@ -233,11 +245,12 @@ def _person_end(tokens: list[_Token], i: int) -> int | None:
             tok.flag == "q" and (i == 0 or tokens[i - 1].flag not in ("m", "mq"))
         ):
             return None  # 于/p, 何/r, 一张/m: the character is not a surname here
-    if nxt.flag in _FUNCTION_FLAGS or not _given_ok(nxt.word, tok.word):
+    han_unknown = nxt.flag == "x" and _is_han(nxt.word)  # 贺兰 + 芷/x: a rare character
+    if (nxt.flag in _FUNCTION_FLAGS and not han_unknown) or not _given_ok(nxt.word, tok.word):
         return None
     nxt_tag, nxt_freq = _tag(nxt.word), _freq(nxt.word)
     name_tagged = nxt.flag.startswith("nr") or nxt_tag.startswith("nr")
-    if len(nxt.word) == 1 and not name_tagged:
+    if len(nxt.word) == 1 and not name_tagged and not (han_unknown and strong):
         return None  # a one-character word after a surname is more often a word than a name
     if nxt_freq and not name_tagged:
         if nxt.flag in _VERBISH_FLAGS:
@@ -364,9 +377,14 @@ class _Unit:
 
 def _unit(tokens: list[_Token], i: int) -> _Unit | None:
     tok = tokens[i]
+    if tok.word in CHINESE_KIN_WORDS:
+        return None  # 哥哥, 妻子: a kinship noun names no one
     person = _person_end(tokens, i)
     if person is not None:
-        return _Unit("PERSON", tok.start, tokens[person - 1].end, person, "nr")
+        end = tokens[person - 1].end
+        if glued_after_name(tokens[person - 1].word):
+            end -= 1  # 闻人 + 骁是: the segmenter glued the verb after the name to it
+        return _Unit("PERSON", tok.start, end, person, "nr")
     kind = _FLAG_TYPES.get(tok.flag)
     if kind == "PERSON":
         kind = _person_kind(tok.word, tok.flag)
@@ -414,6 +432,75 @@ def _strong_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
     return spans, covered
 
 
+# A place closed by an administrative unit after a locative preposition: 位于鹭门市, 创立于临澍市,
+# 迁往临澍市, 在栖梧市成立. jieba cuts invented place names anywhere (鹭/ng + 门市/n, 于临澍/nr +
+# 市/n, 栖/vg + 梧市/ns), but the preposition opens the place and the unit closes it.
+_LOCATIVE = "于在往到至自"
+_ADMIN_PLACE = re.compile(
+    rf"(?<=[{_LOCATIVE}])(?P<p>[{HAN}]{{2,3}}?[{''.join(sorted(CHINESE_ADMIN_UNITS))}])"
+)
+
+
+# A definition: "鸣蝉唱片是一家独立唱片公司", "司徒静川是一位电影导演" — the subject before 是 +
+# 一 + classifier names what the noun phrase after it classifies, however it segments.
+_DEFINITION = re.compile(
+    rf"(?:^|(?<=[。！？；\n]))\s*(?:[^，。！？；\n]{{0,12}}，)?"
+    rf"(?P<x>[{HAN}A-Za-z0-9·《》]{{2,12}}?)是(?:另)?一(?P<cl>[家所支个座位名])"
+    rf"(?P<np>[^，。！？；、\n]{{1,20}})"
+)
+_PRONOUN_SUBJECT = re.compile(r"^(?:它|他|她|这|那|该|其|此|我|你|您|们)")
+
+
+def _definition_spans(text: str) -> list[Span]:
+    """Names defined by a classifying sentence: an organisation when the noun phrase ends in
+    an organisation word (家/所/支 + …公司/大学/乐队), a person after 位/名 + an occupation noun
+    (…导演, …报人), a place after 座 + 城市/镇/…; every other mention of the same name in
+    ``text`` too."""
+    out: list[Span] = []
+    for m in _DEFINITION.finditer(text):
+        name, cl, np = m.group("x"), m.group("cl"), m.group("np").strip()
+        if _PRONOUN_SUBJECT.match(name) or "的" in name:
+            continue
+        name = name.strip("《》") if name.startswith("《") and name.endswith("》") else name
+        if "《" in name or "》" in name:
+            continue
+        kind = None
+        if cl in "家所支个" and (np.endswith(tuple(CHINESE_ORG_SUFFIXES)) or _ends_in_org_word(np)):
+            kind = "ORGANIZATION"
+        elif cl in "位名" and np[-1:] in CHINESE_AGENT_ENDS | set("演剧编辑"):
+            kind = "PERSON"
+        elif cl in "座个" and np.endswith(("城市", "城", "小镇", *CHINESE_ADMIN_UNITS)):
+            kind = "LOCATION"
+        if kind is None:
+            continue
+        for found in re.finditer(re.escape(name), text):
+            out.append(Span(name, kind, found.start(), found.end(), strong=True))
+    return out
+
+
+def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
+    """Places opened by a locative preposition and closed by an administrative unit that ends
+    a jieba token (so 市长 or 市场 is no unit), with no function word inside (在那个县)."""
+    ends = {t.end for t in tokens}
+    starts = {t.start: t for t in tokens}
+    out: list[Span] = []
+    for m in _ADMIN_PLACE.finditer(text):
+        a, b = m.span("p")
+        if b not in ends:
+            continue
+        # The preposition ends a word (生于, 在) or opens the token the place starts in (于临澍).
+        opener = next((t for t in tokens if t.start < a < t.end), None)
+        if opener is not None and opener.start != a - 1:
+            continue
+        inside = [t for t in tokens if t.start < b and a < t.end]
+        if any(t.flag in _FUNCTION_FLAGS for t in inside if a <= t.start):
+            continue
+        if a in starts and all(t.flag.startswith("ns") for t in inside):
+            continue  # jieba found the places (北京市, 浙江 + 杭州): the token path names them
+        out.append(Span(m.group("p"), "LOCATION", a, b, strong=True))
+    return out
+
+
 def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
     """Find the mentions of Chinese ``text``.
 
@@ -429,11 +516,15 @@ def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
         [('蓝鲸科技', 'ORGANIZATION'), ('王海峰', 'PERSON')]
     """
     spans, covered = _strong_spans(text)
+    tokens = _tagged(text)
+    for place in _definition_spans(text) + _admin_places(text, tokens):
+        if not any(a < place.end and place.start < b for a, b in covered):
+            spans.append(place)
+            covered.append((place.start, place.end))
 
     def free(start: int, end: int) -> bool:
         return not any(a < end and start < b for a, b in covered)
 
-    tokens = _tagged(text)
     i = 0
     while i < len(tokens):
         found, i = _names_at(text, tokens, i, free)
@@ -446,6 +537,28 @@ def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
     spans = [_short_form(s, heads) for s in spans]
     spans.sort(key=lambda s: (s.start, -s.end))
     return spans, _sentences(text)
+
+
+def _person_context(tokens: list[_Token], i: int, unit: _Unit) -> bool:
+    """Does a place-tagged name of one token read as a person's from its neighbours: an
+    occupation noun right before it (主持人郑朔, 作家贺兰芷) or 的 and a kinship noun after it
+    (郑朔的弟弟)? Only a name that splits as a surname and a given name qualifies."""
+    name = tokens[i].word
+    if unit.next != i + 1 or not 2 <= len(name) <= 3 or not _is_han(name):
+        return False
+    if closes_with_admin_unit(name) or _freq(name) or _surname_split(name) is None:
+        return False
+    before = tokens[i - 1] if i > 0 else None
+    if (
+        before is not None
+        and before.end == tokens[i].start
+        and len(before.word) >= 2
+        and before.word[-1] in CHINESE_AGENT_ENDS
+        and before.flag.startswith(("n", "v"))
+    ):
+        return True
+    after = tokens[i + 1 : i + 3]
+    return len(after) == 2 and after[0].word == "的" and after[1].word in CHINESE_KIN_WORDS
 
 
 def _names_at(
@@ -491,6 +604,8 @@ def _names_at(
     if unit.kind is None:
         return [], unit.next
     kind = unit.kind
+    if kind == "LOCATION" and _person_context(tokens, i, unit):
+        kind = "PERSON"  # 主持人郑朔, 郑朔的弟弟: jieba tagged an unknown name a place
     if (
         kind == "PERSON"
         and unit.flag == "nrt"

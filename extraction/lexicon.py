@@ -185,7 +185,9 @@ given name: 王 + 海峰)."""
 
 CHINESE_COMPOUND_SURNAMES = _words(
     "欧阳 司马 诸葛 上官 东方 皇甫 尉迟 公孙 慕容 令狐 夏侯 长孙 宇文 司徒 端木 独孤 南宫 "
-    "西门 轩辕 澹台 钟离 呼延 万俟 申屠"
+    "西门 轩辕 澹台 钟离 呼延 万俟 申屠 闻人 贺兰 赫连 拓跋 鲜于 闾丘 太史 百里 东郭 南门 "
+    "羊舌 微生 公羊 公冶 宗政 濮阳 太叔 仲孙 乐正 漆雕 壤驷 公良 夹谷 宰父 谷梁 段干 东门 "
+    "公西 梁丘 左丘 第五 司寇 子车 颛孙 巫马 亓官 单于"
 )
 """Two-character surnames."""
 
@@ -197,6 +199,16 @@ CHINESE_TITLE_WORDS = _words(
 )
 """Titles and kin words after a surname (王先生, 张老师): a way to refer to someone, not a
 given name."""
+
+CHINESE_KIN_WORDS = _words(
+    "父亲 母亲 爸爸 妈妈 哥哥 弟弟 姐姐 妹妹 兄长 妻子 丈夫 儿子 女儿 侄子 侄女 外甥 祖父 祖母 "
+    "孙子 孙女 叔叔 伯父 舅舅 姑姑 阿姨 岳父 岳母 女婿 儿媳 遗孀 未婚妻 未婚夫"
+)
+"""Kinship nouns: "X的弟弟" makes X a person."""
+
+CHINESE_AGENT_ENDS = frozenset("人家者员师手")
+"""Last characters of an occupation noun (主持人, 作家, 记者, 演员, 律师, 鼓手): one right
+before a name stands in apposition to it (主持人郑朔), so the name is a person's."""
 
 CHINESE_NOT_GIVEN = frozenset("家氏某总姐哥弟妹叔伯姨婶嫂爷奶公婆老们等说称道和与及的是在也都")
 """Single characters after a surname that are not a one-character given name (王家, 李某)."""

@@ -20,6 +20,7 @@ asks a chat model for the same typed :class:`~kg_rag.models.Plan`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from extraction.language import (
@@ -906,6 +907,9 @@ _ZH_COMPARE = re.compile(
 _ZH_COMPARATIVE = re.compile(r"(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)|先|得")
 
 
+_ZH_HISTORY = re.compile(r"历史|悠久")
+
+
 def _zh_pair(text: str) -> tuple[str, str] | None:
     """Split "A和B" at its conjunction: 与/跟/同/及 first (和 also ends names: 周清和), a doubled
     和和 between its two characters, else the first 和."""
@@ -939,8 +943,12 @@ def _zh_compare(q: str, question: str) -> Plan | None:
     wh = "哪一年" if kind == "DATE" else "多少"
     # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate.
     pred = re.sub(r"^(?:公司|企业|大学|学校|乐队|电影|城市|人|个|位|家|部|所|座)", "", pred)
-    if not pred and re.search(r"年长|年轻|年纪|岁数|年龄", m["rest"]):
+    if re.fullmatch(r"(?:的?(?:年纪|年龄|岁数))?", pred) and re.search(
+        r"年长|年轻|年纪|岁数|年龄", m["rest"]
+    ):
         queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates
+    elif _ZH_HISTORY.search(m["rest"]):
+        queries = [f"{o}创立于哪一年" for o in (a, b)]  # a longer history began earlier
     else:
         queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
@@ -1074,7 +1082,7 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
 # A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers
 # are a closed class of the language.
 _ZH_DEMONSTRATIVE = re.compile(
-    rf"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届]?(?=[{HAN}《])"
+    rf"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片]?(?=[{HAN}《])"
 )
 # Predicate words walked over from the wh-word back to the subject's head noun.
 _ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f", "t")  # t: time adverbials (此前, 当时)
@@ -1186,6 +1194,17 @@ def _zh_is_relative(part: str) -> bool:
     return any(f.startswith("v") and (i > 0 or len(w) >= 2) for i, (w, f) in enumerate(words))
 
 
+def _zh_owned_agent(part: str) -> bool:
+    """Is ``part`` a work's or an organisation's agent noun ("《夜渡》导演", "青岚乐队鼓手")
+    although jieba tags the noun a verb? A work or an organisation directs or drums nothing,
+    so the noun is the person's role, not a relative clause's verb."""
+    split = _zh_split_agent(part)
+    if split is None or zh_noun_type(split[1]) != "PERSON":
+        return False
+    owner = split[0]
+    return bool(re.fullmatch(r"《[^《》]+》", owner)) or zh_noun_type(owner) == "ORGANIZATION"
+
+
 def _zh_head(part: str, last: bool) -> tuple[str, str]:
     """The head noun of a relative clause at the start of ``part``, and what follows it
     ("乐队签约" → ("乐队", "签约")); the last part of a subject is its head whole."""
@@ -1219,7 +1238,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
         kind = zh_noun_type(np)
         out.append((np, "LOCATION" if kind == "NAME" and "所在" in np else kind))
         cur = f"{verb}#"
-    elif not _zh_is_relative(cur):
+    elif not _zh_is_relative(cur) or _zh_owned_agent(cur):
         agent = _zh_split_agent(cur)
         if agent is not None and (len(parts) >= 2 or include_last):
             out.append((cur, zh_noun_type(agent[1])))
@@ -1241,17 +1260,36 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     return out
 
 
-def _zh_steps(chain: list[tuple[str, AnswerType]]) -> list[PlanStep]:
-    steps: list[PlanStep] = []
+def _zh_steps(
+    chain: list[tuple[str, AnswerType]], before: Sequence[PlanStep] = ()
+) -> list[PlanStep]:
+    steps: list[PlanStep] = list(before)
     for query, t in chain:
         bound = query.replace("#", f"#{len(steps)}", 1) if "#" in query else query
         steps.append(_zh_step(len(steps) + 1, bound, t))
     return steps
 
 
+# "《夜渡》改编自哪位作家的小说": the wh-word asks for the owner of the verb's object.
+_ZH_WH_OWNER = re.compile(
+    rf"^(?P<pre>.*[{HAN}》])(?<!是)(?<!为)哪一?[位个家所部座本支条首名](?P<owner>[{HAN}]{{1,4}}?)的"
+    rf"(?P<obj>[{HAN}]{{1,4}})$"
+)
+
+
 def _zh_bridge(q: str, question: str) -> Plan | None:
     kind = answer_type(q)
     q = _ZH_DEMONSTRATIVE.sub("", q)
+    m = _ZH_WH_OWNER.match(q)
+    if m is not None and "，" not in q and "," not in q:
+        # The object first ("《夜渡》改编自的小说"), then its owner of the asked class.
+        owner = m["owner"]
+        steps = _zh_steps(
+            [(f"{m['pre']}的{m['obj']}", zh_noun_type(m["obj"])), (f"#的{owner}", kind)]
+        )
+        last = steps[-1]
+        steps[-1] = _zh_step(last.index, last.query, kind, final=True)
+        return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
     clauses = re.split(r"[，,]", q, maxsplit=1)
     if len(clauses) == 2 and _ZH_PRONOUN.match(clauses[1].strip()):
         # Two clauses joined by a comma, the second referring back: "P就读的大学，其校长是谁".
@@ -1262,13 +1300,13 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
         steps = _zh_steps(chain)
         rest = _ZH_PRONOUN.sub("", second, count=1)
-        rest = (
-            f"#{len(steps)}"
-            + ("的" if _zh_words(rest)[:1] and _zh_words(rest)[0][1].startswith("n") else "")
-            + rest
-        )
-        steps.append(_zh_step(len(steps) + 1, rest, kind, final=True))
-        return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+        owned = bool(_zh_words(rest)[:1]) and _zh_words(rest)[0][1].startswith("n")
+        # "…，其主唱出生在哪个镇" reads "#的主唱出生在哪个镇", itself a bridge question.
+        more = _zh_predicate_steps(f"#的{rest}", kind, steps) if owned else None
+        if more is None:
+            rest = f"#{len(steps)}" + ("的" if owned else "") + rest
+            more = [*steps, _zh_step(len(steps) + 1, rest, kind, final=True)]
+        return Plan(question=question, steps=more, strategy="bridge", answer_type=kind)
     if (
         len(clauses) == 2
         and not _ZH_WH_CHARS.search(clauses[0])
@@ -1276,10 +1314,32 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     ):
         # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁".
         q = f"{clauses[0].strip()}的{clauses[1].strip()}"
+    steps = _zh_predicate_steps(q, kind, [])
+    if steps is None:
+        return None
+    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+
+
+def _zh_predicate_steps(
+    q: str, kind: AnswerType, before: Sequence[PlanStep]
+) -> list[PlanStep] | None:
+    """The steps of a Chinese wh-question read as a subject noun phrase and a predicate,
+    after the steps ``before`` (``#`` at the start of ``q`` is the last of them)."""
     split = _zh_subject_predicate(q)
     if split is None:
         return None
     subject, predicate, value = split
+    parts = [p for p in subject.split("的") if p]
+    if (
+        not value
+        and not subject.endswith("的")
+        and len(parts) >= 2
+        and kind in ("LOCATION", "DATE", "NUMBER")
+        and zh_noun_type(parts[-1]) == kind
+    ):
+        # "X的总部设在哪座城市": the last noun is of the class asked for, so the predicate
+        # asks for its value, not for something about another entity it names.
+        value = True
     if subject.endswith("的"):
         # "…的导演是谁": the predicate opens with the attribute itself.
         subject, predicate, value = subject[:-1], f"的{predicate}", False
@@ -1288,7 +1348,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         chain = _zh_chain(subject, include_last=not value)
     if not chain:
         return None
-    steps = _zh_steps(chain)
+    steps = _zh_steps(chain, before)
     last = f"#{len(steps)}"
     parts = [p for p in subject.split("的") if p]
     relational = _zh_relational_np(parts[0]) if value and len(parts) == 2 else None
@@ -1302,7 +1362,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     else:
         final = f"{last}{predicate}"
     steps.append(_zh_step(len(steps) + 1, final, kind, final=True))
-    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+    return steps
 
 
 def _zh_step(index: int, query: str, kind: AnswerType, final: bool = False) -> PlanStep:

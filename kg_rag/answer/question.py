@@ -407,7 +407,8 @@ _NUMBER_NOUNS = frozenset(
 # Chinese: the last characters of a noun carry its class (创始人, 作者, 校长, 画家, 演员 are
 # people; 城市, 省, 国家, 出生地 are places; 公司, 大学, 乐队 are organisations).
 _ZH_PERSON_END = re.compile(
-    r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|子|女|兄|弟|姐|妹|王|帝|后|主|官|将|星|友|徒|士|"
+    r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|子|女|兄|弟|哥|姐|妹|叔|舅|姑|婿|侄|甥|王|帝|后|主|官|"
+    r"将|星|友|徒|士|"
     r"总裁|董事|经理|导演|主席|书记|老板|继任|前任|主角|配角|主唱|主演)$"
 )
 _ZH_PLACE_END = re.compile(
@@ -455,6 +456,13 @@ def head_noun_type(noun: str) -> AnswerType:
     return "NAME"
 
 
+_ZH_CLASS_ENDS: tuple[tuple[re.Pattern[str], AnswerType], ...] = (
+    (_ZH_ORG_END, "ORGANIZATION"),
+    (_ZH_PLACE_END, "LOCATION"),
+    (_ZH_PERSON_END, "PERSON"),
+)
+
+
 def zh_noun_type(noun: str) -> AnswerType:
     """The answer type of a Chinese noun from its last characters (创始人 → PERSON)."""
     noun = noun.strip()
@@ -462,12 +470,14 @@ def zh_noun_type(noun: str) -> AnswerType:
         return "NAME"
     if _ZH_DATE_END.search(noun):
         return "DATE"
-    if _ZH_ORG_END.search(noun):
-        return "ORGANIZATION"
-    if _ZH_PLACE_END.search(noun):
-        return "LOCATION"
-    if _ZH_PERSON_END.search(noun):
-        return "PERSON"
+    # The longest known ending classifies: 总部 is a place (部 alone ends 外交部).
+    ends = [
+        (len(m.group(0)), i, kind)
+        for i, (rx, kind) in enumerate(_ZH_CLASS_ENDS)
+        if (m := rx.search(noun)) is not None
+    ]
+    if ends:
+        return min(ends, key=lambda e: (-e[0], e[1]))[2]
     if re.search(r"(?:数量|人数|数目|数|多少)$", noun):
         return "NUMBER"
     return "NAME"
@@ -572,7 +582,7 @@ def answer_type(question: str) -> AnswerType:
 
 _EARLY = re.compile(
     r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
-    r"更早|最早|早些|较早|先|更年长|年长|年纪更大|更老|岁数更大"
+    r"更早|最早|早些|较早|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长"
 )
 _LATE = re.compile(
     r"\b(later|latest|last|younger|youngest|more recent|most recent|newer|newest)\b|"

@@ -26,9 +26,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from extraction.chinese import closes_with_admin_unit
+from extraction.chinese import closes_with_admin_unit, glued_after_name
 from extraction.language import HAN, NON_NAME_WORDS, is_participle, normalize_name, split_sentences
-from extraction.lexicon import CALENDAR_WORDS, CHINESE_ADMIN_UNITS
+from extraction.lexicon import CALENDAR_WORDS, CHINESE_ADMIN_UNITS, CHINESE_KIN_WORDS
 from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
@@ -93,6 +93,12 @@ _ZH_CLAUSE_BREAK = re.compile(r"[，,；;。：:！？!?]")
 _EN_WORD = re.compile(r"[a-z][a-z'\-]*")
 _LOWER_WORD = re.compile(r"(?<![\w\-])[a-z][a-z'\-]+\b")
 # Units of measure that follow a number ("214 kilometres", "3,200 ft", "12 years").
+# A Chinese classifier or measure after a number makes it a count, never a year: 床位1200张,
+# 1500名学生 (年 itself is not one).
+_ZH_CLASSIFIER = re.compile(
+    r"(?:个|张|名|位|人|座|所|家|本|部|件|台|辆|架|条|只|头|匹|棵|间|层|次|户|篇|首|种|项|场|届|"
+    r"万|亿|千|百|米|公里|千米|平方|吨|元|岁|册|卷|艘|枚|颗)"
+)
 _UNIT = re.compile(
     r"\s?(?:km|kilomet(?:re|er)s?|miles?|mi|met(?:re|er)s?|m|cm|mm|ft|feet|foot|inch(?:es)?|"
     r"yards?|kg|kilograms?|grams?|g|pounds?|lbs?|tonnes?|tons?|acres?|hectares?|ha|"
@@ -272,10 +278,21 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
     place or org suffix, the offline extractor's spans, and a person named after a role noun."""
     import jieba.posseg as pseg
 
+    from extraction.chinese import find_chinese_spans
+
     words = [(p.word, p.flag) for p in pseg.cut(sentence)]
     out: list[tuple[int, int, str]] = []
     for m in re.finditer(r"《([^《》]{1,30})》", sentence):
         out.append((m.start(1), m.end(1), "TITLE"))  # a work: a book, film, album …
+    # Then the offline extractor's spans: where it and a raw jieba tag read the same stretch
+    # differently (主持人郑朔: a person, which jieba tags a place), the extractor's type wins.
+    for span in find_chinese_spans(sentence)[0]:
+        kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
+        if (
+            kind not in ("DATE", "NUMBER")
+            and sentence[span.start : span.start + 1] not in "于在从向和与及"
+        ):
+            out.append((span.start, span.end, kind))
     pos = 0
     i = 0
     while i < len(words):
@@ -295,7 +312,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
                 and len(nxt) <= 2
                 and not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a"))
             ) and len(word) + len(nxt) <= 4:
-                end = start + len(word) + len(nxt)
+                end = start + len(word) + len(nxt) - (1 if glued_after_name(nxt) else 0)
                 i += 1
                 if closes_with_admin_unit(sentence[start:end]):
                     kind = "LOCATION"  # 江 + 城市 is the city 江城市, as the extractor reads it
@@ -314,21 +331,12 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
             # jieba's plain nouns (商业, 技术) are common nouns; nz/nrt/… and unknown
             # words may be names.
             kind = "NOUN" if flag in ("n", "vn", "an", "ng") else "NAME"
-        if _ZH_COUNTED.match(sentence[start:end]):
-            kind = None  # "二人", "三位": a count of people, not a name
+        if _ZH_COUNTED.match(sentence[start:end]) or word in CHINESE_KIN_WORDS:
+            kind = None  # "二人", "三位": a count of people; 哥哥: a kinship noun, no name
         if kind is not None and _CJK.match(word):
             out.append((start, end, kind))
         pos = end
         i += 1
-    from extraction.chinese import find_chinese_spans
-
-    for span in find_chinese_spans(sentence)[0]:
-        kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
-        if (
-            kind not in ("DATE", "NUMBER")
-            and sentence[span.start : span.start + 1] not in "于在从向和与及"
-        ):
-            out.append((span.start, span.end, kind))
     # A person named right after a role noun: "吉他手何北川", "校长为欧阳明哲".
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
@@ -957,6 +965,28 @@ def _zh_holds_role(
     return 1.0
 
 
+_OPEN_PAREN = ("（", "(")
+_CLOSE_PAREN = ("）", ")")
+
+
+def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
+    """Is ``sentence[a:b]`` another name written in brackets beside a name: a linked
+    entity's ("夜莺唱片（Nightjar Records）", "Nightjar Records (夜莺唱片)"), which names the
+    subject again and answers nothing about it, or a Latin gloss of a Chinese name?"""
+    before, after = sentence[:a].rstrip(), sentence[b:].lstrip()
+    if before.endswith(_OPEN_PAREN) and after.startswith(_CLOSE_PAREN):
+        head = before[:-1].rstrip()
+        if any(len(n) >= 2 and head.endswith(n) for n in names if n):
+            return True
+        # A Latin gloss of the Chinese name before it (马克·霍尔（Mark Hall）) is that name
+        # again, a candidate already.
+        return bool(head) and _CJK.match(head[-1]) is not None and not _CJK.search(sentence[a:b])
+    if after.startswith(_OPEN_PAREN):
+        inner = after[1:].split(")")[0].split("）")[0].strip()
+        return any(len(n) >= 2 and inner == n for n in names if n)
+    return False
+
+
 def _word_end(text: str, end: int) -> int:
     """``end`` moved to the end of the Latin word it falls in (CJK text is left as is)."""
     while end < len(text) and text[end].isascii() and text[end].isalpha():
@@ -1126,7 +1156,7 @@ def read_evidence(
             if clock:
                 spans += [(m.start(), m.end(), "DATE", None) for m in _CLOCK.finditer(sentence)]
             for m in _NUMBER.finditer(sentence):
-                if not DATE_RX.fullmatch(m.group(0)):
+                if not DATE_RX.fullmatch(m.group(0)) or _ZH_CLASSIFIER.match(sentence, m.end()):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
                     spans.append((m.start(), unit.end() if unit else m.end(), "NUMBER", None))
             if _CJK.search(sentence):
@@ -1269,6 +1299,8 @@ def read_evidence(
                 ):
                     continue
                 if eid is not None and eid in linked_ids:
+                    continue
+                if _gloss_of(sentence, a, b, linked_names):
                     continue
                 modifier = expected not in ("NAME", "TEXT") and _attributive(
                     sentence, a, b, span, kind

@@ -416,6 +416,38 @@ def test_rule_plans_from_grammar(
                 "周明与赵一鸣是不是效力于同一家俱乐部",
             ],
         ),
+        # The last noun is of the class asked for: its value, not another hop (总部 → 城市).
+        (
+            "拥有《晚钟报》的传媒公司，总部设在哪座城市？",
+            ["拥有《晚钟报》的传媒公司", "#1的总部设在哪座城市"],
+        ),
+        # A work's agent noun is a role, although jieba tags 导演 a verb.
+        (
+            "《北渡》导演的哥哥在哪家报纸担任总编辑？",
+            ["《北渡》导演", "#1的哥哥", "#2在哪家报纸担任总编辑"],
+        ),
+        ("青岚乐队鼓手的妻子在哪里工作？", ["青岚乐队鼓手", "#1的妻子", "#2在哪里工作"]),
+        # 其 + a noun: the second clause is itself a bridge question.
+        (
+            "2011年签约青石唱片的乐队，其主唱出生在哪个镇？",
+            ["2011年签约青石唱片的乐队", "#1的主唱", "#2出生在哪个镇"],
+        ),
+        # The wh-word asks for the owner of the verb's object.
+        ("《北渡》改编自哪位作家的小说？", ["《北渡》改编自的小说", "#1的作家"]),
+        ("他毕业于哪个国家的大学？", ["他毕业于的大学", "#1的国家"]),
+        ("海洋研究所运营的那艘科考船，船长是谁？", ["海洋研究所运营的科考船", "#1的船长是谁"]),
+        (
+            "周明和赵一鸣，谁的年纪更大？",
+            ["周明出生于哪一年", "赵一鸣出生于哪一年", "周明和赵一鸣，谁的年纪更大"],
+        ),
+        (
+            "《晚钟报》和青岚大学相比，哪个历史更悠久？",
+            [
+                "《晚钟报》创立于哪一年",
+                "青岚大学创立于哪一年",
+                "《晚钟报》和青岚大学相比，哪个历史更悠久",
+            ],
+        ),
     ],
 )
 def test_chinese_subject_and_predicate_make_the_chain(question: str, queries: list[str]) -> None:
@@ -490,6 +522,8 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("What was Lars Moe's hometown?", "LOCATION"),
         ("What is Grey Tide's record label?", "ORGANIZATION"),
         ("《晚潮》的女主角是谁？", "PERSON"),
+        ("他的哥哥是谁？", "PERSON"),
+        ("这家公司的总部在哪座城市？", "LOCATION"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

@@ -667,6 +667,44 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["周明"],
         "澄明光学实验室",
     ),
+    # A name in brackets beside the subject is the subject again, not who founded it.
+    (
+        "鹊桥唱片是由谁创立的",
+        "PERSON",
+        ["鹊桥唱片（Magpie Records）是一家独立唱片公司，2001年由电台主持人郑朔创立于临澍市。"],
+        ["鹊桥唱片"],
+        "郑朔",
+    ),
+    (
+        "Who founded Harrow Lane Press",
+        "PERSON",
+        ["Harrow Lane Press (Harrow Lane) was founded in 1931 by the printer Edda Voss."],
+        ["Harrow Lane Press"],
+        "Edda Voss",
+    ),
+    # ... and a Latin gloss of a Chinese name is that name, which answers itself.
+    (
+        "青石乐队的吉他手是谁",
+        "PERSON",
+        ["青石乐队的创始成员为主唱韦川和吉他手马克·霍尔（Mark Hall）。"],
+        ["青石乐队"],
+        "马克·霍尔",
+    ),
+    # A classifier after a number makes it a count, even one that looks like a year.
+    (
+        "柳岸医院有多少张床位",
+        "NUMBER",
+        ["柳岸医院创办于1921年，现有床位1200张。"],
+        ["柳岸医院"],
+        "1200",
+    ),
+    (
+        "岑川中学有多少名学生",
+        "NUMBER",
+        ["岑川中学建于1956年，现有学生1800名，教师120名。"],
+        ["岑川中学"],
+        "1800",
+    ),
 ]
 
 

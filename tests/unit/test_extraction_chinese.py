@@ -223,3 +223,72 @@ def test_a_name_ending_in_an_administrative_unit_is_a_place(text: str, place: st
     spans = _spans(text)
     assert (place, "LOCATION") in spans
     assert not [name for name, kind in spans if kind == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("这家书店创立于蔺溪市。", "蔺溪市"),  # 于 glued to the name by the segmenter
+        ("工厂后来迁往柘岭市。", "柘岭市"),
+        ("总部位于鸥门市的一座旧楼里。", "鸥门市"),
+        ("乐队2009年在栎梧市成立。", "栎梧市"),
+        ("她生于岑川镇，在镇上读完中学。", "岑川镇"),
+        ("公司组建于漓港县。", "漓港县"),
+    ],
+)
+def test_a_locative_preposition_opens_a_place_its_unit_closes(text: str, place: str) -> None:
+    """Invented place names come out of the segmenter in pieces (鸥/ng + 门市/n, 于蔺溪/nr +
+    市/n); the preposition before them and the unit after them give the whole name."""
+    spans = _spans(text)
+    assert (place, "LOCATION") in spans
+    assert not [n for n, _ in spans if n != place and (n in place or place in n)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["他在北京市工作。", "李四出生于浙江杭州。", "上海市长在那个县。", "他在这个市场里。"],
+)
+def test_known_places_and_non_units_are_left_to_the_segmenter(text: str) -> None:
+    """No place is made of words jieba already reads (北京市, 浙江 + 杭州), of a unit inside
+    another word (市长, 市场) or of function words (那个县)."""
+    made = [s for s in find_chinese_spans(text)[0] if s.strong and s.type == "LOCATION"]
+    assert made == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("公司由前电台主持人郑朔创立。", "郑朔"),  # jieba tags 郑朔 a place
+        ("由郑朔的弟弟经营。", "郑朔"),
+        ("作家贺兰芷另著有散文集。", "贺兰芷"),  # 贺兰 + 芷/x: a rare character
+        ("闻人骁是一名报人。", "闻人骁"),  # 骁是: the verb glued to the given name
+        ("现任总编辑闻人骁于2015年上任。", "闻人骁"),
+        ("司徒静川是一位电影导演和编剧。", "司徒静川"),
+    ],
+)
+def test_a_person_from_apposition_kinship_and_definition(text: str, person: str) -> None:
+    spans = _spans(text)
+    assert (person, "PERSON") in spans
+    assert not [n for n, k in spans if k == "PERSON" and n != person and person in n]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("鹊桥唱片是一家独立唱片公司。后来鹊桥唱片被出售。", "鹊桥唱片", "ORGANIZATION"),
+        ("2008年，夜航诗社是一支民谣乐队。", "夜航诗社", "ORGANIZATION"),
+        ("柳岸医院是另一家医院。", "柳岸医院", "ORGANIZATION"),
+        ("岑川是一座海滨城市。", "岑川", "LOCATION"),
+    ],
+)
+def test_a_defining_sentence_names_what_it_classifies(text: str, name: str, kind: str) -> None:
+    """ "X是一家…公司" makes X an organisation however the segmenter cut it (鹊/n + 桥/n …),
+    and every mention of X in the text with it."""
+    spans = _spans(text)
+    assert spans.count((name, kind)) == text.count(name)
+
+
+@pytest.mark.parametrize("text", ["它是一家公司。", "这是一个很大的问题。", "哥哥是一名医生。"])
+def test_no_definition_of_a_pronoun_or_a_common_noun(text: str) -> None:
+    assert not [s for s in find_chinese_spans(text)[0] if s.strong]
+    assert ("哥哥", "LOCATION") not in _spans(text)
