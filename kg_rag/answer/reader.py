@@ -983,7 +983,8 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         return bool(head) and _CJK.match(head[-1]) is not None and not _CJK.search(sentence[a:b])
     if after.startswith(_OPEN_PAREN):
         inner = after[1:].split(")")[0].split("）")[0].strip()
-        return any(len(n) >= 2 and inner == n for n in names if n)
+        # A name, not a year: "Weathervane Hymns (2009)" dates the album.
+        return any(c.isalpha() for c in inner) and any(inner == n for n in names if len(n) >= 2)
     return False
 
 

@@ -682,6 +682,20 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Harrow Lane Press"],
         "Edda Voss",
     ),
+    # A year in brackets after a title dates it: the title is no gloss of a linked year.
+    (
+        "Which album did The Brass Lanterns release in 2011",
+        "NAME",
+        [
+            "The band signed with Harbour Records in 2006. Their debut, Salt Roads (2008), was "
+            "recorded in a week. The second album, Paper Harbours (2011), reached number two in "
+            "the national chart.",
+            "The band took a break from 2013 to 2015 and returned with a third album, Quiet "
+            "Years, in 2016.",
+        ],
+        ["Brass Lanterns", "2011"],
+        "Paper Harbours",
+    ),
     # ... and a Latin gloss of a Chinese name is that name, which answers itself.
     (
         "青石乐队的吉他手是谁",
