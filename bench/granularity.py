@@ -532,6 +532,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ["system", "p50", "p95"],
         [[n, s["p50_ms"], s["p95_ms"]] for n, s in summary.items()],
     )
+    if "engine_routed" in summary and "hybrid_paragraph" in summary:
+        # The latency acceptance: the full pipeline against a fixed-paragraph hybrid
+        # search, same run.
+        routed, plain = summary["engine_routed"]["p50_ms"], summary["hybrid_paragraph"]["p50_ms"]
+        ratio = round(routed / plain, 2) if plain else 0.0
+        out["latency_ratio"] = {"engine_routed_p50_ms": routed, "hybrid_paragraph_p50_ms": plain}
+        out["latency_ratio"]["ratio"] = ratio
+        print(f"\nengine_routed p50 {routed} ms / hybrid_paragraph p50 {plain} ms = {ratio}x")
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")

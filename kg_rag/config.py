@@ -282,7 +282,10 @@ class RouterSettings(BaseModel):
     pieces are read whole until ``1 - sentence_share`` of the budget is spent, the next ones
     hand only their hit sentence, widened while room is left
     (:func:`~kg_rag.retrieval.packing.pack_evidence`). 0.35 was chosen on the dev half of
-    bench/granularity.py among 0.2/0.35/0.5 (the test half is reported, not tuned on)."""
+    bench/granularity.py among 0.2/0.35/0.5, and kept among 0.25/0.35/0.45 once a piece too
+    long for the read share was skimmed instead of passed over (0.25 lost 1.3 points of
+    evidence recall@1024 on the dev half, 0.45 lost 0.6 at 512; the test half is reported,
+    not tuned on)."""
     step_search: Literal["corpus", "pool"] = "corpus"
     """How a graph-routed step at paragraph or sentence granularity searches chunks:
     ``corpus`` runs a full hybrid search; ``pool`` rescores the whole question's hits and the

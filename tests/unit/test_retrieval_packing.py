@@ -112,6 +112,19 @@ def _para(cid: str, doc: str, hit: tuple[int, int] | None, **scores: float) -> E
     )
 
 
+def _span(cid: str, doc: str, span: tuple[int, int], hit: tuple[int, int]) -> Evidence:
+    """A piece of ``TWO`` other than the whole of it, with its hit sentence."""
+    return Evidence(
+        chunk_id=cid,
+        doc_id=doc,
+        text=TWO[span[0] : span[1]],
+        score=1.0,
+        char_start=span[0],
+        char_end=span[1],
+        scores={"hit_start": float(hit[0]), "hit_end": float(hit[1])},
+    )
+
+
 @pytest.mark.parametrize(
     ("ranked", "budget", "share", "expected"),
     [
@@ -129,6 +142,14 @@ def _para(cid: str, doc: str, hit: tuple[int, int] | None, **scores: float) -> E
             30,
             0.5,
             [("a", 0, 53), ("b", 0, 53), ("c", *S1)],
+        ),
+        # The first piece is too long for the read share (12 of 8 tokens): it is skimmed, not
+        # passed over for the shorter piece below it, and widened first while room is left.
+        (
+            [_para("a", "d1", S2), _span("c", "d2", (18, 53), S3)],
+            16,
+            0.5,
+            [("a", 0, 53), ("c", *S3)],
         ),
         # Skimming reaches further down the ranking than whole pieces would (a third piece in
         # 24 tokens); widening stops when a whole piece no longer fits.

@@ -86,12 +86,65 @@ def test_focus_table(
     assert all(c["doc_ids"] == ["d"] for c in store.calls)
 
 
-def test_existing_hit_sentence_is_kept() -> None:
-    store = FakeSentenceStore({"q": [(2, 0.9)]})
-    piece = _ev("a", PARA_A, hit_start=0.0, hit_end=17.0)
+ZH = "青湖很深。它的镇是维尔。维尔有一座磨坊。"
+ZH_SENTENCES = [(0, 5), (5, 12), (12, 20)]
+
+
+class TextSentenceStore:
+    """A sentence search over one document's text: query → [(sentence index, score)]."""
+
+    def __init__(self, text: str, spans: list[tuple[int, int]], table: dict[str, Any]) -> None:
+        self.text, self.spans, self.table = text, spans, table
+
+    def search(self, query: str, **kw: Any) -> list[ChunkHit]:
+        hits = []
+        for i, score in self.table[query]:
+            s, e = self.spans[i]
+            chunk = Chunk(
+                chunk_id=f"s{i}",
+                doc_id="d",
+                level="sentence",
+                char_start=s,
+                char_end=e,
+                text=self.text[s:e],
+            )
+            hits.append(ChunkHit(chunk=chunk, score=score))
+        return hits
+
+
+@pytest.mark.parametrize(
+    ("text", "spans", "table", "step_hit", "expected"),
+    [
+        # English: the best sentence for every query replaces the hit a step's small-to-big
+        # search found the piece by.
+        (DOC, SENTENCES, {"q": [(2, 0.9)]}, (0, 17), (36, 52)),
+        # English: no sentence hit inside the piece: the step's hit is kept.
+        (DOC, SENTENCES, {"q": [(4, 0.9)]}, (0, 17), (0, 17)),
+        # Chinese: the same, on a Chinese paragraph.
+        (ZH, ZH_SENTENCES, {"q": [(1, 0.4), (2, 0.7)]}, (0, 5), (12, 20)),
+        (ZH, ZH_SENTENCES, {"q": []}, (5, 12), (5, 12)),
+    ],
+)
+def test_best_sentence_replaces_the_step_hit(
+    text: str,
+    spans: list[tuple[int, int]],
+    table: dict[str, Any],
+    step_hit: tuple[int, int],
+    expected: tuple[int, int],
+) -> None:
+    end = spans[2][1]
+    piece = Evidence(
+        chunk_id="a",
+        doc_id="d",
+        text=text[:end],
+        score=1.0,
+        char_start=0,
+        char_end=end,
+        scores={"hit_start": float(step_hit[0]), "hit_end": float(step_hit[1])},
+    )
+    store = TextSentenceStore(text, spans, table)
     out = SentenceFocus(store, rerank=False).annotate([piece], ["q"])
-    assert (out[0].scores["hit_start"], out[0].scores["hit_end"]) == (0.0, 17.0)
-    assert out[0].scores["focus"] == pytest.approx(0.9)
+    assert (out[0].scores["hit_start"], out[0].scores["hit_end"]) == tuple(map(float, expected))
 
 
 def test_pieces_without_spans_pass_through() -> None:
