@@ -181,6 +181,11 @@ def _fit(expected: AnswerType, kind: str) -> float:
     return 0.08
 
 
+_HAN_RUN = re.compile(f"[{HAN}]{{3,}}")
+# Entity types worth finding by name in passages whose extraction missed them.
+_KNOWN_NAME_TYPES = frozenset(["PERSON", "ORGANIZATION", "LOCATION", "WORK"])
+
+
 @dataclass
 class GraphView:
     """What the reader may ask the graph: entities named in chunks, their types, relations."""
@@ -202,6 +207,27 @@ class GraphView:
         """doc id → document title (what each document is about), when the store keeps them."""
         titles = getattr(self.store, "document_titles", None)
         return dict(titles(sorted(set(doc_ids)))) if titles is not None and doc_ids else {}
+
+    def names_in(self, texts: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(entity id, name, type) of the graph's Chinese names of three or more characters
+        written in ``texts``: a name the segmenter missed in one passage ("该报隶属于锦程传媒")
+        is still the entity another passage defined. One index lookup of every Han substring
+        of three to eight characters."""
+        graph = getattr(self.linker, "graph", None)
+        if graph is None or not texts:
+            return []
+        keys: set[str] = set()
+        for text in texts:
+            for run in _HAN_RUN.findall(text):
+                for n in range(3, min(8, len(run)) + 1):
+                    keys.update(run[i : i + n] for i in range(len(run) - n + 1))
+        if not keys:
+            return []
+        return [
+            (e.entity_id, e.name, e.type)
+            for e in graph.entities_named(sorted(keys))
+            if _CJK.match(e.name) and e.type.upper() in _KNOWN_NAME_TYPES
+        ]
 
     def chunk_entities(self, chunk_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str]]]:
         """chunk id → [(entity id, name, type)] for the entities each chunk mentions."""
@@ -1086,6 +1112,7 @@ def read_evidence(
                 for ent in ents
                 if _CJK.match(ent[1]) and len(ent[1]) > 1 and ent[2].upper() not in ("DATE",)
             }
+            | set(view.names_in([e.text for e in ranked]))
         )
         if cjk_query
         else []

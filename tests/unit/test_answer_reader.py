@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -918,3 +919,48 @@ def test_a_short_name_takes_the_whole_name_its_document_writes() -> None:
         "For which club did Ada Berg play", "NAME", _ev(*texts), _linked("Ada Berg")
     )
     assert best is not None and best.text == "Athletic"
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "texts", "linked", "answer"),
+    [
+        # The segmenter reads 锦程/n + 传媒/n as common words; the graph knows the company.
+        (
+            "拥有《晚钟报》的传媒公司",
+            "ORGANIZATION",
+            ["《晚钟报》是在岑川市出版的日报。2006年起，该报隶属于锦程传媒，总编辑为韦川。"],
+            ["晚钟报"],
+            "锦程传媒",
+        ),
+        (
+            "鸥门码头乐队签约的唱片公司",
+            "ORGANIZATION",
+            ["2001年，鸥门码头乐队签约鸣蝉唱片，开始在岑川市巡演。"],
+            ["鸥门码头乐队"],
+            "鸣蝉唱片",
+        ),
+    ],
+)
+def test_names_the_graph_knows_are_candidates_where_extraction_missed_them(
+    tmp_path: Path, query: str, kind: AnswerType, texts: list[str], linked: list[str], answer: str
+) -> None:
+    from kg_rag.models import Entity
+    from kg_rag.retrieval.graph import EntityLinker
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    graph = EmbeddedGraphStore(tmp_path / "kb")
+    graph.open()
+    try:
+        # Defined in another passage, never mentioned in this one's extraction.
+        graph.upsert_entities(
+            [
+                Entity(entity_id="known", name=answer, type="ORGANIZATION"),
+                Entity(entity_id="place", name="岑川市", type="LOCATION"),
+            ]
+        )
+        view = GraphView(linker=EntityLinker(graph))
+        assert ("known", answer, "ORGANIZATION") in view.names_in(texts)
+        best, _ = read_evidence(query, kind, _ev(*texts), _linked(*linked), graph=view)
+        assert best is not None and best.text == answer
+    finally:
+        graph.close()
