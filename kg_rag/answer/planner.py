@@ -1314,10 +1314,10 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     ):
         # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁".
         q = f"{clauses[0].strip()}的{clauses[1].strip()}"
-    steps = _zh_predicate_steps(q, kind, [])
-    if steps is None:
+    planned = _zh_predicate_steps(q, kind, [])
+    if planned is None:
         return None
-    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+    return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
 
 
 def _zh_predicate_steps(

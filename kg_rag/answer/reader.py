@@ -313,12 +313,12 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
     # Then the offline extractor's spans: where it and a raw jieba tag read the same stretch
     # differently (主持人郑朔: a person, which jieba tags a place), the extractor's type wins.
     for span in find_chinese_spans(sentence)[0]:
-        kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
+        span_kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
         if (
-            kind not in ("DATE", "NUMBER")
+            span_kind not in ("DATE", "NUMBER")
             and sentence[span.start : span.start + 1] not in "于在从向和与及"
         ):
-            out.append((span.start, span.end, kind))
+            out.append((span.start, span.end, span_kind))
     pos = 0
     i = 0
     while i < len(words):
