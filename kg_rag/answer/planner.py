@@ -1205,6 +1205,22 @@ def _zh_owned_agent(part: str) -> bool:
     return bool(re.fullmatch(r"《[^《》]+》", owner)) or zh_noun_type(owner) == "ORGANIZATION"
 
 
+def _zh_agent_phrase(parts: list[str]) -> tuple[str, str, str, list[str]] | None:
+    """When a subject's first 的-part is 由/被 and a noun phrase with no verb ("由《雾港来信》
+    导演") and the next part is a noun and a verb ("弟弟一手打造"), the 的 joins the agent's own
+    noun phrase: (agent phrase, marker, verb phrase, the parts after)."""
+    first = parts[0]
+    if len(parts) < 3 or first[:1] not in ("由", "被") or len(first) < 3:
+        return None
+    inner = first[1:]
+    if _zh_is_relative(inner) and not _zh_owned_agent(inner):
+        return None
+    head, verb = _zh_head(parts[1], last=False)
+    if not verb or not _zh_is_relative(verb) or zh_noun_type(head) != "PERSON":
+        return None
+    return f"{inner}的{head}", first[0], verb, parts[2:]
+
+
 def _zh_head(part: str, last: bool) -> tuple[str, str]:
     """The head noun of a relative clause at the start of ``part``, and what follows it
     ("乐队签约" → ("乐队", "签约")); the last part of a subject is its head whole."""
@@ -1231,14 +1247,21 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     out: list[tuple[str, AnswerType]] = []
     if not parts:
         return out
+    agent = _zh_agent_phrase(parts)
+    if agent is not None:
+        # "由《雾港来信》导演的弟弟一手打造的公司": the agent after 由 is a noun phrase with a
+        # 的 of its own; its chain comes first, then the clause with # for the agent.
+        phrase, marker, verb, rest = agent
+        out = _zh_chain(phrase, include_last=True)
+        parts = [f"{marker}#{verb}", *rest]
     cur = parts[0]
-    relational = _zh_relational_np(cur)
+    relational = _zh_relational_np(cur) if agent is None else None
     if relational is not None and (len(parts) >= 2 or include_last):
         verb, np = relational
         kind = zh_noun_type(np)
         out.append((np, "LOCATION" if kind == "NAME" and "所在" in np else kind))
         cur = f"{verb}#"
-    elif not _zh_is_relative(cur) or _zh_owned_agent(cur):
+    elif agent is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
         agent = _zh_split_agent(cur)
         if agent is not None and (len(parts) >= 2 or include_last):
             out.append((cur, zh_noun_type(agent[1])))
@@ -1320,6 +1343,10 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
 
 
+# A number word and the noun it counts: 多少名员工, 几座城市.
+_ZH_COUNTED_NOUN = re.compile(rf"(?:多少|几)[个名位家座所张人项本部条种间]?[{HAN}]")
+
+
 def _zh_predicate_steps(
     q: str, kind: AnswerType, before: Sequence[PlanStep]
 ) -> list[PlanStep] | None:
@@ -1340,6 +1367,16 @@ def _zh_predicate_steps(
         # "X的总部设在哪座城市": the last noun is of the class asked for, so the predicate
         # asks for its value, not for something about another entity it names.
         value = True
+    if (
+        value
+        and kind == "NUMBER"
+        and len(parts) >= 2
+        and zh_noun_type(parts[-1]) in ("ORGANIZATION", "PERSON", "LOCATION")
+        and _ZH_COUNTED_NOUN.search(predicate)
+    ):
+        # "…的公司有多少名员工" counts something the company has: the company is an entity of
+        # its own to find first, not the value asked for.
+        value = False
     if subject.endswith("的"):
         # "…的导演是谁": the predicate opens with the attribute itself.
         subject, predicate, value = subject[:-1], f"的{predicate}", False
