@@ -1014,6 +1014,26 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
     return False
 
 
+# An appositive noun phrase after a name and its relative clause: ", the coastal town where
+# she was born", ", a firm in which he invested".
+_APPOSITIVE_RELATIVE = re.compile(
+    r",\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}?(?:where|in\s+which|at\s+which|when|that|which|who)"
+    r"\s+[^,;.]{1,80}"
+)
+
+
+def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
+    """Normalized names that ``texts`` define as a ``noun`` with a copula and an article:
+    "The Copper Wicks are an indie rock band", "Harwick was a small port town" (up to four
+    modifiers between the article and the noun)."""
+    rx = _rx(
+        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)\s+"
+        rf"(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)\s+(?:[\w-]+\s+){{0,4}}?"
+        rf"{re.escape(noun)}(?:s|es)?\b"
+    )
+    return {normalize_name(m["x"]) for text in texts for m in rx.finditer(text)}
+
+
 def _word_end(text: str, end: int) -> int:
     """``end`` moved to the end of the Latin word it falls in (CJK text is left as is)."""
     while end < len(text) and text[end].isascii() and text[end].isalpha():
@@ -1066,6 +1086,11 @@ def read_evidence(
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     head = _head_noun(query)
+    defined_as_head = (
+        _defined_as(head, [e.text for e in evidence[:top]])
+        if head and not _CJK.search(query)
+        else set()
+    )
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
     zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
@@ -1350,8 +1375,21 @@ def read_evidence(
                     fit = max(fit, _fit(expected, head_noun_type(head)))
                 if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
                     fit *= 0.4  # "which novel": a title, not its author
+                if normalize_name(span) in defined_as_head:
+                    # "The Copper Wicks are an indie rock band": the evidence defines the
+                    # name as the noun asked for, whatever type extraction gave it.
+                    fit = max(fit, _fit(expected, head_noun_type(head)))
 
                 dist = min((abs(x - a) for x in anchors), default=120)
+                if not cjk_query and wanted:
+                    clause = _APPOSITIVE_RELATIVE.match(sentence, b)
+                    if clause is not None and any(
+                        _stem(w) in wanted or w in wanted
+                        for w in _EN_WORD.findall(clause.group(0).lower())
+                    ):
+                        # "Ebbsfield, the coastal town where she was born": the relative
+                        # clause of the appositive says it of the name before the comma.
+                        dist = 0
                 proximity = 1.0 / (1.0 + dist / 60.0)
                 bonus = 1.0
                 if eid is not None:

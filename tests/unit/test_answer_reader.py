@@ -683,6 +683,17 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Harrow Lane Press"],
         "Edda Voss",
     ),
+    # The relative clause of an appositive says it of the name before the comma.
+    (
+        "Where was Juno Pell born",
+        "LOCATION",
+        [
+            "Juno Pell (born 1982) is a singer. She grew up in Ebbsworth, the coastal town "
+            "where she was born, and moved to Tallbridge at eighteen to study voice."
+        ],
+        ["Juno Pell"],
+        "Ebbsworth",
+    ),
     # A year in brackets after a title dates it: the title is no gloss of a linked year.
     (
         "Which album did The Brass Lanterns release in 2011",
@@ -962,5 +973,51 @@ def test_names_the_graph_knows_are_candidates_where_extraction_missed_them(
         assert ("known", answer, "ORGANIZATION") in view.names_in(texts)
         best, _ = read_evidence(query, kind, _ev(*texts), _linked(*linked), graph=view)
         assert best is not None and best.text == answer
+    finally:
+        graph.close()
+
+
+def test_a_name_the_evidence_defines_as_the_asked_noun_takes_its_class(tmp_path: Path) -> None:
+    """Extraction typed the band a person; "The Tin Wicks are an indie rock band" says what it
+    is, so it answers "which band" over an organisation of the right type."""
+    from kg_rag.models import Entity, Mention
+    from kg_rag.retrieval.graph import EntityLinker
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    texts = [
+        "The label's roster has included the singer Mara Vell and, from 2006, The Tin Wicks. "
+        "In 2017 the founder sold Harbour Records to Oakmere Media Group.",
+        "The Tin Wicks are an indie rock band formed in Maybridge in 2004.",
+    ]
+    graph = EmbeddedGraphStore(tmp_path / "kb")
+    graph.open()
+    try:
+        graph.upsert_entities(
+            [
+                Entity(entity_id="band", name="The Tin Wicks", type="PERSON"),
+                Entity(entity_id="media", name="Oakmere Media Group", type="ORGANIZATION"),
+                Entity(entity_id="label", name="Harbour Records", type="ORGANIZATION"),
+            ]
+        )
+        graph.upsert_mentions(
+            [
+                Mention(entity_id=e, chunk_id=c, doc_id=d)
+                for e, c, d in [
+                    ("band", "c0", "d0"),
+                    ("media", "c0", "d0"),
+                    ("label", "c0", "d0"),
+                    ("band", "c1", "d1"),
+                ]
+            ]
+        )
+        view = GraphView(linker=EntityLinker(graph))
+        best, _ = read_evidence(
+            "band that Harbour Records signed in 2006",
+            "ORGANIZATION",
+            _ev(*texts),
+            _linked("Harbour Records"),
+            graph=view,
+        )
+        assert best is not None and best.text == "The Tin Wicks"
     finally:
         graph.close()
