@@ -1247,21 +1247,21 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     out: list[tuple[str, AnswerType]] = []
     if not parts:
         return out
-    agent = _zh_agent_phrase(parts)
-    if agent is not None:
+    phrase = _zh_agent_phrase(parts)
+    if phrase is not None:
         # "由《雾港来信》导演的弟弟一手打造的公司": the agent after 由 is a noun phrase with a
         # 的 of its own; its chain comes first, then the clause with # for the agent.
-        phrase, marker, verb, rest = agent
-        out = _zh_chain(phrase, include_last=True)
-        parts = [f"{marker}#{verb}", *rest]
+        agent_np, marker, clause_verb, after = phrase
+        out = _zh_chain(agent_np, include_last=True)
+        parts = [f"{marker}#{clause_verb}", *after]
     cur = parts[0]
-    relational = _zh_relational_np(cur) if agent is None else None
+    relational = _zh_relational_np(cur) if phrase is None else None
     if relational is not None and (len(parts) >= 2 or include_last):
         verb, np = relational
         kind = zh_noun_type(np)
         out.append((np, "LOCATION" if kind == "NAME" and "所在" in np else kind))
         cur = f"{verb}#"
-    elif agent is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
+    elif phrase is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
         agent = _zh_split_agent(cur)
         if agent is not None and (len(parts) >= 2 or include_last):
             out.append((cur, zh_noun_type(agent[1])))
