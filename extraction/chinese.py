@@ -86,7 +86,7 @@ _VERB_GIVEN_FREQ = 1000
 _WEAK_GIVEN_FREQ = 100
 
 # Function characters that follow a name and that jieba glues to an unknown given name
-# (闻人 + 骁是, 闻人 + 骁于): a two-character given name never ends in one of them.
+# (闻人 + 涟是, 闻人 + 涟于): a two-character given name never ends in one of them.
 _GLUED_AFTER_NAME = frozenset("是于在的也都被将把曾从")
 
 _SENTENCE_END = re.compile(r"[。！？；!?;\n]+")
@@ -217,7 +217,7 @@ def _person_kind(name: str, flag: str) -> str | None:
 
 def glued_after_name(given: str) -> bool:
     """Does the two-character "given name" ``given`` end in a function character the
-    segmenter glued to it (骁是 in 闻人骁是一名报人), so that the name ends one earlier?"""
+    segmenter glued to it (涟是 in 闻人涟是一名报人), so that the name ends one earlier?"""
     return len(given) == 2 and given[1] in _GLUED_AFTER_NAME and not _freq(given)
 
 
@@ -383,7 +383,7 @@ def _unit(tokens: list[_Token], i: int) -> _Unit | None:
     if person is not None:
         end = tokens[person - 1].end
         if glued_after_name(tokens[person - 1].word):
-            end -= 1  # 闻人 + 骁是: the segmenter glued the verb after the name to it
+            end -= 1  # 闻人 + 涟是: the segmenter glued the verb after the name to it
         return _Unit("PERSON", tok.start, end, person, "nr")
     kind = _FLAG_TYPES.get(tok.flag)
     if kind == "PERSON":
@@ -432,16 +432,16 @@ def _strong_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
     return spans, covered
 
 
-# A place closed by an administrative unit after a locative preposition: 位于鹭门市, 创立于临澍市,
-# 迁往临澍市, 在栖梧市成立. jieba cuts invented place names anywhere (鹭/ng + 门市/n, 于临澍/nr +
-# 市/n, 栖/vg + 梧市/ns), but the preposition opens the place and the unit closes it.
+# A place closed by an administrative unit after a locative preposition: 位于鸥门市, 创立于蔺溪市,
+# 迁往蔺溪市, 在岑川市成立. jieba cuts invented place names anywhere (鸥/ng + 门市/n, 于蔺溪/nr +
+# 市/n, a bound morpheme + the rest of the name), but the preposition opens the place and the unit closes it.
 _LOCATIVE = "于在往到至自"
 _ADMIN_PLACE = re.compile(
     rf"(?<=[{_LOCATIVE}])(?P<p>[{HAN}]{{2,3}}?[{''.join(sorted(CHINESE_ADMIN_UNITS))}])"
 )
 
 
-# A definition: "鸣蝉唱片是一家独立唱片公司", "司徒静川是一位电影导演" — the subject before 是 +
+# A definition: "秋蝉唱片是一家独立唱片公司", "司徒远舟是一位电影导演" — the subject before 是 +
 # 一 + classifier names what the noun phrase after it classifies, however it segments.
 _DEFINITION = re.compile(
     rf"(?:^|(?<=[。！？；\n]))\s*(?:[^，。！？；\n]{{0,12}}，)?"
@@ -488,7 +488,7 @@ def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
         a, b = m.span("p")
         if b not in ends:
             continue
-        # The preposition ends a word (生于, 在) or opens the token the place starts in (于临澍).
+        # The preposition ends a word (生于, 在) or opens the token the place starts in (于蔺溪).
         opener = next((t for t in tokens if t.start < a < t.end), None)
         if opener is not None and opener.start != a - 1:
             continue
@@ -541,8 +541,8 @@ def find_chinese_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
 
 def _person_context(tokens: list[_Token], i: int, unit: _Unit) -> bool:
     """Does a place-tagged name of one token read as a person's from its neighbours: an
-    occupation noun right before it (主持人郑朔, 作家贺兰芷) or 的 and a kinship noun after it
-    (郑朔的弟弟)? Only a name that splits as a surname and a given name qualifies."""
+    occupation noun right before it (主持人祁朔, 作家贺兰苓) or 的 and a kinship noun after it
+    (祁朔的弟弟)? Only a name that splits as a surname and a given name qualifies."""
     name = tokens[i].word
     if unit.next != i + 1 or not 2 <= len(name) <= 3 or not _is_han(name):
         return False
@@ -605,7 +605,7 @@ def _names_at(
         return [], unit.next
     kind = unit.kind
     if kind == "LOCATION" and _person_context(tokens, i, unit):
-        kind = "PERSON"  # 主持人郑朔, 郑朔的弟弟: jieba tagged an unknown name a place
+        kind = "PERSON"  # 主持人祁朔, 祁朔的弟弟: jieba tagged an unknown name a place
     if (
         kind == "PERSON"
         and unit.flag == "nrt"

@@ -208,7 +208,7 @@ CHINESE_KIN_WORDS = _words(
 
 CHINESE_AGENT_ENDS = frozenset("人家者员师手")
 """Last characters of an occupation noun (主持人, 作家, 记者, 演员, 律师, 鼓手): one right
-before a name stands in apposition to it (主持人郑朔), so the name is a person's."""
+before a name stands in apposition to it (主持人祁朔), so the name is a person's."""
 
 CHINESE_NOT_GIVEN = frozenset("家氏某总姐哥弟妹叔伯姨婶嫂爷奶公婆老们等说称道和与及的是在也都")
 """Single characters after a surname that are not a one-character given name (王家, 李某)."""

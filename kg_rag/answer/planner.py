@@ -1206,7 +1206,7 @@ def _zh_owned_agent(part: str) -> bool:
 
 
 def _zh_agent_phrase(parts: list[str]) -> tuple[str, str, str, list[str]] | None:
-    """When a subject's first 的-part is 由/被 and a noun phrase with no verb ("由《雾港来信》
+    """When a subject's first 的-part is 由/被 and a noun phrase with no verb ("由《北渡》
     导演") and the next part is a noun and a verb ("弟弟一手打造"), the 的 joins the agent's own
     noun phrase: (agent phrase, marker, verb phrase, the parts after)."""
     first = parts[0]
@@ -1249,7 +1249,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
         return out
     phrase = _zh_agent_phrase(parts)
     if phrase is not None:
-        # "由《雾港来信》导演的弟弟一手打造的公司": the agent after 由 is a noun phrase with a
+        # "由《北渡》导演的弟弟一手打造的公司": the agent after 由 is a noun phrase with a
         # 的 of its own; its chain comes first, then the clause with # for the agent.
         agent_np, marker, clause_verb, after = phrase
         out = _zh_chain(agent_np, include_last=True)

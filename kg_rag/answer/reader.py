@@ -210,7 +210,7 @@ class GraphView:
 
     def names_in(self, texts: Sequence[str]) -> list[tuple[str, str, str]]:
         """(entity id, name, type) of the graph's Chinese names of three or more characters
-        written in ``texts``: a name the segmenter missed in one passage ("该报隶属于锦程传媒")
+        written in ``texts``: a name the segmenter missed in one passage ("该报隶属于锦帆传媒")
         is still the entity another passage defined. One index lookup of every Han substring
         of three to eight characters."""
         graph = getattr(self.linker, "graph", None)
@@ -311,7 +311,7 @@ def _cjk_candidates(sentence: str) -> list[tuple[int, int, str]]:
     for m in re.finditer(r"《([^《》]{1,30})》", sentence):
         out.append((m.start(1), m.end(1), "TITLE"))  # a work: a book, film, album …
     # Then the offline extractor's spans: where it and a raw jieba tag read the same stretch
-    # differently (主持人郑朔: a person, which jieba tags a place), the extractor's type wins.
+    # differently (主持人祁朔: a person, which jieba tags a place), the extractor's type wins.
     for span in find_chinese_spans(sentence)[0]:
         span_kind = _TYPE_ALIASES.get(span.type.upper(), "NAME")
         if (
@@ -551,7 +551,7 @@ def _zh_marked(sentence: str, relative: tuple[list[str], str]) -> list[tuple[int
     for verb in verbs:
         found = list(re.finditer(f"[{markers}]([{HAN}]{{2,8}}?){re.escape(verb)}", sentence))
         if role == "partner":
-            # …签约鸣蝉唱片，: the verb's object, when it fills the rest of its clause.
+            # …签约秋蝉唱片，: the verb's object, when it fills the rest of its clause.
             gaps = "|".join(g for g in _ZH_OBJECT_GAP if g)
             found += re.finditer(
                 f"{re.escape(verb)}(?:{gaps})?(?![于在从向自与和])([{HAN}]{{2,6}})(?=[，,。；;：:！？!?]|$)",
@@ -930,7 +930,7 @@ _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 def names_topic(title: str, names: Collection[str]) -> bool:
     """Whether a document titled ``title`` is about one of ``names`` (normalized): the title,
     without a trailing parenthetical ("Varrow (city)"), is the name or ends with it as whole
-    words ("About Moth Records", 关于鸣蝉唱片)."""
+    words ("About Moth Records", 关于秋蝉唱片)."""
     norm = normalize_name(_PARENTHETICAL.sub("", title))
     if not norm:
         return False
@@ -997,19 +997,19 @@ _CLOSE_PAREN = ("）", ")")
 
 def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
     """Is ``sentence[a:b]`` another name written in brackets beside a name: a linked
-    entity's ("夜莺唱片（Nightjar Records）", "Nightjar Records (夜莺唱片)"), which names the
+    entity's ("鹊桥唱片（Magpie Records）", "Magpie Records (鹊桥唱片)"), which names the
     subject again and answers nothing about it, or a Latin gloss of a Chinese name?"""
     before, after = sentence[:a].rstrip(), sentence[b:].lstrip()
     if before.endswith(_OPEN_PAREN) and after.startswith(_CLOSE_PAREN):
         head = before[:-1].rstrip()
         if any(len(n) >= 2 and head.endswith(n) for n in names if n):
             return True
-        # A Latin gloss of the Chinese name before it (马克·霍尔（Mark Hall）) is that name
+        # A Latin gloss of the Chinese name before it (彼得·韦恩（Peter Wayne）) is that name
         # again, a candidate already.
         return bool(head) and _CJK.match(head[-1]) is not None and not _CJK.search(sentence[a:b])
     if after.startswith(_OPEN_PAREN):
         inner = after[1:].split(")")[0].split("）")[0].strip()
-        # A name, not a year: "Weathervane Hymns (2009)" dates the album.
+        # A name, not a year: "Paper Harbours (2009)" dates the album.
         return any(c.isalpha() for c in inner) and any(inner == n for n in names if len(n) >= 2)
     return False
 
@@ -1024,7 +1024,7 @@ _APPOSITIVE_RELATIVE = re.compile(
 
 def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
     """Normalized names that ``texts`` define as a ``noun`` with a copula and an article:
-    "The Copper Wicks are an indie rock band", "Harwick was a small port town" (up to four
+    "The Tin Wicks are an indie rock band", "Harwick was a small port town" (up to four
     modifiers between the article and the noun)."""
     rx = _rx(
         r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)\s+"
@@ -1376,7 +1376,7 @@ def read_evidence(
                 if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
                     fit *= 0.4  # "which novel": a title, not its author
                 if normalize_name(span) in defined_as_head:
-                    # "The Copper Wicks are an indie rock band": the evidence defines the
+                    # "The Tin Wicks are an indie rock band": the evidence defines the
                     # name as the noun asked for, whatever type extraction gave it.
                     fit = max(fit, _fit(expected, head_noun_type(head)))
 
@@ -1387,7 +1387,7 @@ def read_evidence(
                         _stem(w) in wanted or w in wanted
                         for w in _EN_WORD.findall(clause.group(0).lower())
                     ):
-                        # "Ebbsfield, the coastal town where she was born": the relative
+                        # "Ebbsworth, the coastal town where she was born": the relative
                         # clause of the appositive says it of the name before the comma.
                         dist = 0
                 proximity = 1.0 / (1.0 + dist / 60.0)

@@ -672,9 +672,9 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     (
         "鹊桥唱片是由谁创立的",
         "PERSON",
-        ["鹊桥唱片（Magpie Records）是一家独立唱片公司，2001年由电台主持人郑朔创立于临澍市。"],
+        ["鹊桥唱片（Magpie Records）是一家独立唱片公司，2001年由电台主持人祁朔创立于蔺溪市。"],
         ["鹊桥唱片"],
-        "郑朔",
+        "祁朔",
     ),
     (
         "Who founded Harrow Lane Press",
@@ -712,9 +712,9 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     (
         "青石乐队的吉他手是谁",
         "PERSON",
-        ["青石乐队的创始成员为主唱韦川和吉他手马克·霍尔（Mark Hall）。"],
+        ["青石乐队的创始成员为主唱韦川和吉他手彼得·韦恩（Peter Wayne）。"],
         ["青石乐队"],
-        "马克·霍尔",
+        "彼得·韦恩",
     ),
     # A classifier after a number makes it a count, even one that looks like a year.
     (
@@ -939,16 +939,16 @@ def test_a_short_name_takes_the_whole_name_its_document_writes() -> None:
         (
             "拥有《晚钟报》的传媒公司",
             "ORGANIZATION",
-            ["《晚钟报》是在岑川市出版的日报。2006年起，该报隶属于锦程传媒，总编辑为韦川。"],
+            ["《晚钟报》是在岑川市出版的日报。2006年起，该报隶属于锦帆传媒，总编辑为韦川。"],
             ["晚钟报"],
-            "锦程传媒",
+            "锦帆传媒",
         ),
         (
             "鸥门码头乐队签约的唱片公司",
             "ORGANIZATION",
-            ["2001年，鸥门码头乐队签约鸣蝉唱片，开始在岑川市巡演。"],
+            ["2001年，鸥门码头乐队签约秋蝉唱片，开始在岑川市巡演。"],
             ["鸥门码头乐队"],
-            "鸣蝉唱片",
+            "秋蝉唱片",
         ),
     ],
 )
@@ -987,7 +987,7 @@ def test_a_name_the_evidence_defines_as_the_asked_noun_takes_its_class(tmp_path:
     texts = [
         "The label's roster has included the singer Mara Vell and, from 2006, The Tin Wicks. "
         "In 2017 the founder sold Harbour Records to Oakmere Media Group.",
-        "The Tin Wicks are an indie rock band formed in Maybridge in 2004.",
+        "The Tin Wicks are an indie rock band formed in Tallbridge in 2004.",
     ]
     graph = EmbeddedGraphStore(tmp_path / "kb")
     graph.open()

@@ -258,12 +258,12 @@ def test_known_places_and_non_units_are_left_to_the_segmenter(text: str) -> None
 @pytest.mark.parametrize(
     ("text", "person"),
     [
-        ("公司由前电台主持人郑朔创立。", "郑朔"),  # jieba tags 郑朔 a place
-        ("由郑朔的弟弟经营。", "郑朔"),
-        ("作家贺兰芷另著有散文集。", "贺兰芷"),  # 贺兰 + 芷/x: a rare character
-        ("闻人骁是一名报人。", "闻人骁"),  # 骁是: the verb glued to the given name
-        ("现任总编辑闻人骁于2015年上任。", "闻人骁"),
-        ("司徒静川是一位电影导演和编剧。", "司徒静川"),
+        ("公司由前电台主持人祁朔创立。", "祁朔"),  # jieba tags 祁朔 a place
+        ("由祁朔的弟弟经营。", "祁朔"),
+        ("作家贺兰苓另著有散文集。", "贺兰苓"),  # 贺兰 + 芷/x: a rare character
+        ("闻人涟是一名报人。", "闻人涟"),  # 涟是: the verb glued to the given name
+        ("现任总编辑闻人涟于2015年上任。", "闻人涟"),
+        ("司徒远舟是一位电影导演和编剧。", "司徒远舟"),
     ],
 )
 def test_a_person_from_apposition_kinship_and_definition(text: str, person: str) -> None:
