@@ -628,14 +628,17 @@ class GraphBuilder:
             # Delta write: only what differs from the stored layer.
             written = [c for c in result if not _same_community(old.get(c.community_id), c)]
             gone = sorted(set(old) - current)
-            store.apply_communities(written, gone)
             # A community that lost a deleted member already reads without it in the store
             # (so it is not "written"), but the index still lists the member.
             stale = changes[1] if changes is not None else []
+            # What the index must take in is recorded before the store is written: a crash
+            # between the two would leave written communities that a rerun sees as unchanged
+            # and never sends to the index.
             self._pend_index([*(c.community_id for c in written), *gone, *stale])
+            store.apply_communities(written, gone)
         else:
-            self.graph.upsert_communities(result)
             self._pend_index(None)
+            self.graph.upsert_communities(result)
         if changes is not None:
             store.clear_community_changes(*changes)
         # Last: a build killed before this point is redone as a whole-graph run again.
@@ -793,8 +796,8 @@ class GraphBuilder:
                 continue
             result.append(old[cid].model_copy(update={"parent_id": rec.parent_id}))
         lap("summarize")
-        store.apply_communities(result, local.removed)
         self._pend_index([*(c.community_id for c in result), *local.removed, *stale])
+        store.apply_communities(result, local.removed)  # after the pending ids, as above
         store.clear_community_changes(changed, stale)
         self._save_drift({**state, "changed": spent})
         lap("write")

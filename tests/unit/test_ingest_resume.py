@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger_corpus import DIMS, settings, write_corpus
+from ledger_corpus import DIMS, fingerprint, settings, write_corpus
 
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.stores.embedded import EmbeddedGraphStore
@@ -26,10 +26,13 @@ class Broken(RuntimeError):
 class NoRollback:
     """An embedded store without ``checkpoint``/``restore``; optionally breaks on one write."""
 
-    def __init__(self, path: Path, fail_on: str | None = None) -> None:
+    def __init__(
+        self, path: Path, fail_on: str | None = None, fail_after: str | None = None
+    ) -> None:
         self._inner = EmbeddedGraphStore(path)
         self.backend = self._inner.backend
         self.fail_on = fail_on
+        self.fail_after = fail_after  # the write lands, then the process dies
 
     def __getattr__(self, name: str) -> Any:
         if name in ("checkpoint", "restore"):
@@ -41,6 +44,13 @@ class NoRollback:
                 raise Broken(name)
 
             return broken
+        if name == self.fail_after:
+
+            def written_then_broken(*args: Any, **kwargs: Any) -> Any:
+                attr(*args, **kwargs)
+                raise Broken(name)
+
+            return written_then_broken
         return attr
 
 
@@ -89,3 +99,22 @@ def test_store_without_rollback_converges_after_a_broken_batch(
     got, want = _ids(kb), _ids(clean)
     for key in want:
         assert got[key] == want[key], key
+
+
+def test_a_death_right_after_the_community_write_still_reaches_the_index(tmp_path: Path) -> None:
+    """The communities are written, then the process dies before the index step: the rerun
+    finds them unchanged in the store, yet the community index must still take them in."""
+    corpus = write_corpus(tmp_path / "corpus", range(12))
+    kb = tmp_path / "broken"
+    _ingest(kb, corpus, NoRollback(kb))
+    write_corpus(corpus, range(4), version=1)
+    with pytest.raises(Broken):
+        _ingest(kb, corpus, NoRollback(kb, fail_after="apply_communities"))
+    _ingest(kb, corpus, NoRollback(kb))
+    clean, clean_corpus = tmp_path / "clean", write_corpus(tmp_path / "clean-corpus", range(12))
+    _ingest(clean, clean_corpus, NoRollback(clean))
+    write_corpus(clean_corpus, range(4), version=1)
+    _ingest(clean, clean_corpus, NoRollback(clean))
+    got, want = fingerprint(kb), fingerprint(clean)
+    assert got["communities"] == want["communities"]
+    assert got["index"] == want["index"]
