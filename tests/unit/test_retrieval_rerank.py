@@ -15,11 +15,11 @@ PARA_A = (0, 52)  # sentences 0–2
 PARA_B = (53, 87)  # sentences 3–4
 
 
-class FakeSentenceStore:
-    """Answers a sentence search from a table: query → [(sentence index, score)]."""
+class TextSentenceStore:
+    """A sentence search over one document's text: query → [(sentence index, score)]."""
 
-    def __init__(self, table: dict[str, list[tuple[int, float]]]) -> None:
-        self.table = table
+    def __init__(self, text: str, spans: list[tuple[int, int]], table: dict[str, Any]) -> None:
+        self.text, self.spans, self.table = text, spans, table
         self.calls: list[dict[str, Any]] = []
 
     def search(self, query: str, **kw: Any) -> list[ChunkHit]:
@@ -27,17 +27,24 @@ class FakeSentenceStore:
         assert kw["level"] == "sentence"
         hits = []
         for i, score in self.table[query]:
-            s, e = SENTENCES[i]
+            s, e = self.spans[i]
             chunk = Chunk(
                 chunk_id=f"s{i}",
                 doc_id="d",
                 level="sentence",
                 char_start=s,
                 char_end=e,
-                text=DOC[s:e],
+                text=self.text[s:e],
             )
             hits.append(ChunkHit(chunk=chunk, score=score))
         return hits
+
+
+class FakeSentenceStore(TextSentenceStore):
+    """Answers a sentence search over :data:`DOC` from a table."""
+
+    def __init__(self, table: dict[str, list[tuple[int, float]]]) -> None:
+        super().__init__(DOC, SENTENCES, table)
 
 
 def _ev(cid: str, span: tuple[int, int], **scores: float) -> Evidence:
@@ -88,28 +95,6 @@ def test_focus_table(
 
 ZH = "青湖很深。它的镇是维尔。维尔有一座磨坊。"
 ZH_SENTENCES = [(0, 5), (5, 12), (12, 20)]
-
-
-class TextSentenceStore:
-    """A sentence search over one document's text: query → [(sentence index, score)]."""
-
-    def __init__(self, text: str, spans: list[tuple[int, int]], table: dict[str, Any]) -> None:
-        self.text, self.spans, self.table = text, spans, table
-
-    def search(self, query: str, **kw: Any) -> list[ChunkHit]:
-        hits = []
-        for i, score in self.table[query]:
-            s, e = self.spans[i]
-            chunk = Chunk(
-                chunk_id=f"s{i}",
-                doc_id="d",
-                level="sentence",
-                char_start=s,
-                char_end=e,
-                text=self.text[s:e],
-            )
-            hits.append(ChunkHit(chunk=chunk, score=score))
-        return hits
 
 
 @pytest.mark.parametrize(
