@@ -432,15 +432,6 @@ def _strong_spans(text: str) -> tuple[list[Span], list[tuple[int, int]]]:
     return spans, covered
 
 
-# A place closed by an administrative unit after a locative preposition: 位于鸥门市, 创立于蔺溪市,
-# 迁往蔺溪市, 在岑川市成立. jieba cuts invented place names anywhere (鸥/ng + 门市/n, 于蔺溪/nr +
-# 市/n, a bound morpheme + the rest of the name), but the preposition opens the place and the unit closes it.
-_LOCATIVE = "于在往到至自"
-_ADMIN_PLACE = re.compile(
-    rf"(?<=[{_LOCATIVE}])(?P<p>[{HAN}]{{2,3}}?[{''.join(sorted(CHINESE_ADMIN_UNITS))}])"
-)
-
-
 # A definition: "秋蝉唱片是一家独立唱片公司", "司徒远舟是一位电影导演" — the subject before 是 +
 # 一 + classifier names what the noun phrase after it classifies, however it segments.
 _DEFINITION = re.compile(
@@ -449,6 +440,8 @@ _DEFINITION = re.compile(
     rf"(?P<np>[^，。！？；、\n]{{1,20}})"
 )
 _PRONOUN_SUBJECT = re.compile(r"^(?:它|他|她|这|那|该|其|此|我|你|您|们)")
+# Last characters of an occupation after 一位/一名: the agent ends and 导演, 编剧, 编辑, 主编.
+_OCCUPATION_ENDS = CHINESE_AGENT_ENDS | frozenset("演剧辑编")
 
 
 def _definition_spans(text: str) -> list[Span]:
@@ -467,7 +460,7 @@ def _definition_spans(text: str) -> list[Span]:
         kind = None
         if cl in "家所支个" and (np.endswith(tuple(CHINESE_ORG_SUFFIXES)) or _ends_in_org_word(np)):
             kind = "ORGANIZATION"
-        elif cl in "位名" and np[-1:] in CHINESE_AGENT_ENDS | set("演剧编辑"):
+        elif cl in "位名" and np[-1:] in _OCCUPATION_ENDS:
             kind = "PERSON"
         elif cl in "座个" and np.endswith(("城市", "城", "小镇", *CHINESE_ADMIN_UNITS)):
             kind = "LOCATION"
@@ -476,6 +469,16 @@ def _definition_spans(text: str) -> list[Span]:
         for found in re.finditer(re.escape(name), text):
             out.append(Span(name, kind, found.start(), found.end(), strong=True))
     return out
+
+
+# A place closed by an administrative unit after a locative preposition: 位于鸥门市, 创立于蔺溪市,
+# 迁往蔺溪市, 在岑川市成立. jieba cuts invented place names anywhere (鸥/ng + 门市/n, 于蔺溪/nr +
+# 市/n, a bound morpheme + the rest of the name); the preposition opens the place and the unit
+# closes it.
+_LOCATIVE = "于在往到至自"
+_ADMIN_PLACE = re.compile(
+    rf"(?<=[{_LOCATIVE}])(?P<p>[{HAN}]{{2,3}}?[{''.join(sorted(CHINESE_ADMIN_UNITS))}])"
+)
 
 
 def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
