@@ -212,7 +212,7 @@ class GraphView:
         """(entity id, name, type) of the graph's Chinese names of three or more characters
         written in ``texts``: a name the segmenter missed in one passage ("该报隶属于锦帆传媒")
         is still the entity another passage defined. One index lookup of every Han substring
-        of three to eight characters."""
+        of three to eight characters, on names only (no alias search per substring)."""
         graph = getattr(self.linker, "graph", None)
         if graph is None or not texts:
             return []
@@ -225,7 +225,7 @@ class GraphView:
             return []
         return [
             (e.entity_id, e.name, e.type)
-            for e in graph.entities_named(sorted(keys))
+            for e in graph.entities_named(sorted(keys), aliases=False)
             if _CJK.match(e.name) and e.type.upper() in _KNOWN_NAME_TYPES
         ]
 

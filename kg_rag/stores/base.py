@@ -70,11 +70,14 @@ class GraphStore(Protocol):
         """Entities whose name or alias matches ``text`` (case-insensitive exact first,
         then full-text / substring), best first."""
 
-    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+    def entities_named(
+        self, keys: Sequence[str], compact: Sequence[str] = (), aliases: bool = True
+    ) -> list[Entity]:
         """Entities whose name or an alias normalizes to one of ``keys``, or whose name's
         compact form is in ``compact`` (keys from :func:`kg_rag.stores.ppr.lookup_keys`),
         sorted by id, vectors left out. Served from an index: entity linking and incremental
-        resolution call it instead of loading every entity."""
+        resolution call it instead of loading every entity. ``aliases=False`` matches names
+        only (one index lookup for many keys: the reader's scan of a passage's substrings)."""
 
     def mention_counts(self, entity_ids: Sequence[str]) -> dict[str, int]:
         """entity_id → number of chunks that mention it (ids without mentions left out)."""

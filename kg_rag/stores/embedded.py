@@ -971,7 +971,9 @@ class EmbeddedGraphStore:
             at = blob.find(needle, nxt)
         return found
 
-    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+    def entities_named(
+        self, keys: Sequence[str], compact: Sequence[str] = (), aliases: bool = True
+    ) -> list[Entity]:
         """Entities whose name or an alias has a normalized form in ``keys``, or whose name
         has a compact form in ``compact`` (see :func:`kg_rag.stores.ppr.lookup_keys`), sorted
         by id, without vectors: an index lookup, whatever the size of the graph."""
@@ -982,7 +984,11 @@ class EmbeddedGraphStore:
                 found.update(self._name_keys.get(key, ()))
             for key in compact:
                 found.update(self._compact_keys.get(key, ()))
-            return [self._entities[e] for e in sorted(found)]
+            out = [self._entities[e] for e in sorted(found)]
+        if not aliases:
+            wanted = set(keys)
+            out = [e for e in out if set(ppr.lookup_keys(e.name, [])[0]) & wanted]
+        return out
 
     def has_entity_vectors(self) -> bool:
         """True when some entity carries a vector (vector linking is worth a query embedding)."""

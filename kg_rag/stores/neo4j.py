@@ -578,7 +578,9 @@ class Neo4jGraphStore:
         candidates = [_entity(r) for r in self._read(q.NAME_CANDIDATES, needles=needles)]
         return ppr.rank_name_matches(text, candidates, limit)
 
-    def entities_named(self, keys: Sequence[str], compact: Sequence[str] = ()) -> list[Entity]:
+    def entities_named(
+        self, keys: Sequence[str], compact: Sequence[str] = (), aliases: bool = True
+    ) -> list[Entity]:
         """Entities whose name or an alias normalizes to one of ``keys``, or whose name's
         compact form is in ``compact``, sorted by id, without vectors (range indexes on the
         name keys; aliases through the full-text index, filtered exactly)."""
@@ -588,6 +590,7 @@ class Neo4jGraphStore:
         if keys:
             for record in self._read(q.ENTITIES_BY_NAME_KEY, keys=keys):
                 found.setdefault(record["entity_id"], _entity(record, with_vector=False))
+        if keys and aliases:
             queries = [
                 {
                     "key": k,

@@ -226,6 +226,20 @@ def test_entities_named(
     assert all(e.vector is None for e in found)
 
 
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        (["acme corp"], ["e_acme"]),  # a name
+        (["acme", "acme corporation"], []),  # aliases only: not with aliases=False
+        (["acme corp", "smith", "paris"], ["e_acme", "e_paris"]),
+    ],
+)
+def test_entities_named_by_name_only(store: Any, keys: list[str], expected: list[str]) -> None:
+    store.upsert_entities(data.entities())
+    found = store.entities_named(keys, aliases=False)
+    assert [e.entity_id for e in found] == expected
+
+
 def test_entities_named_follows_renames_and_deletes(store: Any) -> None:
     store.upsert_entities(data.entities())
     store.upsert_entities([Entity(entity_id="e_acme", name="Acme Holdings", type="ORGANIZATION")])
