@@ -1195,7 +1195,7 @@ def _zh_is_relative(part: str) -> bool:
 
 
 def _zh_owned_agent(part: str) -> bool:
-    """Is ``part`` a work's or an organisation's agent noun ("《夜渡》导演", "青岚乐队鼓手")
+    """Is ``part`` a work's or an organisation's agent noun ("《北渡》导演", "青岚乐队鼓手")
     although jieba tags the noun a verb? A work or an organisation directs or drums nothing,
     so the noun is the person's role, not a relative clause's verb."""
     split = _zh_split_agent(part)
@@ -1293,7 +1293,7 @@ def _zh_steps(
     return steps
 
 
-# "《夜渡》改编自哪位作家的小说": the wh-word asks for the owner of the verb's object.
+# "《北渡》改编自哪位作家的小说": the wh-word asks for the owner of the verb's object.
 _ZH_WH_OWNER = re.compile(
     rf"^(?P<pre>.*[{HAN}》])(?<!是)(?<!为)哪一?[位个家所部座本支条首名](?P<owner>[{HAN}]{{1,4}}?)的"
     rf"(?P<obj>[{HAN}]{{1,4}})$"
@@ -1305,7 +1305,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     q = _ZH_DEMONSTRATIVE.sub("", q)
     m = _ZH_WH_OWNER.match(q)
     if m is not None and "，" not in q and "," not in q:
-        # The object first ("《夜渡》改编自的小说"), then its owner of the asked class.
+        # The object first ("《北渡》改编自的小说"), then its owner of the asked class.
         owner = m["owner"]
         steps = _zh_steps(
             [(f"{m['pre']}的{m['obj']}", zh_noun_type(m["obj"])), (f"#的{owner}", kind)]
@@ -1323,7 +1323,8 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
         steps = _zh_steps(chain)
         rest = _ZH_PRONOUN.sub("", second, count=1)
-        owned = bool(_zh_words(rest)[:1]) and _zh_words(rest)[0][1].startswith("n")
+        rest_words = _zh_words(rest)
+        owned = bool(rest_words) and rest_words[0][1].startswith("n")
         # "…，其主唱出生在哪个镇" reads "#的主唱出生在哪个镇", itself a bridge question.
         more = _zh_predicate_steps(f"#的{rest}", kind, steps) if owned else None
         if more is None:

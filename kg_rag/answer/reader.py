@@ -456,7 +456,7 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     """The verbs of a Chinese relative clause and the role its noun plays in them.
 
     收购蓝海食品的公司 ("the company that acquired X") puts the verb before the named subject:
-    the noun asked for is the verb's agent (``"agent"``). 青石乐队签约的唱片公司 ("the label
+    the noun asked for is the verb's agent (``"agent"``). 白帆乐队签约的唱片公司 ("the label
     X signed with") puts it after: the noun is X's object or partner (``"partner"``). ``None``
     when the step is no such phrase, or the clause has verbs on both sides of the name."""
     clause, sep, _ = query.rpartition("的")
@@ -930,7 +930,7 @@ _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 def names_topic(title: str, names: Collection[str]) -> bool:
     """Whether a document titled ``title`` is about one of ``names`` (normalized): the title,
     without a trailing parenthetical ("Varrow (city)"), is the name or ends with it as whole
-    words ("About Moth Records", 关于秋蝉唱片)."""
+    words ("About Wren Records", 关于秋蝉唱片)."""
     norm = normalize_name(_PARENTHETICAL.sub("", title))
     if not norm:
         return False
@@ -958,7 +958,7 @@ def _breaks_before(sentence: str, a: int) -> list[int]:
 
 def _said_of_the_latter(sentence: str, a: int, names: Sequence[str]) -> bool:
     """Whether offset ``a`` is in a clause opened by "the latter" (后者) that points back past
-    the subject: "…的同城对手是云崖海燕俱乐部，后者成立于1960年" says 1960 of the rival."""
+    the subject: "…的同城对手是鸥岭海燕俱乐部，后者成立于1960年" says 1960 of the rival."""
     breaks = _breaks_before(sentence, a)
     if not breaks or not _LATTER.match(sentence[breaks[-1] + 1 : a]):
         return False
@@ -1009,7 +1009,7 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         return bool(head) and _CJK.match(head[-1]) is not None and not _CJK.search(sentence[a:b])
     if after.startswith(_OPEN_PAREN):
         inner = after[1:].split(")")[0].split("）")[0].strip()
-        # A name, not a year: "Paper Harbours (2009)" dates the album.
+        # A name, not a year: "Salt Meridian (2009)" dates the album.
         return any(c.isalpha() for c in inner) and any(inner == n for n in names if len(n) >= 2)
     return False
 
@@ -1045,7 +1045,7 @@ def _owner_before(
     spans: Sequence[tuple[int, int, str, str | None]], a: int
 ) -> tuple[int, int, str, str | None] | None:
     """The name nearest before offset ``a`` of a sentence: what a value there is said of
-    ("…rivals are Pellham Rovers, founded in 1923", "…云崖海燕俱乐部，后者成立于1960年")."""
+    ("…rivals are Kelmoor Rovers, founded in 1923", "…鸥岭海燕俱乐部，后者成立于1960年")."""
     names = [sp for sp in spans if sp[1] <= a and sp[2] not in ("DATE", "NUMBER", "NOUN")]
     return max(names, key=lambda sp: (sp[1], sp[1] - sp[0]), default=None)
 
@@ -1258,7 +1258,7 @@ def read_evidence(
                 anchors += [
                     m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in wanted
                 ]
-            # A relation word ends where its word does: "drummer Tomas Reuel" for "plays drums"
+            # A relation word ends where its word does: "drummer Ola Brenn" for "plays drums"
             # (the agent noun made from it introduces the name).
             rel_ends = [
                 _word_end(low, end)
@@ -1467,7 +1467,7 @@ def read_evidence(
                 if kind in ("DATE", "NUMBER") and _said_of_the_latter(sentence, a, linked_names):
                     bonus *= 0.5
                 if zh_units and kind in ("LOCATION", "NAME") and span[-1:] in CHINESE_ADMIN_UNITS:
-                    # 哪座城市 asks for a 市, not the 区 inside it (沧岭市老城区).
+                    # 哪座城市 asks for a 市, not the 区 inside it (岑川市老城区).
                     bonus *= 1.5 if span[-1] in zh_units else 0.6
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
@@ -1540,7 +1540,7 @@ def read_evidence(
     full = _full_name(best.text, home.text)
     if full == best.text and best.kind not in ("PERSON", "DATE", "NUMBER"):
         # "played for Athletic": the document's other pieces may write the whole name
-        # ("Pellham Bay Athletic is a football club"); people are left alone, since two
+        # ("Kelmoor Bay Athletic is a football club"); people are left alone, since two
         # people of one document may share a surname.
         same_doc = " ".join(e.text for e in ranked if e.doc_id == home.doc_id and e is not home)
         full = _full_name(best.text, same_doc) if same_doc else full
@@ -1571,7 +1571,7 @@ def _full_name(short: str, text: str) -> str:
     names him so (the longest capitalised run ending in the word, possessive dropped)."""
     if " " in short or _CJK.search(short) or not short[:1].isupper():
         return short
-    # Only an initial carries a full stop ("G. Stanley Hall"): "…of Pellham Bay. Ashmore is"
+    # Only an initial carries a full stop ("G. Stanley Hall"): "…of Kelmoor Bay. Aldmore is"
     # ends a sentence before the name.
     run = r"(?:(?:[A-Z]\.|[A-Z][\w\-’']*)\s+){1,3}"
     found = [m.group(0) for m in _rx(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])").finditer(text)]
@@ -1641,7 +1641,7 @@ class OfflineStepReader:
                 reader=self.name,
             )
         # An earlier step's answer bound into this one is its subject even when the linker
-        # found no entity of that name (回声码头乐队所签约的唱片公司).
+        # found no entity of that name (鸥门码头乐队所签约的唱片公司).
         named = [_get(le, "name") for le in ctx.linked] + [_get(le, "span") for le in ctx.linked]
         bound = [
             {"name": ans, "span": ans, "type": "", "entity_id": ""}

@@ -429,8 +429,8 @@ def test_rule_plans_from_grammar(
         ("青岚乐队鼓手的妻子在哪里工作？", ["青岚乐队鼓手", "#1的妻子", "#2在哪里工作"]),
         # 其 + a noun: the second clause is itself a bridge question.
         (
-            "2011年签约青石唱片的乐队，其主唱出生在哪个镇？",
-            ["2011年签约青石唱片的乐队", "#1的主唱", "#2出生在哪个镇"],
+            "2011年签约白帆唱片的乐队，其主唱出生在哪个镇？",
+            ["2011年签约白帆唱片的乐队", "#1的主唱", "#2出生在哪个镇"],
         ),
         # The agent after 由 is a noun phrase with a 的 of its own.
         (

@@ -478,11 +478,11 @@ def test_a_person_goes_by_the_surname_after_the_first_mention(text: str, named: 
 
 def test_surname_mentions_make_a_passage_about_the_subject() -> None:
     texts = [
-        "The sonar fair was born in Ashgrave, a market town on the River Osk.",
-        "Marsh was born in Kessford, a market town on the River Lenn.",
+        "The sonar fair was born in Brantley, a market town on the River Osk.",
+        "Varley was born in Kessford, a market town on the River Quell.",
     ]
-    linked = _linked("Edwin Marsh", type="PERSON")
-    best, _ = read_evidence("birthplace of Edwin Marsh", "LOCATION", _ev(*texts), linked)
+    linked = _linked("Edwin Varley", type="PERSON")
+    best, _ = read_evidence("birthplace of Edwin Varley", "LOCATION", _ev(*texts), linked)
     assert best is not None and best.text == "Kessford"
 
 
@@ -700,20 +700,20 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "NAME",
         [
             "The band signed with Harbour Records in 2006. Their debut, Salt Roads (2008), was "
-            "recorded in a week. The second album, Paper Harbours (2011), reached number two in "
+            "recorded in a week. The second album, Salt Meridian (2011), reached number two in "
             "the national chart.",
             "The band took a break from 2013 to 2015 and returned with a third album, Quiet "
             "Years, in 2016.",
         ],
         ["Brass Lanterns", "2011"],
-        "Paper Harbours",
+        "Salt Meridian",
     ),
     # ... and a Latin gloss of a Chinese name is that name, which answers itself.
     (
-        "青石乐队的吉他手是谁",
+        "白帆乐队的吉他手是谁",
         "PERSON",
-        ["青石乐队的创始成员为主唱韦川和吉他手彼得·韦恩（Peter Wayne）。"],
-        ["青石乐队"],
+        ["白帆乐队的创始成员为主唱韦川和吉他手彼得·韦恩（Peter Wayne）。"],
+        ["白帆乐队"],
         "彼得·韦恩",
     ),
     # A classifier after a number makes it a count, even one that looks like a year.
@@ -935,7 +935,7 @@ def test_a_short_name_takes_the_whole_name_its_document_writes() -> None:
 @pytest.mark.parametrize(
     ("query", "kind", "texts", "linked", "answer"),
     [
-        # The segmenter reads 锦程/n + 传媒/n as common words; the graph knows the company.
+        # The segmenter reads 锦帆/n + 传媒/n as common words; the graph knows the company.
         (
             "拥有《晚钟报》的传媒公司",
             "ORGANIZATION",
