@@ -892,6 +892,25 @@ def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
     )
 
 
+_INDEFINITE_BEFORE = re.compile(r"\b[Aa]n?\s+((?:[a-z][a-z\-]*\s+){0,3})$")
+
+
+def _indefinite_head(sentence: str, a: int, b: int, span: str) -> bool:
+    """Is the one capitalised word at ``sentence[a:b]`` the head of an indefinite noun
+    phrase — "a live EP by the band", "an MP for the county"? A name takes no indefinite
+    article, so the word is a common noun, however it is written."""
+    if " " in span or _CJK.search(span):
+        return False
+    article = _INDEFINITE_BEFORE.search(sentence, 0, a)
+    if article is None or any(w in NON_NAME_WORDS for w in article.group(1).split()):
+        return False  # "a studio album by Kessa": the preposition ends the noun phrase
+    rest = sentence[b:].lstrip()
+    after = _NEXT_WORD.match(sentence, b)
+    return (
+        not rest or rest[0] in ",.;:)" or (after is not None and after.group(1) in NON_NAME_WORDS)
+    )
+
+
 def _by_surname(text: str, surname: str) -> bool:
     """Does ``text`` name a person by ``surname`` alone? After the first mention a person
     goes by the surname ("Marsh was born in …"), but "Clara Marsh" or "the Marsh Foundation"
@@ -1011,7 +1030,38 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         inner = after[1:].split(")")[0].split("）")[0].strip()
         # A name, not a year: "Salt Meridian (2009)" dates the album.
         return any(c.isalpha() for c in inner) and any(inner == n for n in names if len(n) >= 2)
+    if any(c.isdigit() for c in sentence[a:b]):
+        return False
+    # A bracket right after a linked name that lists other names glosses it: "Izgoy (Изгой,
+    # Exile)", "Lumo (Finnish: Lumi)". An item with a digit or a lower-case word ("born 1950",
+    # "in Paris") says something about the name, and the items after it are no gloss.
+    opened = max(before.rfind(p) for p in _OPEN_PAREN)
+    if opened >= 0 and after[:1] in (",", ";", "，", "；", *_CLOSE_PAREN):
+        *earlier, last = re.split(r"[,;，；]", before[opened + 1 :])
+        if (
+            not any(c in before[opened:] for c in _CLOSE_PAREN)
+            and _GLOSS_LABEL.fullmatch(last.strip()) is not None
+            and not any(_NOT_GLOSS.search(item) for item in earlier)
+        ):
+            head = before[:opened].rstrip()
+            return any(len(n) >= 2 and head.endswith(n) for n in names if n)
+    # "Maiden Japan, also known as Heavy Metal Army": another name of the linked one.
+    alias = _ALIAS_BEFORE.search(before)
+    if alias is not None:
+        head = before[: alias.start()].rstrip()
+        return any(len(n) >= 2 and head.endswith(n) for n in names if n)
     return False
+
+
+# A language label inside a gloss bracket ("(Russian: Изгой"), up to the candidate.
+_GLOSS_LABEL = re.compile(r"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：])?")
+# What makes a bracket item a statement about a name rather than another name of it.
+_NOT_GLOSS = re.compile(r"\d|(?<![\w'’-])[a-z]")
+# An alias phrase after a name, up to the candidate: ", also known as \"", "(a.k.a. ".
+_ALIAS_BEFORE = re.compile(
+    r"\s*[,(（]?\s*(?:also|better|formerly|otherwise)\s+(?:known\s+as|called)\s*[\"“'‘]?$"
+    r"|\s*[,(（]?\s*a\.k\.a\.?\s*[\"“'‘]?$"
+)
 
 
 # An appositive noun phrase after a name and its relative clause: ", the coastal town where
@@ -1359,6 +1409,8 @@ def read_evidence(
                     sentence, a, b, span, kind
                 )
                 if modifier and kind == "NAME":
+                    continue
+                if kind == "NAME" and _indefinite_head(sentence, a, b, span):
                     continue
                 span_terms = _term_set(span)
                 if span_terms and span_terms <= terms:

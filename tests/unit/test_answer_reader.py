@@ -18,7 +18,9 @@ from kg_rag.answer.reader import (
     _by_surname,
     _en_relative,
     _full_name,
+    _gloss_of,
     _head_noun,
+    _indefinite_head,
     _names_head,
     _zh_relative,
     names_topic,
@@ -716,6 +718,14 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["白帆乐队"],
         "彼得·韦恩",
     ),
+    # A bracket of other names right after a linked name glosses it: no answer about it.
+    (
+        "performer of Velmora",
+        "ORGANIZATION",
+        ["Velmora (Вельмора, Wildfire) - is a studio album by Kessa released in 2005."],
+        ["Velmora"],
+        "Kessa",
+    ),
     # A classifier after a number makes it a count, even one that looks like a year.
     (
         "柳岸医院有多少张床位",
@@ -1021,3 +1031,47 @@ def test_a_name_the_evidence_defines_as_the_asked_noun_takes_its_class(tmp_path:
         assert best is not None and best.text == "The Tin Wicks"
     finally:
         graph.close()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "candidate", "gloss"),
+    [
+        ("Velmora (Вельмора, Wildfire) is an album by Kessa Drune.", "Вельмора", True),
+        ("Velmora (Вельмора, Wildfire) is an album by Kessa Drune.", "Wildfire", True),
+        ("Velmora (Polish: Wilmora; English: Wildfire) is an album.", "Wilmora", True),
+        ("Velmora (Polish: Wilmora; English: Wildfire) is an album.", "Wildfire", True),
+        ('Velmora, also known as "Lumenfall", is an album by Kessa Drune.', "Lumenfall", True),
+        ("Velmora (a.k.a. Lumenfall) is an album by Kessa Drune.", "Lumenfall", True),
+        # Statements about the name, not other names of it.
+        ("Orrin Vale (born 1950, Tamsk) was a painter.", "Tamsk", False),
+        ("Orrin Vale (born in Tamsk) was a painter.", "Tamsk", False),
+        ("Velmora (Вельмора, Wildfire) is an album by Kessa Drune.", "Kessa Drune", False),
+        # Not after a linked name.
+        ("Halvard Quist (Lumenfall) was a painter.", "Lumenfall", False),
+        ("Tamsk, also known as Lumenfall, is a town.", "Lumenfall", False),
+    ],
+)
+def test_glosses_of_a_linked_name(sentence: str, candidate: str, gloss: bool) -> None:
+    a = sentence.index(candidate)
+    assert _gloss_of(sentence, a, a + len(candidate), ["Velmora", "Orrin Vale"]) is gloss
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word", "common"),
+    [
+        ("Sable Harbour is a live EP by the band Brindle Choir.", "EP", True),
+        ("She was elected an MP for the county in 1990.", "MP", True),
+        ("The album was released as an LP.", "LP", True),
+        ("He worked as a DJ and producer.", "DJ", True),
+        # A name after a preposition, a modifier before its noun, a name with no article.
+        ("Sable Harbour is a studio album by Kessa released in 2005.", "Kessa", False),
+        ("He bought an IBM computer.", "IBM", False),
+        ("The album Sable Harbour was recorded by Kessa.", "Kessa", False),
+        ("Orrin Vale married a Tamsk girl.", "Tamsk", False),
+    ],
+)
+def test_the_head_of_an_indefinite_noun_phrase_is_no_name(
+    sentence: str, word: str, common: bool
+) -> None:
+    a = sentence.index(word)
+    assert _indefinite_head(sentence, a, a + len(word), word) is common
