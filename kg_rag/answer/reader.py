@@ -911,6 +911,16 @@ def _indefinite_head(sentence: str, a: int, b: int, span: str) -> bool:
     )
 
 
+_OFFICE = re.compile(r"(?:The\s+)?([A-Z][a-z]+)\s+of\s+\S")
+
+
+def _office_title(span: str) -> bool:
+    """Is ``span`` an office, "President of Somalia", "Mayor of Tamsk": a person noun and
+    "of", which names the post, not the person who holds it?"""
+    m = _OFFICE.match(span)
+    return m is not None and head_noun_type(m.group(1).lower()) == "PERSON"
+
+
 def _by_surname(text: str, surname: str) -> bool:
     """Does ``text`` name a person by ``surname`` alone? After the first mention a person
     goes by the surname ("Marsh was born in …"), but "Clara Marsh" or "the Marsh Foundation"
@@ -1036,6 +1046,17 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
     # Exile)", "Lumo (Finnish: Lumi)". An item with a digit or a lower-case word ("born 1950",
     # "in Paris") says something about the name, and the items after it are no gloss.
     opened = max(before.rfind(p) for p in _OPEN_PAREN)
+    head = before[:opened].rstrip() if opened >= 0 else ""
+    if (
+        opened >= 0
+        and not any(c in before[opened:] for c in _CLOSE_PAREN)
+        and _LABEL_OPEN.match(before, opened + 1)
+        and head.split()[-1:] != []
+        and head.split()[-1][:1].isupper()
+    ):
+        # A bracket that opens with a language label glosses the name before it, linked or
+        # not: "Victoria Falls (Lozi: Mosi-oa-Tunya, "The Smoke that Thunders")".
+        return True
     if opened >= 0 and after[:1] in (",", ";", "，", "；", *_CLOSE_PAREN):
         *earlier, last = re.split(r"[,;，；]", before[opened + 1 :])
         if (
@@ -1055,6 +1076,8 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
 
 # A language label inside a gloss bracket ("(Russian: Изгой"), up to the candidate.
 _GLOSS_LABEL = re.compile(r"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：])?")
+# A language label opening a bracket: "(Russian: ", "(Tokaleya Tonga: ".
+_LABEL_OPEN = re.compile(r"\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：]")
 # What makes a bracket item a statement about a name rather than another name of it.
 _NOT_GLOSS = re.compile(r"\d|(?<![\w'’-])[a-z]")
 # An alias phrase after a name, up to the candidate: ", also known as \"", "(a.k.a. ".
@@ -1411,6 +1434,8 @@ def read_evidence(
                 if modifier and kind == "NAME":
                     continue
                 if kind == "NAME" and _indefinite_head(sentence, a, b, span):
+                    continue
+                if expected == "PERSON" and _office_title(span):
                     continue
                 span_terms = _term_set(span)
                 if span_terms and span_terms <= terms:

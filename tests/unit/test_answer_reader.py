@@ -22,6 +22,7 @@ from kg_rag.answer.reader import (
     _head_noun,
     _indefinite_head,
     _names_head,
+    _office_title,
     _zh_relative,
     names_topic,
     place_size,
@@ -1046,7 +1047,18 @@ def test_a_name_the_evidence_defines_as_the_asked_noun_takes_its_class(tmp_path:
         ("Orrin Vale (born 1950, Tamsk) was a painter.", "Tamsk", False),
         ("Orrin Vale (born in Tamsk) was a painter.", "Tamsk", False),
         ("Velmora (Вельмора, Wildfire) is an album by Kessa Drune.", "Kessa Drune", False),
-        # Not after a linked name.
+        # A bracket opening with a language label glosses any name before it.
+        (
+            "Tamsk Falls (Vell: Ostra-na-Vira, ``The Roaring Mist'') is a waterfall.",
+            "Ostra-na-Vira",
+            True,
+        ),
+        (
+            "Tamsk Falls (Vell: Ostra-na-Vira, ``The Roaring Mist'') is a waterfall.",
+            "The Roaring Mist",
+            True,
+        ),
+        # Not after a linked name, and no label.
         ("Halvard Quist (Lumenfall) was a painter.", "Lumenfall", False),
         ("Tamsk, also known as Lumenfall, is a town.", "Lumenfall", False),
     ],
@@ -1075,3 +1087,19 @@ def test_the_head_of_an_indefinite_noun_phrase_is_no_name(
 ) -> None:
     a = sentence.index(word)
     assert _indefinite_head(sentence, a, a + len(word), word) is common
+
+
+@pytest.mark.parametrize(
+    ("span", "office"),
+    [
+        ("President of Velmora", True),
+        ("Mayor of Tamsk", True),
+        ("The Governor of Sable Harbour", True),
+        ("Bank of Velmora", False),
+        ("University of Tamsk", False),
+        ("Orrin Vale", False),
+        ("President Vale", False),
+    ],
+)
+def test_an_office_names_the_post_not_its_holder(span: str, office: bool) -> None:
+    assert _office_title(span) is office
