@@ -43,6 +43,7 @@ from extraction.lexicon import (
     CHINESE_COMPOUND_SURNAMES,
     CHINESE_KIN_WORDS,
     CHINESE_NOT_GIVEN,
+    CHINESE_ORG_CLASS_NOUNS,
     CHINESE_ORG_LEGAL_FORMS,
     CHINESE_ORG_MIDDLES,
     CHINESE_ORG_SHORT_SUFFIXES,
@@ -253,8 +254,9 @@ def _person_end(tokens: list[_Token], i: int) -> int | None:
     if len(nxt.word) == 1 and not name_tagged and not (han_unknown and strong):
         return None  # a one-character word after a surname is more often a word than a name
     if nxt_freq and not name_tagged:
-        if nxt.flag in _VERBISH_FLAGS:
-            return None  # 王 + 说好
+        if nxt.flag in _VERBISH_FLAGS and not (compound and nxt_freq < _VERB_GIVEN_FREQ):
+            return None  # 王 + 说好; a rare word after a compound surname is a given name
+            # (司徒 + 明远/a), a common one is not (司徒 + 认为)
         if not strong and nxt_freq >= _WEAK_GIVEN_FREQ:
             return None  # 高 + 水平
     merged = tok.word + nxt.word
@@ -458,7 +460,10 @@ def _definition_spans(text: str) -> list[Span]:
         if "《" in name or "》" in name:
             continue
         kind = None
-        if cl in "家所支个" and (np.endswith(tuple(CHINESE_ORG_SUFFIXES)) or _ends_in_org_word(np)):
+        if cl in "家所支个" and (
+            np.endswith(tuple(CHINESE_ORG_SUFFIXES | CHINESE_ORG_CLASS_NOUNS))
+            or _ends_in_org_word(np)
+        ):
             kind = "ORGANIZATION"
         elif cl in "位名" and np[-1:] in _OCCUPATION_ENDS:
             kind = "PERSON"
@@ -476,6 +481,7 @@ def _definition_spans(text: str) -> list[Span]:
 # 市/n, a bound morpheme + the rest of the name); the preposition opens the place and the unit
 # closes it.
 _LOCATIVE = "于在往到至自"
+_PLACE_DIRECTIONS = frozenset("上下东西南北中")
 _ADMIN_PLACE = re.compile(
     rf"(?<=[{_LOCATIVE}])(?P<p>[{HAN}]{{2,3}}?[{''.join(sorted(CHINESE_ADMIN_UNITS))}])"
 )
@@ -496,8 +502,12 @@ def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
         if opener is not None and opener.start != a - 1:
             continue
         inside = [t for t in tokens if t.start < b and a < t.end]
-        if any(t.flag in _FUNCTION_FLAGS for t in inside if a <= t.start):
-            continue
+        if any(
+            t.flag in _FUNCTION_FLAGS and not (t.start == a and t.word in _PLACE_DIRECTIONS)
+            for t in inside
+            if a <= t.start
+        ):
+            continue  # a direction may open the name: 生于上箬溪村 (上/f), 迁往东柳镇
         if a in starts and all(t.flag.startswith("ns") for t in inside):
             continue  # jieba found the places (北京市, 浙江 + 杭州): the token path names them
         out.append(Span(m.group("p"), "LOCATION", a, b, strong=True))

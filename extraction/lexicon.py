@@ -222,6 +222,10 @@ CHINESE_ORG_SUFFIXES = _words(
 )
 """Words that end an organisation name (蓝鲸 + 科技, 阿里巴巴 + 集团, 浙江大学 + 医学院)."""
 
+CHINESE_ORG_CLASS_NOUNS = _words("企业 机构 单位 团体 厂商 制造商 工厂 商行 门店 品牌")
+"""Nouns that class an organisation but rarely end its name (一家电子设备制造企业): after
+一家 in a defining sentence they make the subject an organisation."""
+
 CHINESE_ORG_SHORT_SUFFIXES = frozenset("队党部局厅署社院会所")
 """One-character organisation words: only after a place or an organisation name (上海 + 队),
 never after a person's name (王海峰 + 所 is "what 王海峰 ...")."""

@@ -1010,8 +1010,42 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         query = f"{subject}是多少" if "的" in subject else f"{subject}有多少"
         limit = m["num"] + (m["unit"] or "")
         return _threshold_plan(question, subject, query, "NUMBER", order, limit)
-    claim = re.sub(r"是否|是不是", "", q)
-    return _verify_plan(question, _clean(re.sub(r"[吗么]$", "", claim)))
+    claim = _clean(re.sub(r"[吗么]$", "", re.sub(r"是否|是不是", "", q)))
+    return _zh_claim_plan(question, claim) or _verify_plan(question, claim)
+
+
+def _zh_claim_plan(question: str, claim: str) -> Plan | None:
+    """A claim whose subject is a chain of 的-nouns ("澹光电子的创办人出生在箬溪镇"): the
+    chain's steps find the entity, then one step verifies the predicate of it."""
+    words = _zh_words(claim)
+    verb = next((i for i, (_, f) in enumerate(words) if f.startswith("v") and i > 0), None)
+    if verb is None or "，" in claim or "," in claim:
+        return None
+    subject = "".join(w for w, _ in words[:verb])
+    parts = [p for p in subject.split("的") if p]
+    if len(parts) < 2 or subject.endswith("的") or any(_zh_is_relative(p) for p in parts):
+        return None
+    steps = _zh_steps(_zh_chain(subject, include_last=True))
+    if not steps:
+        return None
+    rest = "".join(w for w, _ in words[verb:])
+    query = f"#{len(steps)}{rest}"
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=query,
+            kind="verify",
+            depends_on=_deps(query),
+            answer_type="YESNO",
+        )
+    )
+    return Plan(
+        question=question,
+        steps=steps,
+        strategy="yesno",
+        answer_type="YESNO",
+        comparison=Comparison(options=[], value_steps=[len(steps)], order="all"),
+    )
 
 
 def _zh_same_split(q: str, pre: str, verb: str) -> tuple[tuple[str, str], str] | None:
@@ -1148,8 +1182,13 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     start = wh
     while start > 0:
         w, f = words[start - 1]
-        # A word before 于 is verbal whatever its tag ("毕业于", "发源于").
-        verbal = f.startswith(_ZH_PRED_FLAGS) or (words[start][0] == "于" and len(w) >= 2)
+        # A word before 于, or one ending in it, is verbal whatever its tag ("毕业于", "发源于",
+        # 隶属于/n).
+        verbal = (
+            f.startswith(_ZH_PRED_FLAGS)
+            or (words[start][0] == "于" and len(w) >= 2)
+            or (len(w) >= 3 and w.endswith("于"))
+        )
         if w == "的" or not verbal or (f.startswith("v") and start - 1 == 0):
             break
         if start >= 2 and words[start - 2][0] == "的" and words[start][0] != "的":
@@ -1161,7 +1200,10 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
         return None
     head = [w for w, _ in words[start:wh] if w not in ("大约", "约", "大概", "共", "一共", "总共")]
     after_verbal = any(f.startswith("v") for _, f in words[wh + 1 :])
-    value = not after_verbal and (not head or "".join(head) in _ZH_COPULA)
+    # "…的创始人是哪所学校的校友": the wh-word names the owner of a noun after it, so the
+    # predicate says something about the entity the subject names.
+    owner_asked = any(w == "的" for w, _ in words[wh + 1 :])
+    value = not after_verbal and not owner_asked and (not head or "".join(head) in _ZH_COPULA)
     return subject, predicate, value
 
 
@@ -1221,6 +1263,33 @@ def _zh_agent_phrase(parts: list[str]) -> tuple[str, str, str, list[str]] | None
     return f"{inner}的{head}", first[0], verb, parts[2:]
 
 
+def _zh_suo_np(part: str) -> tuple[str, AnswerType, str] | None:
+    """A noun phrase "X所V + N" after a verb inside ``part`` ("收购了岑晓所创公司": the
+    company 岑晓 founded): (its query "岑晓所创的公司", the noun's type, ``part`` with ``#``
+    for it), or ``None``."""
+    words = _zh_words(part)
+    at = next((i for i, (w, _) in enumerate(words) if w == "所"), None)
+    if at is None or at + 2 >= len(words):
+        return None
+    outer = max((i for i in range(at) if words[i][1].startswith("v")), default=None)
+    if outer is None:
+        return None
+    first = outer + 1 + (words[outer + 1][0] in ("了", "过") if outer + 1 < at else 0)
+    agent = "".join(w for w, _ in words[first:at])
+    verb, nouns = words[at + 1][0], words[at + 2 :]
+    noun = "".join(n for n, _ in nouns)
+    if (
+        len(agent) < 2
+        or len(verb) > 2
+        or any(f.startswith("v") for _, f in words[first:at])
+        or not all(f.startswith("n") for _, f in nouns)
+        or zh_noun_type(noun) == "NAME"
+    ):
+        return None
+    before = "".join(w for w, _ in words[:first])
+    return f"{agent}所{verb}的{noun}", zh_noun_type(noun), f"{before}#"
+
+
 def _zh_head(part: str, last: bool) -> tuple[str, str]:
     """The head noun of a relative clause at the start of ``part``, and what follows it
     ("乐队签约" → ("乐队", "签约")); the last part of a subject is its head whole."""
@@ -1255,6 +1324,11 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
         out = _zh_chain(agent_np, include_last=True)
         parts = [f"{marker}#{clause_verb}", *after]
     cur = parts[0]
+    inner = _zh_suo_np(cur) if phrase is None else None
+    if inner is not None:
+        # "收购了岑晓所创公司的企业": the 所-phrase names the verb's object, found first.
+        np, kind, cur = inner
+        out.append((np, kind))
     relational = _zh_relational_np(cur) if phrase is None else None
     if relational is not None and (len(parts) >= 2 or include_last):
         verb, np = relational
@@ -1278,8 +1352,15 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
                 out.append((f"#的{rest}", zh_noun_type(rest)))
                 cur = "#"
         else:
-            out.append((f"{cur}的{parts[i]}", zh_noun_type(parts[i])))
-            cur = "#"
+            head, rest = _zh_head(parts[i], last)
+            if rest and _zh_is_relative(rest) and not rest.startswith(_ZH_RELATIONAL):
+                # "端木清和的丈夫创办的剧团": the owner's noun (丈夫) is the subject of the
+                # relative clause that follows it (创办的剧团).
+                out.append((f"{cur}的{head}", zh_noun_type(head)))
+                cur = f"#{rest}"
+            else:
+                out.append((f"{cur}的{parts[i]}", zh_noun_type(parts[i])))
+                cur = "#"
     return out
 
 

@@ -407,7 +407,10 @@ _NUMBER_NOUNS = frozenset(
 # Chinese: the last characters of a noun carry its class (创始人, 作者, 校长, 画家, 演员 are
 # people; 城市, 省, 国家, 出生地 are places; 公司, 大学, 乐队 are organisations).
 _ZH_PERSON_END = re.compile(
-    r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|子|女|兄|弟|哥|姐|妹|叔|舅|姑|婿|侄|甥|王|帝|后|主|官|"
+    # 子 ends kin and person nouns (儿子, 妻子, 弟子) but also things (电子, 种子, 日子): only the
+    # person nouns count.
+    r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|儿子|妻子|孙子|侄子|弟子|男子|女子|太子|王子|公子|"
+    r"学子|才子|女|兄|弟|哥|姐|妹|叔|舅|姑|婿|侄|甥|王|帝|后|主|官|"
     r"将|星|友|徒|士|"
     r"总裁|董事|经理|导演|主席|书记|老板|继任|前任|主角|配角|主唱|主演)$"
 )

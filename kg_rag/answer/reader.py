@@ -626,6 +626,45 @@ def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
     return 2.0 if near else (0.5 if other else 1.0)
 
 
+_ZH_BIRTH_BEFORE = re.compile(r"(?:出生|诞生|生)(?:于|在)$")
+_ZH_DEATH_BEFORE = re.compile(r"(?:去世|逝世|病逝|死|卒)(?:于|在)$")
+_ZH_BIRTH_VERB = re.compile(r"出生|生于|诞生")
+_ZH_DEATH_VERB = re.compile(r"去世|逝世|病逝|卒于|死于")
+
+
+def _zh_life_place_bonus(
+    sentence: str,
+    start: int,
+    end: int,
+    event: str,
+    others: Sequence[tuple[int, int]],
+    places: Sequence[tuple[int, int]] = (),
+) -> float:
+    """A place as the object of a birth or death verb ("他生于上箬溪村") is where the
+    subject was born or died, and the sentence's other places are not ("…——一个位于箬溪镇北面
+    的小村子"); a place before the verb with another person between them ("搬到箬溪镇，他的
+    弟弟司徒明达便出生在镇上") is where that person was."""
+    before, verb = (
+        (_ZH_BIRTH_BEFORE, _ZH_BIRTH_VERB)
+        if event == "birth"
+        else (_ZH_DEATH_BEFORE, _ZH_DEATH_VERB)
+    )
+
+    def slot(x: int) -> bool:
+        return before.search(sentence[max(0, x - 4) : x]) is not None and not any(
+            x - 6 <= y <= x for _, y in others
+        )
+
+    if slot(start):
+        return 2.5
+    if any(slot(x) for x, _ in places if x != start):
+        return 0.5
+    m = verb.search(sentence, end)
+    if m is not None and any(end <= x and y <= m.start() for x, y in others):
+        return 0.5
+    return 1.0
+
+
 def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
     """Encyclopedic "(7 March 1934 – 12 July 1995)": the first date is the birth, the second
     the death; "(born 1950)" a birth."""
@@ -956,6 +995,31 @@ def _names_head(span: str, head: str) -> bool:
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
+def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
+    """Does ``text`` write ``name`` other than as part of one of the longer names
+    ``holders`` (澹光电子 in 澹光电子科技 is the other company's name)?"""
+    start = text.find(name)
+    while start >= 0:
+        if not any(
+            text.startswith(h, start - k)
+            for h in holders
+            for k in _offsets(h, name)
+            if start - k >= 0
+        ):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+def _offsets(text: str, part: str) -> list[int]:
+    """Every offset of ``part`` in ``text``."""
+    out, i = [], text.find(part)
+    while i >= 0:
+        out.append(i)
+        i = text.find(part, i + 1)
+    return out
+
+
 def names_topic(title: str, names: Collection[str]) -> bool:
     """Whether a document titled ``title`` is about one of ``names`` (normalized): the title,
     without a trailing parenthetical ("Varrow (city)"), is the name or ends with it as whole
@@ -1222,19 +1286,28 @@ def read_evidence(
     best_overlap = 0.0
     lower_words = {w for ev in ranked for w in _LOWER_WORD.findall(ev.text)}
 
+    # Longer Chinese names that hold a linked one (澹光电子科技 holds 澹光电子): written there,
+    # the linked name is part of another entity's, not a mention of the subject.
+    holders = {
+        n: [k for _, k, _ in zh_known if n in k and k != n and k not in linked_names]
+        for n in linked_names
+        if n and _CJK.match(n[0])
+    }
+
+    def names_subject(text: str) -> bool:
+        return any(n and _mentioned(text, n, holders.get(n, ())) for n in linked_names)
+
     for rank, ev in enumerate(ranked):
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
-        subject_here = any(n and n in text for n in linked_names) or any(
-            _by_surname(text, s) for s in surnames
-        )
+        subject_here = names_subject(text) or any(_by_surname(text, s) for s in surnames)
         # A piece of a document about the subject may open with "It …" / "该公司…": the
         # pronoun goes on about the subject although the name is in an earlier piece.
         previous_about_subject = ev.doc_id in topic_docs
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             sent_terms = _term_set(sentence)
-            subject_in_sentence = any(n and n in sentence for n in linked_names) or any(
+            subject_in_sentence = names_subject(sentence) or any(
                 _by_surname(sentence, s) for s in surnames
             )
             shared_name = sent_terms & name_terms
@@ -1252,6 +1325,10 @@ def read_evidence(
             if cjk_query:
                 # Chinese words are matched as characters: 就读 is in "就读于".
                 shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}
+                if life_event is not None and (
+                    _ZH_BIRTH_VERB if life_event == "birth" else _ZH_DEATH_VERB
+                ).search(sentence):
+                    shared_rel.add(life_event)  # 生于 says 出生: one event, other words
                 shared_name |= {t for t in name_terms if len(t) > 1 and t in sentence}
             overlap = 1.5 * len(shared_rel) + 0.6 * len(shared_name)
             # Meaning, not only words: "head office" answers "headquartered".
@@ -1551,6 +1628,16 @@ def read_evidence(
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
+                if kind == "LOCATION" and life_event is not None and cjk_query:
+                    others = [
+                        (x, y)
+                        for x, y, k, e in unique_spans
+                        if k == "PERSON"
+                        and e not in linked_ids
+                        and normalize_name(sentence[x:y]) not in linked_norms
+                    ]
+                    located = [(x, y) for x, y, k, _ in unique_spans if k == "LOCATION"]
+                    bonus *= _zh_life_place_bonus(sentence, a, b, life_event, others, located)
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")

@@ -108,6 +108,8 @@ PLANNER = RulePlanner()
         ("周清和和赵一鸣谁更早出生？", "compare", "周清和出生是哪一年", "NAME"),
         ("周明与赵一鸣是否都出生于杭州？", "both-yesno", "周明出生于杭州", "YESNO"),
         ("周明是否毕业于北辰大学？", "yesno", "周明毕业于北辰大学", "YESNO"),
+        # A claim about a chain of 的-nouns finds the entity first.
+        ("栎川电子的创办人是不是出生在岑川镇？", "yesno", "栎川电子的创办人", "YESNO"),
         ("周明的出生地是哪里？", "single", "周明的出生地是哪里", "LOCATION"),
         (
             "Is the River Lenn more than 90 kilometres long?",
@@ -440,6 +442,21 @@ def test_rule_plans_from_grammar(
         (
             "由《北渡》导演的弟弟一手打造的公司有多少名员工？",
             ["《北渡》导演", "#1的弟弟", "由#2一手打造的公司", "#3有多少名员工"],
+        ),
+        # An owner's noun followed by a verb is the subject of the relative clause after it.
+        (
+            "闻人素的丈夫创办的剧团隶属于哪个单位？",
+            ["闻人素的丈夫", "#1创办的剧团", "#2隶属于哪个单位"],
+        ),
+        # A 所-phrase after a verb names the verb's object, found first.
+        (
+            "收购了夏侯俊朗所创公司的企业位于哪座城市？",
+            ["夏侯俊朗所创的公司", "收购了#1的企业", "#2位于哪座城市"],
+        ),
+        # A wh-word inside a possessive after the copula asks about the entity, not a value.
+        (
+            "2011年签约白帆唱片的乐队，其主唱是哪所学校的校友？",
+            ["2011年签约白帆唱片的乐队", "#1的主唱", "#2是哪所学校的校友"],
         ),
         # The wh-word asks for the owner of the verb's object.
         ("《北渡》改编自哪位作家的小说？", ["《北渡》改编自的小说", "#1的作家"]),

@@ -727,6 +727,18 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Velmora"],
         "Kessa",
     ),
+    # The object of the birth verb is the birthplace; the sentence's other places and a
+    # place said of another person (her brother) are not.
+    (
+        "闻人素出生在哪里",
+        "LOCATION",
+        [
+            "闻人素是一位作家。1949年，她生于上蕨溪村——一个位于岑川镇北面山坡上的小村子。"
+            "四年后全家搬到山下的岑川镇，她的弟弟闻人朗便出生在镇上。"
+        ],
+        ["闻人素"],
+        "上蕨溪村",
+    ),
     # A classifier after a number makes it a count, even one that looks like a year.
     (
         "柳岸医院有多少张床位",

@@ -234,6 +234,8 @@ def test_a_name_ending_in_an_administrative_unit_is_a_place(text: str, place: st
         ("乐队2009年在栎梧市成立。", "栎梧市"),
         ("她生于岑川镇，在镇上读完中学。", "岑川镇"),
         ("公司组建于漓港县。", "漓港县"),
+        ("他生于上蔺川村，十岁时迁往岑川镇。", "上蔺川村"),  # a direction may open the name
+        ("他生于上蕨溪村，十岁时迁往岑川镇。", "上蕨溪村"),  # … even one tagged a locative (上/f)
     ],
 )
 def test_a_locative_preposition_opens_a_place_its_unit_closes(text: str, place: str) -> None:
@@ -264,6 +266,9 @@ def test_known_places_and_non_units_are_left_to_the_segmenter(text: str) -> None
         ("闻人涟是一名报人。", "闻人涟"),  # 涟是: the verb glued to the given name
         ("现任总编辑闻人涟于2015年上任。", "闻人涟"),
         ("司徒远舟是一位电影导演和编剧。", "司徒远舟"),
+        # A rare adjective after a compound surname is a given name (俊朗/a), a common verb
+        # is not (see the next test).
+        ("该厂1990年由夏侯俊朗创建。", "夏侯俊朗"),
     ],
 )
 def test_a_person_from_apposition_kinship_and_definition(text: str, person: str) -> None:
@@ -279,6 +284,8 @@ def test_a_person_from_apposition_kinship_and_definition(text: str, person: str)
         ("2008年，夜航诗社是一支民谣乐队。", "夜航诗社", "ORGANIZATION"),
         ("柳岸医院是另一家医院。", "柳岸医院", "ORGANIZATION"),
         ("岑川是一座海滨城市。", "岑川", "LOCATION"),
+        # 企业 classes an organisation without ending its name.
+        ("栎川电子是一家电子设备制造企业。后来栎川电子被收购。", "栎川电子", "ORGANIZATION"),
     ],
 )
 def test_a_defining_sentence_names_what_it_classifies(text: str, name: str, kind: str) -> None:
@@ -292,3 +299,7 @@ def test_a_defining_sentence_names_what_it_classifies(text: str, name: str, kind
 def test_no_definition_of_a_pronoun_or_a_common_noun(text: str) -> None:
     assert not [s for s in find_chinese_spans(text)[0] if s.strong]
     assert ("哥哥", "LOCATION") not in _spans(text)
+
+
+def test_a_common_verb_after_a_compound_surname_is_no_given_name() -> None:
+    assert not [n for n, k in _spans("该厂1990年由慕容认为创建。") if k == "PERSON" and len(n) > 2]
