@@ -377,6 +377,26 @@ class _Unit:
     flag: str
 
 
+def _unread_run(tokens: list[_Token], i: int) -> _Unit | None:
+    """Two or three single characters in a row that the segmenter could read as no word
+    (砚/ng + 岭/n), right before an organisation word (工学院): the name of that
+    organisation, which the caller extends over the organisation word."""
+    j = i
+    while (
+        j < len(tokens)
+        and j - i < 3
+        and len(tokens[j].word) == 1
+        and _is_han(tokens[j].word)
+        and (tokens[j].flag == "x" or tokens[j].flag not in _FUNCTION_FLAGS)  # 荇/x: rare
+        and tokens[j].flag not in _VERBISH_FLAGS
+        and (j == i or tokens[j].start == tokens[j - 1].end)
+    ):
+        j += 1
+    if j - i < 2 or _org_end(tokens, j, short_ok=False, legal_only=False) is None:
+        return None
+    return _Unit(None, tokens[i].start, tokens[j - 1].end, j, tokens[i].flag)
+
+
 def _unit(tokens: list[_Token], i: int) -> _Unit | None:
     tok = tokens[i]
     if tok.word in CHINESE_KIN_WORDS:
@@ -395,7 +415,7 @@ def _unit(tokens: list[_Token], i: int) -> _Unit | None:
     elif len(tok.word) < 2:
         kind = None
     if kind is None and not _name_like(tok):
-        return None
+        return _unread_run(tokens, i)
     end, j = tok.end, i + 1
     # "Larry Page": jieba cuts Latin names at spaces.
     while (
@@ -446,6 +466,19 @@ _PRONOUN_SUBJECT = re.compile(r"^(?:它|他|她|这|那|该|其|此|我|你|您|
 _OCCUPATION_ENDS = CHINESE_AGENT_ENDS | frozenset("演剧辑编")
 
 
+def _without_title(name: str) -> str:
+    """``name`` without a title or role before a person's name (首任院长欧阳澜 → 欧阳澜,
+    主持人祁朔 → 祁朔): what follows the title has a surname and two to four characters."""
+    for k in range(1, len(name) - 1):
+        head, rest = name[:k], name[k:]
+        titled = any(head.endswith(t) for t in CHINESE_TITLE_WORDS) or (
+            len(head) >= 2 and head[-1] in CHINESE_AGENT_ENDS
+        )
+        if titled and 2 <= len(rest) <= 4 and _surname_split(rest) is not None:
+            return rest
+    return name
+
+
 def _definition_spans(text: str) -> list[Span]:
     """Names defined by a classifying sentence: an organisation when the noun phrase ends in
     an organisation word (家/所/支 + …公司/大学/乐队), a person after 位/名 + an occupation noun
@@ -467,6 +500,7 @@ def _definition_spans(text: str) -> list[Span]:
             kind = "ORGANIZATION"
         elif cl in "位名" and np[-1:] in _OCCUPATION_ENDS:
             kind = "PERSON"
+            name = _without_title(name)  # 首任院长欧阳澜是一位工程师: the person is 欧阳澜
         elif cl in "座个" and np.endswith(("城市", "城", "小镇", *CHINESE_ADMIN_UNITS)):
             kind = "LOCATION"
         if kind is None:

@@ -222,7 +222,7 @@ CHINESE_ORG_SUFFIXES = _words(
 )
 """Words that end an organisation name (蓝鲸 + 科技, 阿里巴巴 + 集团, 浙江大学 + 医学院)."""
 
-CHINESE_ORG_CLASS_NOUNS = _words("企业 机构 单位 团体 厂商 制造商 工厂 商行 门店 品牌")
+CHINESE_ORG_CLASS_NOUNS = _words("企业 机构 单位 团体 厂商 制造商 工厂 商行 门店 品牌 高校 院校")
 """Nouns that class an organisation but rarely end its name (一家电子设备制造企业): after
 一家 in a defining sentence they make the subject an organisation."""
 

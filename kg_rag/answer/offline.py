@@ -72,8 +72,9 @@ def query_terms(text: str) -> list[str]:
     return terms
 
 
-# English irregular verb forms → a shared stem, and the agent/noun forms that name the same
-# event ("birth" for born, "death" for died): a closed class of the language.
+# English irregular verb forms → a shared stem, and the agent/noun forms and the near-synonyms
+# that name the same event ("birth" for born, "death" for died, "established" for founded,
+# "acquired" for bought): a closed class of the language.
 _IRREGULAR_FORMS = {
     "arose arisen arise": "arise",
     "awoke awoken awake": "awake",
@@ -87,7 +88,8 @@ _IRREGULAR_FORMS = {
     "broke broken break": "break",
     "brought bring": "bring",
     "built build builder": "build",
-    "bought buy buyer": "buy",
+    "bought buy buyer buyers acquired acquire acquires acquirer acquisition purchased purchase "
+    "purchaser": "buy",
     "caught catch": "catch",
     "chose chosen choose": "choose",
     "came come": "come",
@@ -100,7 +102,8 @@ _IRREGULAR_FORMS = {
     "fed feed": "feed",
     "felt feel": "feel",
     "fought fight fighter": "fight",
-    "found founded founder founders found": "found",
+    "found founded founder founders founding established establish establishes cofounded "
+    "co-founded cofounder co-founder": "found",
     "flew flown fly": "fly",
     "forgot forgotten forget": "forget",
     "froze frozen freeze": "freeze",

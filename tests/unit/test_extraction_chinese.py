@@ -269,6 +269,7 @@ def test_known_places_and_non_units_are_left_to_the_segmenter(text: str) -> None
         # A rare adjective after a compound surname is a given name (俊朗/a), a common verb
         # is not (see the next test).
         ("该厂1990年由夏侯俊朗创建。", "夏侯俊朗"),
+        ("首任院长闻人朗是一位水利工程师。", "闻人朗"),  # the title before the name goes
     ],
 )
 def test_a_person_from_apposition_kinship_and_definition(text: str, person: str) -> None:
@@ -303,3 +304,22 @@ def test_no_definition_of_a_pronoun_or_a_common_noun(text: str) -> None:
 
 def test_a_common_verb_after_a_compound_surname_is_no_given_name() -> None:
     assert not [n for n, k in _spans("该厂1990年由慕容认为创建。") if k == "PERSON" and len(n) > 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [
+        (
+            "1950年他考入荇岭学院。",
+            "荇岭学院",
+        ),  # 荇/x + 岭/n: characters the segmenter could not read
+        ("荇岭学院是一所以工科为主的公办高校。", "荇岭学院"),
+    ],
+)
+def test_unread_characters_before_an_organisation_word_name_it(text: str, org: str) -> None:
+    assert (org, "ORGANIZATION") in _spans(text)
+
+
+@pytest.mark.parametrize("text", ["这所新学院很大。", "他在北大学习。", "他去了老工学院。"])
+def test_a_modifier_before_an_organisation_word_is_no_name(text: str) -> None:
+    assert not [n for n, k in _spans(text) if k == "ORGANIZATION"]
