@@ -796,10 +796,21 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             closes = False
         if closes and in_phrase:
             closes = False  # "film whose score was composed by the guitarist of X"
+        if closes and not _COPULA_LEAD.match(text[: m2.start()]):
+            # "What movie stars A, B and the producer of X": the phrase is the object of
+            # another verb, an entity to find first; only "Who is the father of Y" asks it.
+            closes = False
         if m2.start() > 0 and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             return m2.start(), m2.end(), f"{noun} of {name}", noun, ""
     return None
+
+
+# A wh-word and a copula right before a noun phrase: the phrase is what the question asks.
+_COPULA_LEAD = re.compile(
+    r"^\s*(?:who|what|which|where|when)\b(?:\s+[a-z]+){0,2}?\s+(?:is|was|are|were)\s*$",
+    re.IGNORECASE,
+)
 
 
 def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:

@@ -101,6 +101,16 @@ PLANNER = RulePlanner()
             "LOCATION",
         ),
         ("When was Ada Berg born?", "single", "When was Ada Berg born", "DATE"),
+        # "the X of Y" closing the question is a bridge when another verb takes it; after a
+        # wh-word and a copula it is what the question asks.
+        (
+            "Which film stars Ada Berg and the director of Tamsk Nights?",
+            "bridge",
+            "director of Tamsk Nights",
+            "NAME",
+        ),
+        ("Who directed the sequel of Tamsk Nights?", "bridge", "sequel of Tamsk Nights", "PERSON"),
+        ("Who is the father of Ada Berg?", "single", "Who is the father of Ada Berg", "PERSON"),
         ("How many people live in Tollby?", "single", "How many people live in Tollby", "NUMBER"),
         ("蓝海科技创始人的母校是哪所大学？", "bridge", "蓝海科技创始人", "ORGANIZATION"),
         ("周明的导师在哪所大学任教？", "bridge", "周明的导师", "ORGANIZATION"),
