@@ -503,7 +503,15 @@ def _en_relative(query: str, names: Sequence[str]) -> tuple[str, str] | None:
             continue
         if any(n and n in m["rest"] for n in names):
             return _stem(m["verb"]), role
+    # An agent noun and "of": "the director of X" asks for who directed X.
+    m = _EN_AGENT_OF.search(query)
+    if m is not None and any(n and n in m["rest"] for n in names):
+        noun = m["noun"].lower().removesuffix("s")
+        return noun[:-2], "agent"
     return None
+
+
+_EN_AGENT_OF = re.compile(r"\b(?P<noun>[A-Za-z]{3,}(?:er|or)s?)\s+of\s+(?P<rest>.+)$")
 
 
 def _en_slot(

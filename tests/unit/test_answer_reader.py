@@ -859,7 +859,10 @@ def test_claims_are_verified_against_one_sentence(
         ("company that was bought by Holm Industries", ["Holm Industries"], ("buy", "patient")),
         ("film directed by Ada Berg", ["Ada Berg"], ("direct", "patient")),
         ("person who founded Holm Industries", ["Holm Industries"], ("found", "agent")),
-        ("director of Grey Tide", ["Grey Tide"], None),  # no clause
+        # An agent noun and "of" ask for who did it.
+        ("director of Grey Tide", ["Grey Tide"], ("direct", "agent")),
+        ("founder of Holm Industries", ["Holm Industries"], ("found", "agent")),
+        ("capital of Grey Tide", ["Grey Tide"], None),  # no clause, no agent noun
         ("company that Ada Berg left", ["Holm Industries"], None),  # no linked name after it
     ],
 )
@@ -1129,3 +1132,17 @@ def test_an_office_names_the_post_not_its_holder(span: str, office: bool) -> Non
 )
 def test_near_synonyms_of_an_event_share_its_stem(query: str, text: str, shared: str) -> None:
     assert shared in _term_set(query) & _term_set(text)
+
+
+def test_the_agent_of_an_agent_noun_fills_the_verbs_slot() -> None:
+    """ "director of X" reads the film's "directed by Y", not the art director named beside."""
+    best, _ = read_evidence(
+        "director of Tamsk Nights",
+        "PERSON",
+        _ev(
+            "Tamsk Nights is a 1937 drama film directed by Orrin Vale and starring Kessa Drune. "
+            "The film's sets were designed by the art director Halvard Quist."
+        ),
+        _linked("Tamsk Nights"),
+    )
+    assert best is not None and best.text == "Orrin Vale"
