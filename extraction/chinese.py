@@ -544,6 +544,15 @@ def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
             continue  # a direction may open the name: 生于上箬溪村 (上/f), 迁往东柳镇
         if a in starts and all(t.flag.startswith("ns") for t in inside):
             continue  # jieba found the places (北京市, 浙江 + 杭州): the token path names them
+        after = next((k for k, t in enumerate(tokens) if t.start == b), None)
+        org = (
+            _org_end(tokens, after, short_ok=True, legal_only=False) if after is not None else None
+        )
+        if org is not None:
+            # 隶属于岑川镇文化馆: the place heads an organisation's name.
+            end = tokens[org - 1].end
+            out.append(Span(text[a:end], "ORGANIZATION", a, end, strong=True))
+            continue
         out.append(Span(m.group("p"), "LOCATION", a, b, strong=True))
     return out
 

@@ -1613,7 +1613,12 @@ def read_evidence(
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
-                if kind in ("DATE", "NUMBER") and subject_kinds:
+                # A value, or (in Chinese) an organisation, in a sentence about someone else:
+                # "但司徒明达后来一直在箬溪镇中学教物理" is the brother's school.
+                if subject_kinds and (
+                    kind in ("DATE", "NUMBER")
+                    or (cjk_query and kind == "ORGANIZATION" and subject_kinds == {"PERSON"})
+                ):
                     owner = _owner_before(unique_spans, a)
                     if (
                         owner is not None

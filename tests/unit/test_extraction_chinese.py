@@ -323,3 +323,13 @@ def test_unread_characters_before_an_organisation_word_name_it(text: str, org: s
 @pytest.mark.parametrize("text", ["这所新学院很大。", "他在北大学习。", "他去了老工学院。"])
 def test_a_modifier_before_an_organisation_word_is_no_name(text: str) -> None:
     assert not [n for n, k in _spans(text) if k == "ORGANIZATION"]
+
+
+@pytest.mark.parametrize(
+    ("text", "org"),
+    [("剧团隶属于岑川镇文化馆。", "岑川镇文化馆"), ("藏品后来运往鸥门市博物馆。", "鸥门市博物馆")],
+)
+def test_a_place_after_a_locative_may_head_an_organisation(text: str, org: str) -> None:
+    spans = _spans(text)
+    assert (org, "ORGANIZATION") in spans
+    assert not [n for n, k in spans if k == "LOCATION" and n in org]
