@@ -705,6 +705,8 @@ def _zh_head_noun(query: str) -> str:
         if tail is None:
             return ""
         words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
+        if words and len(words[-1]) < 2 and len(words) >= 2:
+            return "".join(words[-2:])  # 周末 + 版: a one-character head takes its modifier
         return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
     return words[0] if words and len(words[0]) >= 2 else ""
@@ -1523,8 +1525,13 @@ def read_evidence(
                 if expected == "PERSON" and _office_title(span):
                     continue
                 span_terms = _term_set(span)
-                if span_terms and span_terms <= terms:
-                    continue
+                if (
+                    span_terms
+                    and span_terms <= terms
+                    and not (kind == "TITLE" and _names_head(span, head))
+                ):
+                    continue  # the question's own words, except a title that carries the asked
+                    # noun: 《澹水评论·周末版》 for 澹水评论的周末版
                 fit = _fit(expected, kind)
                 if (
                     kind == "NAME"
@@ -1537,6 +1544,8 @@ def read_evidence(
                     fit = max(fit, _fit(expected, head_noun_type(head)))
                 if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
                     fit *= 0.4  # "which novel": a title, not its author
+                if work_head and kind in ("DATE", "NUMBER"):
+                    fit *= 0.15  # "…的杂志", "which album": a thing the noun names, no date
                 if normalize_name(span) in defined_as_head:
                     # "The Tin Wicks are an indie rock band": the evidence defines the
                     # name as the noun asked for, whatever type extraction gave it.
@@ -1563,10 +1572,17 @@ def read_evidence(
                 elif subject_here:
                     bonus *= 1.2
                 shared_linked = span_terms & linked_terms
-                if shared_linked and not (
-                    expected == "PERSON"
-                    and kind in ("PERSON", "NAME")
-                    and _surname_only(span, shared_linked, linked_names)
+                if (
+                    shared_linked
+                    and not (
+                        expected == "PERSON"
+                        and kind in ("PERSON", "NAME")
+                        and _surname_only(span, shared_linked, linked_names)
+                    )
+                    # "澹水评论·周末版" for X的周末版, "the Lowdale Prize" for the prize Lowdale
+                    # set up: a name that carries the asked noun is another thing named after
+                    # the subject, not a piece of it.
+                    and not _names_head(span, head)
                 ):
                     bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs (relatives
                     # share a surname, so a person sharing only the last name stays)

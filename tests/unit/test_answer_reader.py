@@ -739,6 +739,14 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["闻人素"],
         "上蕨溪村",
     ),
+    # A title that carries the asked noun answers "X的周末版" although it repeats X.
+    (
+        "栎川评论的周末版",
+        "NAME",
+        ["2001年，编辑部另行创办了《栎川评论·周末版》，以书评和随笔为主，每周六出版。"],
+        ["栎川评论"],
+        "栎川评论·周末版",
+    ),
     # A classifier after a number makes it a count, even one that looks like a year.
     (
         "柳岸医院有多少张床位",
@@ -819,6 +827,7 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("Who directed #1", "", "Ines Valder", False),
         ("state where Ostby is located", "state", "United Kestrian States", False),  # number
         ("Which rivers cross Varn", "rivers", "River Osk", True),
+        ("栎川评论的周末版", "周末版", "栎川评论·周末版", True),  # 周末 + 版: one-character head
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
