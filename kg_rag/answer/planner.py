@@ -158,6 +158,27 @@ def _verify_plan(question: str, claim: str) -> Plan:
     )
 
 
+def _verify_after(question: str, steps: list[PlanStep], claim: str) -> Plan:
+    """A yes/no question whose claim is about the entities the bridge ``steps`` find: the
+    steps, then one verification of ``claim`` (``#n`` for their answers)."""
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=claim,
+            kind="verify",
+            depends_on=_deps(claim),
+            answer_type="YESNO",
+        )
+    )
+    return Plan(
+        question=question,
+        steps=steps,
+        strategy="yesno",
+        answer_type="YESNO",
+        comparison=Comparison(options=[], value_steps=[len(steps)], order="all"),
+    )
+
+
 def _strip_option(option: str) -> str:
     """ "the physicist Ada Berg" → "Ada Berg": descriptors before a name go."""
     option = option.strip()
@@ -404,22 +425,7 @@ def _en_verify(q: str, question: str) -> Plan:
         claim = _decompose(q, steps)
     if not steps:
         return _verify_plan(question, q)
-    steps.append(
-        PlanStep(
-            index=len(steps) + 1,
-            query=_clean(claim),
-            kind="verify",
-            depends_on=_deps(claim),
-            answer_type="YESNO",
-        )
-    )
-    return Plan(
-        question=question,
-        steps=steps,
-        strategy="yesno",
-        answer_type="YESNO",
-        comparison=Comparison(options=[], value_steps=[len(steps)], order="all"),
-    )
+    return _verify_after(question, steps, _clean(claim))
 
 
 _CONJ = re.compile(
@@ -1040,23 +1046,7 @@ def _zh_claim_plan(question: str, claim: str) -> Plan | None:
     if not steps:
         return None
     rest = "".join(w for w, _ in words[verb:])
-    query = f"#{len(steps)}{rest}"
-    steps.append(
-        PlanStep(
-            index=len(steps) + 1,
-            query=query,
-            kind="verify",
-            depends_on=_deps(query),
-            answer_type="YESNO",
-        )
-    )
-    return Plan(
-        question=question,
-        steps=steps,
-        strategy="yesno",
-        answer_type="YESNO",
-        comparison=Comparison(options=[], value_steps=[len(steps)], order="all"),
-    )
+    return _verify_after(question, steps, f"#{len(steps)}{rest}")
 
 
 def _zh_same_split(q: str, pre: str, verb: str) -> tuple[tuple[str, str], str] | None:
