@@ -256,7 +256,7 @@ def _person_end(tokens: list[_Token], i: int) -> int | None:
     if nxt_freq and not name_tagged:
         if nxt.flag in _VERBISH_FLAGS and not (compound and nxt_freq < _VERB_GIVEN_FREQ):
             return None  # 王 + 说好; a rare word after a compound surname is a given name
-            # (司徒 + 明远/a), a common one is not (司徒 + 认为)
+            # (夏侯 + 俊朗/a), a common one is not (慕容 + 认为)
         if not strong and nxt_freq >= _WEAK_GIVEN_FREQ:
             return None  # 高 + 水平
     merged = tok.word + nxt.word
@@ -467,7 +467,7 @@ _OCCUPATION_ENDS = CHINESE_AGENT_ENDS | frozenset("演剧辑编")
 
 
 def _without_title(name: str) -> str:
-    """``name`` without a title or role before a person's name (首任院长欧阳澜 → 欧阳澜,
+    """``name`` without a title or role before a person's name (首任院长闻人朗 → 闻人朗,
     主持人祁朔 → 祁朔): what follows the title has a surname and two to four characters."""
     for k in range(1, len(name) - 1):
         head, rest = name[:k], name[k:]
@@ -500,7 +500,7 @@ def _definition_spans(text: str) -> list[Span]:
             kind = "ORGANIZATION"
         elif cl in "位名" and np[-1:] in _OCCUPATION_ENDS:
             kind = "PERSON"
-            name = _without_title(name)  # 首任院长欧阳澜是一位工程师: the person is 欧阳澜
+            name = _without_title(name)  # 首任院长闻人朗是一位工程师: the person is 闻人朗
         elif cl in "座个" and np.endswith(("城市", "城", "小镇", *CHINESE_ADMIN_UNITS)):
             kind = "LOCATION"
         if kind is None:
@@ -541,7 +541,7 @@ def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
             for t in inside
             if a <= t.start
         ):
-            continue  # a direction may open the name: 生于上箬溪村 (上/f), 迁往东柳镇
+            continue  # a direction may open the name: 生于上蕨溪村 (上/f), 迁往东柳镇
         if a in starts and all(t.flag.startswith("ns") for t in inside):
             continue  # jieba found the places (北京市, 浙江 + 杭州): the token path names them
         after = next((k for k, t in enumerate(tokens) if t.start == b), None)

@@ -1032,7 +1032,7 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
 
 
 def _zh_claim_plan(question: str, claim: str) -> Plan | None:
-    """A claim whose subject is a chain of 的-nouns ("澹光电子的创办人出生在箬溪镇"): the
+    """A claim whose subject is a chain of 的-nouns ("栎川电子的创办人出生在岑川镇"): the
     chain's steps find the entity, then one step verifies the predicate of it."""
     words = _zh_words(claim)
     verb = next((i for i, (_, f) in enumerate(words) if f.startswith("v") and i > 0), None)
@@ -1265,8 +1265,8 @@ def _zh_agent_phrase(parts: list[str]) -> tuple[str, str, str, list[str]] | None
 
 
 def _zh_suo_np(part: str) -> tuple[str, AnswerType, str] | None:
-    """A noun phrase "X所V + N" after a verb inside ``part`` ("收购了岑晓所创公司": the
-    company 岑晓 founded): (its query "岑晓所创的公司", the noun's type, ``part`` with ``#``
+    """A noun phrase "X所V + N" after a verb inside ``part`` ("收购了夏侯俊朗所创公司": the
+    company 夏侯俊朗 founded): (its query "夏侯俊朗所创的公司", the noun's type, ``part`` with ``#``
     for it), or ``None``."""
     words = _zh_words(part)
     at = next((i for i, (w, _) in enumerate(words) if w == "所"), None)
@@ -1327,7 +1327,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     cur = parts[0]
     inner = _zh_suo_np(cur) if phrase is None else None
     if inner is not None:
-        # "收购了岑晓所创公司的企业": the 所-phrase names the verb's object, found first.
+        # "收购了夏侯俊朗所创公司的企业": the 所-phrase names the verb's object, found first.
         np, kind, cur = inner
         out.append((np, kind))
     relational = _zh_relational_np(cur) if phrase is None else None
@@ -1355,7 +1355,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
         else:
             head, rest = _zh_head(parts[i], last)
             if rest and _zh_is_relative(rest) and not rest.startswith(_ZH_RELATIONAL):
-                # "端木清和的丈夫创办的剧团": the owner's noun (丈夫) is the subject of the
+                # "闻人素的丈夫创办的剧团": the owner's noun (丈夫) is the subject of the
                 # relative clause that follows it (创办的剧团).
                 out.append((f"{cur}的{head}", zh_noun_type(head)))
                 cur = f"#{rest}"

@@ -648,10 +648,10 @@ def _zh_life_place_bonus(
     others: Sequence[tuple[int, int]],
     places: Sequence[tuple[int, int]] = (),
 ) -> float:
-    """A place as the object of a birth or death verb ("他生于上箬溪村") is where the
-    subject was born or died, and the sentence's other places are not ("…——一个位于箬溪镇北面
-    的小村子"); a place before the verb with another person between them ("搬到箬溪镇，他的
-    弟弟司徒明达便出生在镇上") is where that person was."""
+    """A place as the object of a birth or death verb ("他生于上蕨溪村") is where the
+    subject was born or died, and the sentence's other places are not ("…——一个位于岑川镇北面
+    的小村子"); a place before the verb with another person between them ("搬到岑川镇，他的
+    弟弟闻人朗便出生在镇上") is where that person was."""
     before, verb = (
         (_ZH_BIRTH_BEFORE, _ZH_BIRTH_VERB)
         if event == "birth"
@@ -964,7 +964,7 @@ _OFFICE = re.compile(r"(?:The\s+)?([A-Z][a-z]+)\s+of\s+\S")
 
 
 def _office_title(span: str) -> bool:
-    """Is ``span`` an office, "President of Somalia", "Mayor of Tamsk": a person noun and
+    """Is ``span`` an office, "President of Velmora", "Mayor of Tamsk": a person noun and
     "of", which names the post, not the person who holds it?"""
     m = _OFFICE.match(span)
     return m is not None and head_noun_type(m.group(1).lower()) == "PERSON"
@@ -1007,7 +1007,7 @@ _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
     """Does ``text`` write ``name`` other than as part of one of the longer names
-    ``holders`` (澹光电子 in 澹光电子科技 is the other company's name)?"""
+    ``holders`` (栎川电子 in 栎川电子科技 is the other company's name)?"""
     start = text.find(name)
     while start >= 0:
         if not any(
@@ -1116,8 +1116,8 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         return any(c.isalpha() for c in inner) and any(inner == n for n in names if len(n) >= 2)
     if any(c.isdigit() for c in sentence[a:b]):
         return False
-    # A bracket right after a linked name that lists other names glosses it: "Izgoy (Изгой,
-    # Exile)", "Lumo (Finnish: Lumi)". An item with a digit or a lower-case word ("born 1950",
+    # A bracket right after a linked name that lists other names glosses it: "Velmora (Вельмора,
+    # Wildfire)", "Lumo (Finnish: Lumi)". An item with a digit or a lower-case word ("born 1950",
     # "in Paris") says something about the name, and the items after it are no gloss.
     opened = max(before.rfind(p) for p in _OPEN_PAREN)
     head = before[:opened].rstrip() if opened >= 0 else ""
@@ -1129,7 +1129,7 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         and head.split()[-1][:1].isupper()
     ):
         # A bracket that opens with a language label glosses the name before it, linked or
-        # not: "Victoria Falls (Lozi: Mosi-oa-Tunya, "The Smoke that Thunders")".
+        # not: "Tamsk Falls (Vell: Ostra-na-Vira, "The Roaring Mist")".
         return True
     if opened >= 0 and after[:1] in (",", ";", "，", "；", *_CLOSE_PAREN):
         *earlier, last = re.split(r"[,;，；]", before[opened + 1 :])
@@ -1140,7 +1140,7 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         ):
             head = before[:opened].rstrip()
             return any(len(n) >= 2 and head.endswith(n) for n in names if n)
-    # "Maiden Japan, also known as Heavy Metal Army": another name of the linked one.
+    # "Ostrava Nights, also known as Lumenfall": another name of the linked one.
     alias = _ALIAS_BEFORE.search(before)
     if alias is not None:
         head = before[: alias.start()].rstrip()
@@ -1148,7 +1148,7 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
     return False
 
 
-# A language label inside a gloss bracket ("(Russian: Изгой"), up to the candidate.
+# A language label inside a gloss bracket ("(Russian: Вельмора"), up to the candidate.
 _GLOSS_LABEL = re.compile(r"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：])?")
 # A language label opening a bracket: "(Russian: ", "(Tokaleya Tonga: ".
 _LABEL_OPEN = re.compile(r"\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：]")
@@ -1296,7 +1296,7 @@ def read_evidence(
     best_overlap = 0.0
     lower_words = {w for ev in ranked for w in _LOWER_WORD.findall(ev.text)}
 
-    # Longer Chinese names that hold a linked one (澹光电子科技 holds 澹光电子): written there,
+    # Longer Chinese names that hold a linked one (栎川电子科技 holds 栎川电子): written there,
     # the linked name is part of another entity's, not a mention of the subject.
     holders = {
         n: [k for _, k, _ in zh_known if n in k and k != n and k not in linked_names]
@@ -1531,7 +1531,7 @@ def read_evidence(
                     and not (kind == "TITLE" and _names_head(span, head))
                 ):
                     continue  # the question's own words, except a title that carries the asked
-                    # noun: 《澹水评论·周末版》 for 澹水评论的周末版
+                    # noun: 《栎川评论·周末版》 for 栎川评论的周末版
                 fit = _fit(expected, kind)
                 if (
                     kind == "NAME"
@@ -1579,7 +1579,7 @@ def read_evidence(
                         and kind in ("PERSON", "NAME")
                         and _surname_only(span, shared_linked, linked_names)
                     )
-                    # "澹水评论·周末版" for X的周末版, "the Lowdale Prize" for the prize Lowdale
+                    # "栎川评论·周末版" for X的周末版, "the Vale Prize" for the prize Orrin Vale
                     # set up: a name that carries the asked noun is another thing named after
                     # the subject, not a piece of it.
                     and not _names_head(span, head)
@@ -1630,7 +1630,7 @@ def read_evidence(
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
                 # A value, or (in Chinese) an organisation, in a sentence about someone else:
-                # "但司徒明达后来一直在箬溪镇中学教物理" is the brother's school.
+                # "但闻人朗后来一直在岑川镇中学教物理" is the brother's school.
                 if subject_kinds and (
                     kind in ("DATE", "NUMBER")
                     or (cjk_query and kind == "ORGANIZATION" and subject_kinds == {"PERSON"})
