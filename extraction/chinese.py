@@ -525,7 +525,7 @@ def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
     """Places opened by a locative preposition and closed by an administrative unit that ends
     a jieba token (so 市长 or 市场 is no unit), with no function word inside (在那个县)."""
     ends = {t.end for t in tokens}
-    starts = {t.start: t for t in tokens}
+    starts = {t.start: k for k, t in enumerate(tokens)}  # token index by start offset
     out: list[Span] = []
     for m in _ADMIN_PLACE.finditer(text):
         a, b = m.span("p")
@@ -544,7 +544,7 @@ def _admin_places(text: str, tokens: list[_Token]) -> list[Span]:
             continue  # a direction may open the name: 生于上蕨溪村 (上/f), 迁往东柳镇
         if a in starts and all(t.flag.startswith("ns") for t in inside):
             continue  # jieba found the places (北京市, 浙江 + 杭州): the token path names them
-        after = next((k for k, t in enumerate(tokens) if t.start == b), None)
+        after = starts.get(b)
         org = (
             _org_end(tokens, after, short_ok=True, legal_only=False) if after is not None else None
         )

@@ -634,10 +634,33 @@ def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
     return 2.0 if near else (0.5 if other else 1.0)
 
 
-_ZH_BIRTH_BEFORE = re.compile(r"(?:出生|诞生|生)(?:于|在)$")
-_ZH_DEATH_BEFORE = re.compile(r"(?:去世|逝世|病逝|死|卒)(?:于|在)$")
-_ZH_BIRTH_VERB = re.compile(r"出生|生于|诞生")
-_ZH_DEATH_VERB = re.compile(r"去世|逝世|病逝|卒于|死于")
+# Chinese birth and death: the verb, and the verb with the preposition before its place.
+_ZH_LIFE_VERB = {
+    "birth": re.compile(r"出生|生于|诞生"),
+    "death": re.compile(r"去世|逝世|病逝|卒于|死于"),
+}
+_ZH_LIFE_BEFORE = {
+    "birth": re.compile(r"(?:出生|诞生|生)(?:于|在)$"),
+    "death": re.compile(r"(?:去世|逝世|病逝|死|卒)(?:于|在)$"),
+}
+
+
+def _zh_life_slots(
+    sentence: str,
+    event: str,
+    spans: Sequence[tuple[int, int, str, str | None]],
+    others: Sequence[tuple[int, int]],
+) -> set[int]:
+    """Starts of the places of ``sentence`` that a birth or death verb takes as its object
+    ("他生于上蕨溪村"), unless another person (``others``: their spans) stands just before."""
+    before = _ZH_LIFE_BEFORE[event]
+    return {
+        x
+        for x, _, kind, _ in spans
+        if kind == "LOCATION"
+        and before.search(sentence[max(0, x - 4) : x]) is not None
+        and not any(x - 6 <= y <= x for _, y in others)
+    }
 
 
 def _zh_life_place_bonus(
@@ -646,28 +669,17 @@ def _zh_life_place_bonus(
     end: int,
     event: str,
     others: Sequence[tuple[int, int]],
-    places: Sequence[tuple[int, int]] = (),
+    slots: set[int],
 ) -> float:
-    """A place as the object of a birth or death verb ("他生于上蕨溪村") is where the
-    subject was born or died, and the sentence's other places are not ("…——一个位于岑川镇北面
-    的小村子"); a place before the verb with another person between them ("搬到岑川镇，他的
-    弟弟闻人朗便出生在镇上") is where that person was."""
-    before, verb = (
-        (_ZH_BIRTH_BEFORE, _ZH_BIRTH_VERB)
-        if event == "birth"
-        else (_ZH_DEATH_BEFORE, _ZH_DEATH_VERB)
-    )
-
-    def slot(x: int) -> bool:
-        return before.search(sentence[max(0, x - 4) : x]) is not None and not any(
-            x - 6 <= y <= x for _, y in others
-        )
-
-    if slot(start):
+    """A place as the object of a birth or death verb (its start in ``slots``, from
+    :func:`_zh_life_slots`) is where the subject was born or died, and the sentence's other
+    places are not ("…——一个位于岑川镇北面的小村子"); a place before the verb with another
+    person between them ("搬到岑川镇，他的弟弟闻人朗便出生在镇上") is where that person was."""
+    if start in slots:
         return 2.5
-    if any(slot(x) for x, _ in places if x != start):
+    if slots - {start}:
         return 0.5
-    m = verb.search(sentence, end)
+    m = _ZH_LIFE_VERB[event].search(sentence, end)
     if m is not None and any(end <= x and y <= m.start() for x, y in others):
         return 0.5
     return 1.0
@@ -1105,7 +1117,7 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
     before, after = sentence[:a].rstrip(), sentence[b:].lstrip()
     if before.endswith(_OPEN_PAREN) and after.startswith(_CLOSE_PAREN):
         head = before[:-1].rstrip()
-        if any(len(n) >= 2 and head.endswith(n) for n in names if n):
+        if _ends_with_name(head, names):
             return True
         # A Latin gloss of the Chinese name before it (彼得·韦恩（Peter Wayne）) is that name
         # again, a candidate already.
@@ -1120,32 +1132,29 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
     # Wildfire)", "Lumo (Finnish: Lumi)". An item with a digit or a lower-case word ("born 1950",
     # "in Paris") says something about the name, and the items after it are no gloss.
     opened = max(before.rfind(p) for p in _OPEN_PAREN)
-    head = before[:opened].rstrip() if opened >= 0 else ""
-    if (
-        opened >= 0
-        and not any(c in before[opened:] for c in _CLOSE_PAREN)
-        and _LABEL_OPEN.match(before, opened + 1)
-        and head.split()[-1:] != []
-        and head.split()[-1][:1].isupper()
-    ):
-        # A bracket that opens with a language label glosses the name before it, linked or
-        # not: "Tamsk Falls (Vell: Ostra-na-Vira, "The Roaring Mist")".
-        return True
-    if opened >= 0 and after[:1] in (",", ";", "，", "；", *_CLOSE_PAREN):
-        *earlier, last = re.split(r"[,;，；]", before[opened + 1 :])
-        if (
-            not any(c in before[opened:] for c in _CLOSE_PAREN)
-            and _GLOSS_LABEL.fullmatch(last.strip()) is not None
-            and not any(_NOT_GLOSS.search(item) for item in earlier)
-        ):
-            head = before[:opened].rstrip()
-            return any(len(n) >= 2 and head.endswith(n) for n in names if n)
+    if opened >= 0 and not any(c in before[opened:] for c in _CLOSE_PAREN):
+        head = before[:opened].rstrip()
+        words = head.split()
+        if _LABEL_OPEN.match(before, opened + 1) and words and words[-1][:1].isupper():
+            # A bracket that opens with a language label glosses the name before it, linked
+            # or not: "Tamsk Falls (Vell: Ostra-na-Vira, "The Roaring Mist")".
+            return True
+        if after[:1] in (",", ";", "，", "；", *_CLOSE_PAREN):
+            *earlier, last = re.split(r"[,;，；]", before[opened + 1 :])
+            if _GLOSS_LABEL.fullmatch(last.strip()) is not None and not any(
+                _NOT_GLOSS.search(item) for item in earlier
+            ):
+                return _ends_with_name(head, names)
     # "Ostrava Nights, also known as Lumenfall": another name of the linked one.
     alias = _ALIAS_BEFORE.search(before)
     if alias is not None:
-        head = before[: alias.start()].rstrip()
-        return any(len(n) >= 2 and head.endswith(n) for n in names if n)
+        return _ends_with_name(before[: alias.start()].rstrip(), names)
     return False
+
+
+def _ends_with_name(text: str, names: Sequence[str]) -> bool:
+    """Does ``text`` end with one of ``names`` (two characters or more)?"""
+    return any(len(n) >= 2 and text.endswith(n) for n in names if n)
 
 
 # A language label inside a gloss bracket ("(Russian: Вельмора"), up to the candidate.
@@ -1224,7 +1233,7 @@ def read_evidence(
     linked_terms = {t for n in linked_names for t in _term_set(n)}
     life_event = (
         "birth"
-        if "birth" in terms or re.search(r"出生|生于|诞生", query)
+        if "birth" in terms or _ZH_LIFE_VERB["birth"].search(query)
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
     q_norm = normalize_name(query) + " " + normalize_name(question)
@@ -1335,9 +1344,7 @@ def read_evidence(
             if cjk_query:
                 # Chinese words are matched as characters: 就读 is in "就读于".
                 shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}
-                if life_event is not None and (
-                    _ZH_BIRTH_VERB if life_event == "birth" else _ZH_DEATH_VERB
-                ).search(sentence):
+                if life_event is not None and _ZH_LIFE_VERB[life_event].search(sentence):
                     shared_rel.add(life_event)  # 生于 says 出生: one event, other words
                 shared_name |= {t for t in name_terms if len(t) > 1 and t in sentence}
             overlap = 1.5 * len(shared_rel) + 0.6 * len(shared_name)
@@ -1485,6 +1492,19 @@ def read_evidence(
                         unique_spans.append((a0, b0, "NAME", None))
                     elif unique_spans[same[0]][3] is None:
                         unique_spans[same[0]] = (a0, b0, "NAME", None)
+            # Birth and death places: the other people of the sentence and the places a birth or
+            # death verb takes, read once per sentence.
+            life_others: list[tuple[int, int]] = []
+            life_slots: set[int] = set()
+            if cjk_query and life_event is not None:
+                life_others = [
+                    (x, y)
+                    for x, y, k, e in unique_spans
+                    if k == "PERSON"
+                    and e not in linked_ids
+                    and normalize_name(sentence[x:y]) not in linked_norms
+                ]
+                life_slots = _zh_life_slots(sentence, life_event, unique_spans, life_others)
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if not cjk_query and not sentence[:a].strip(" '\"“("):
@@ -1658,15 +1678,9 @@ def read_evidence(
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
                 if kind == "LOCATION" and life_event is not None and cjk_query:
-                    others = [
-                        (x, y)
-                        for x, y, k, e in unique_spans
-                        if k == "PERSON"
-                        and e not in linked_ids
-                        and normalize_name(sentence[x:y]) not in linked_norms
-                    ]
-                    located = [(x, y) for x, y, k, _ in unique_spans if k == "LOCATION"]
-                    bonus *= _zh_life_place_bonus(sentence, a, b, life_event, others, located)
+                    bonus *= _zh_life_place_bonus(
+                        sentence, a, b, life_event, life_others, life_slots
+                    )
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")
