@@ -164,6 +164,8 @@ _IRREGULAR_FORMS = {
     "headquartered headquarters headquarter": "headquarter",
 }
 _IRREGULAR = {form: stem for forms, stem in _IRREGULAR_FORMS.items() for form in forms.split()}
+# The first form of each entry is the simple past ("became", "won", "wrote").
+IRREGULAR_PAST = frozenset(forms.split()[0] for forms in _IRREGULAR_FORMS)
 
 
 def _stem(term: str) -> str:

@@ -30,6 +30,7 @@ from extraction.language import (
     STRANDED_PARTICLES,
     is_participle,
 )
+from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
@@ -626,6 +627,37 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
     return None
 
 
+_CLAUSE_WH = frozenset(["what", "which", "where", "who", "when", "how", "whose"])
+_FINITE = frozenset(["is", "was", "are", "were", "has", "had", "did", "does", "do"])
+
+
+def _finite_verb(word: str) -> bool:
+    """A verb form that heads a clause of its own: a be-, have- or do-form, a simple past."""
+    low = word.lower()
+    return low in _FINITE or low in IRREGULAR_PAST or (low.endswith("ed") and is_participle(low))
+
+
+def _clause_close(text: str, start: int) -> int | None:
+    """Where a relative clause opening at ``start`` gives way to the clause around it: at a
+    comma that a verb or a question follows ("Peak Q, in the state where Tollby is located, is
+    part of what range", "the river which the Osk turns into, where did …"), or after a
+    participle that a finite verb follows ("the area where Tollby is located became a state",
+    "the city where Ada Moe was born is located …"); None when neither happens."""
+    toks = [(m.group(0), m.start(), m.end()) for m in _CLAUSE_TOKEN.finditer(text, start)]
+    for i in range(1, len(toks) - 1):
+        word, _, end = toks[i]
+        nxt = toks[i + 1][0].lower()
+        if word.endswith(","):
+            after = toks[i + 2][0].lower() if i + 2 < len(toks) else ""
+            if nxt in _FINITE - {"do", "does", "did"} or (
+                nxt in _CLAUSE_WH and (after in AUXILIARIES or nxt in ("what", "which", "how"))
+            ):
+                return end - 1
+        elif is_participle(word) and not word.endswith("ing") and _finite_verb(nxt):
+            return end
+    return None
+
+
 def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost "the N <participle> [particle] X": "the film directed by Ada Moe", "the
     country containing Tollby", "the actor born in 1970", "the book named after #1"."""
@@ -731,6 +763,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     replaces the span besides ``#n``), or None."""
     in_phrase = not _QUESTION_LEAD.match(text)  # a noun phrase (an outer bridge's own query)
     for rel in reversed(list(_REL_WORD.finditer(text))):
+        if re.match(r"\s+(?:do|does|did)\b", text[rel.end() :]):
+            continue  # "…, where did Germany have …": a question's inversion, no relative
         before = text[: rel.start()]
         dets = list(_DET_WORD.finditer(before))
         if not dets:
@@ -756,6 +790,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         main_verb = _main_participle(text)
         if main_verb is not None and rel.end() < main_verb < clause_end:
             clause_end = main_verb
+        close = _clause_close(text, rel.end())
+        if close is not None and close < clause_end:
+            clause_end = close
         if det.start() == 0:
             # "The shipyard that built X was located in which city?": the relative clause of
             # the subject ends at the main verb.

@@ -567,6 +567,8 @@ def answer_type(question: str) -> AnswerType:
         return possessed
     if re.match(r"\s*(?:in|on|at|from|to|for|of|by|with)?\s*(?:what|which)\b", low):
         return "NAME"  # a "what" question whose head noun says nothing: no later "who" decides
+    if re.match(r"\s*(?:who|whom)\b", low):
+        return "PERSON"  # "Who was governor when X became a state?": the opening wh-word asks
     if re.search(r"\bwhen\b", low):
         return "DATE"
     if re.search(r"^\s*(?:\w+\s+){0,3}?(?:who|whom)\b", low):

@@ -117,6 +117,14 @@ _NEXT_WORD = re.compile(r"\s+([a-z][a-z\-]*)\b")
 _ARTICLE_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he)\s+(?:[a-z][a-z\-]*\s+){0,2}$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
 _AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
+# A place named as a landmark, not as what holds the subject: "north of the border with X",
+# "near X", "16 km from X", "bordering X".
+_LANDMARK_BEFORE = re.compile(
+    r"\b(?:border(?:s|ed|ing)?(?:\s+(?:with|of))?|near(?:by)?|close\s+to|next\s+to|adjacent\s+to|"
+    r"(?:north|south|east|west|north-?east|north-?west|south-?east|south-?west)\s+of|"
+    r"(?:km|kilometres|kilometers|miles|mi)\s+(?:\w+\s+)?(?:of|from))\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 # Capitalised words that are no name alone: function and common words, months and days.
 _CAP_STOP = frozenset(w.capitalize() for w in NON_NAME_WORDS | CALENDAR_WORDS)
 _CJK_FLAGS = {
@@ -291,6 +299,15 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
         if kind in ("LOCATION", "ORGANIZATION") and len(span.split()) > 1:
             return kind
     return "NAME"
+
+
+def _carries_org_noun(span: str) -> bool:
+    """Does the name hold an organisation's noun ("Tollby University", "Varn General
+    Hospital")? Whatever preposition led to it, it names an institution, not a place."""
+    words = span.split()
+    return len(words) > 1 and any(
+        head_noun_type(w.lower().strip(".,'’")) == "ORGANIZATION" for w in words
+    )
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -817,6 +834,16 @@ def _address_factor(sentence: str, a: int, b: int, head: str) -> float:
     return 1.0
 
 
+def _place_head(head: str, life_event: str | None, expected: AnswerType) -> str:
+    """The address noun a place step asks for: its head noun, or "city" for a birthplace, a
+    hometown, or where someone was born or died ("Where was X born?"): the place a life
+    event happened is the most specific one an address gives ("Varn" in "Varn, Kestria")."""
+    if head in _LOCALITY_NOUNS or (not head and life_event is not None and expected == "LOCATION"):
+        return "city"
+    return head
+
+
+_LOCALITY_NOUNS = frozenset(["birthplace", "hometown", "deathplace"])
 _PLACE_CLASSES = "|".join(sorted(_ADDRESS_RANK, key=len, reverse=True))
 _CLASS_OF = re.compile(rf"\b({_PLACE_CLASSES})\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _CLASS_IS = re.compile(
@@ -1242,6 +1269,7 @@ def read_evidence(
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     head = _head_noun(query)
+    place_head = _place_head(head, life_event, expected)
     defined_as_head = (
         _defined_as(head, [e.text for e in evidence[:top]])
         if head and not _CJK.search(query)
@@ -1406,7 +1434,7 @@ def read_evidence(
                         start = m.start() + len(left) + len(of)
                         attached.add((start, m.end()))
                         spans.append((start, m.end(), _kind_of_span(right, "in ", expected), None))
-                if head in _ADDRESS_RANK:
+                if place_head in _ADDRESS_RANK:
                     # "in Varn, Westmark": each place of an address is a candidate of its own,
                     # and the address as a whole is none (it answers no one level).
                     items = _address_items(sentence)
@@ -1554,6 +1582,12 @@ def read_evidence(
                     # noun: 《栎川评论·周末版》 for 栎川评论的周末版
                 fit = _fit(expected, kind)
                 if (
+                    place_head in _ADDRESS_RANK
+                    and not cjk_query
+                    and (kind == "ORGANIZATION" or _carries_org_noun(span))
+                ):
+                    fit = min(fit, 0.08)  # "which city": a college in it is no city
+                if (
                     kind == "NAME"
                     and not cjk_query
                     and _names_head(span, head)
@@ -1644,7 +1678,14 @@ def read_evidence(
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:
-                    bonus *= _address_factor(sentence, a, b, head)
+                    bonus *= _address_factor(sentence, a, b, place_head)
+                if (
+                    expected == "LOCATION"
+                    and kind in ("LOCATION", "NAME")
+                    and not cjk_query
+                    and _LANDMARK_BEFORE.search(sentence[max(0, a - 40) : a])
+                ):
+                    bonus *= 0.5  # "a village in eastern Varn, north of the border with Osk"
                 if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
@@ -1725,13 +1766,13 @@ def read_evidence(
             # "a Chinese journalist … the Republic of China": the evidence names the noun the
             # adjective is made from, and that noun is the answer.
             cand.score *= 0.5
-    if head in _ADDRESS_RANK and not cjk_query:
+    if place_head in _ADDRESS_RANK and not cjk_query:
         places = [c for c in pool.values() if c.kind in ("LOCATION", "NAME")]
         texts = view.usage([c.text for c in places], [c.entity_id for c in places])
         read = [ev.text for ev in ranked]
         for c in places:
             classes, positions = _place_evidence(c.text, read + texts.get(c.text, []))
-            c.score *= _size_factor(_size_from(classes, positions), head)
+            c.score *= _size_factor(_size_from(classes, positions), place_head)
             if classes and c.kind == "NAME":
                 # The corpus calls it a state, a city …: a place, so it fits a place question
                 # as one ("Maharashtra state").

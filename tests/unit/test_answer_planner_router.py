@@ -521,6 +521,49 @@ def test_threshold_questions_decide_from_the_value(
     assert decided is not None and decided[0] == expected
 
 
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (  # a comma closes the relative clause of a parenthetical
+            "Pelmora Peak, in the state where Tollby is located, is part of what mountain range?",
+            ["state where Tollby is located", "Pelmora Peak, in #1 is part of what mountain range"],
+        ),
+        (  # a finite verb after the clause's participle is the matrix verb
+            "Who was governor when the area where Osk Wind Farm is located became a state?",
+            ["area where Osk Wind Farm is located", "Who was governor when #1 became a state"],
+        ),
+        (  # nested relatives: the inner one ends at its participle, before "is located"
+            "When did the country where the city where Ada Moe was born is located join the league?",
+            [
+                "city where Ada Moe was born",
+                "country where #1 is located",
+                "When did #2 join the league",
+            ],
+        ),
+        (  # a question after the comma: "where did" inverts, it opens no relative clause
+            "Besides the continent of the river which the Osk turns into, where did Drosk trade?",
+            [
+                "river which the Osk turns into",
+                "continent of #1",
+                "Besides #2 where did Drosk trade",
+            ],
+        ),
+        (  # no finite verb after the participle: the clause runs on
+            "Who was the mayor of the city where Ada Moe was born in 1950?",
+            ["city where Ada Moe was born in 1950", "Who was the mayor of #1"],
+        ),
+        (  # a noun after the participle is its complement ("elected mayor"), no new clause
+            "Where was the man who was elected mayor of Tollby educated?",
+            ["man who was elected mayor of Tollby", "Where was #1 educated"],
+        ),
+    ],
+)
+def test_relative_clause_ends_where_the_outer_clause_resumes(
+    question: str, queries: list[str]
+) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
 def test_nested_bridges_chain_their_placeholders() -> None:
     plan = PLANNER.plan(
         "Who was in charge of the country where the composer of Ashfall was a citizen?"
@@ -560,6 +603,9 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("《晚潮》的女主角是谁？", "PERSON"),
         ("他的哥哥是谁？", "PERSON"),
         ("这家公司的总部在哪座城市？", "LOCATION"),
+        ("Who was governor when Tollby joined the league?", "PERSON"),
+        ("When was the king who built Osk Hall crowned?", "DATE"),
+        ("In which year did the man who founded Osk Hall die?", "DATE"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

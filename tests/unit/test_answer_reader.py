@@ -762,6 +762,50 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["岑川中学"],
         "1800",
     ),
+    # A birthplace, or where someone was born or died, is the most specific place of an
+    # address ("from Karsby, Veltland"), not the address as a whole.
+    (
+        "birthplace of Oda Venn",
+        "LOCATION",
+        ["Oda Venn (born 3 May 1960) is a former wrestler from Karsby, Veltland."],
+        ["Oda Venn"],
+        "Karsby",
+    ),
+    (
+        "Where did Oda Venn die",
+        "LOCATION",
+        ["Oda Venn (3 May 1960 – 4 June 2001) was a wrestler. He died in Karsby, Veltland."],
+        ["Oda Venn"],
+        "Karsby",
+    ),
+    # A place named as a landmark ("12 km from X", "north of the border with X") does not
+    # hold the subject.
+    (
+        "country of Tarvik",
+        "LOCATION",
+        ["Tarvik is a hill village in Veltland, 12 km from Osklund.", "Osklund lies below Tarvik."],
+        ["Tarvik"],
+        "Veltland",
+    ),
+    # A name carrying an institution's noun is no city, whatever preposition leads to it.
+    (
+        "city where Oda Venn was born",
+        "LOCATION",
+        ["Oda Venn was born at Tollby General Hospital near Karsby."],
+        ["Oda Venn"],
+        "Karsby",
+    ),
+    (
+        "city where Oda Venn was born",
+        "LOCATION",
+        [
+            "Oda Venn was a Veltish politician.",
+            "Oda Venn went to Tollby University in 1950.",
+            "Born in Karsby, he studied law.",
+        ],
+        ["Oda Venn"],
+        "Karsby",
+    ),
 ]
 
 
