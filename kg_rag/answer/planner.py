@@ -480,16 +480,18 @@ def _en_bridge(q: str, question: str) -> Plan | None:
 
 _REL_WORD = re.compile(r"\b(?:that|which|who|whom|whose|where|when)\b")
 _DET_WORD = re.compile(r"\b(?:the|a|an)\s", re.IGNORECASE)
+# A name, with the parenthetical that qualifies it ("Merry-Go-Round (Osk Song)", "Power of
+# Women (1923 Film)"): the bracket is part of the name it follows, not a step of its own.
 _NAME = (
     r"(?:[A-Z0-9\"“][\w\-.’'”\"]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|"
-    r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*"
+    r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
 _OF_NAME = re.compile(
     rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?:the\s+)?"
     rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
 )
 _POSS = re.compile(
-    rf"(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
+    rf"(?<!#)(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
 )
 # Words that end a noun phrase: auxiliaries, prepositions, pronouns, determiners, wh-words.
 _FUNCTION = AUXILIARIES | ENGLISH_STOPWORDS | {"not"}
@@ -568,8 +570,15 @@ def _noun_phrase(words: list[str]) -> list[str]:
     return phrase[: typed[-1] + 1] if typed else phrase[:1]
 
 
+# Ordinals and the adjectives that work like them modify a noun; they head no noun phrase
+# ("the first Pan-Osk congress was held": no contact relative on "first").
+_ORDINAL_LIKE = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|next|only|same|"
+    r"former|latter|original|final"
+)
 _CONTACT = re.compile(
-    rf"\bthe\s+(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<rest>[a-z][^,?]*)$"
+    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+"
+    rf"(?P<rest>[a-z][^,?]*)$"
 )
 # A be-auxiliary right before a noun phrase makes it the subject of a question whose main verb
 # follows it: "When was the band Queen formed?", "Was the film released in 1990?".
@@ -644,17 +653,29 @@ def _clause_close(text: str, start: int) -> int | None:
     participle that a finite verb follows ("the area where Tollby is located became a state",
     "the city where Ada Moe was born is located …"); None when neither happens."""
     toks = [(m.group(0), m.start(), m.end()) for m in _CLAUSE_TOKEN.finditer(text, start)]
+    verb = bool(toks) and (_finite_verb(toks[0][0]) or is_participle(toks[0][0]))
     for i in range(1, len(toks) - 1):
         word, _, end = toks[i]
         nxt = toks[i + 1][0].lower()
         if word.endswith(","):
             after = toks[i + 2][0].lower() if i + 2 < len(toks) else ""
-            if nxt in _FINITE - {"do", "does", "did"} or (
-                nxt in _CLAUSE_WH and (after in AUXILIARIES or nxt in ("what", "which", "how"))
+            last = i + 2 == len(toks) and nxt.rstrip("?").isalpha()
+            if (
+                nxt in _FINITE - {"do", "does", "did"}
+                or (nxt in _CLAUSE_WH and (after in AUXILIARIES or nxt in ("what", "which", "how")))
+                or (last and nxt.rstrip("?") not in _FUNCTION)  # "…, die?": the main verb
             ):
                 return end - 1
         elif is_participle(word) and not word.endswith("ing") and _finite_verb(nxt):
             return end
+        elif (
+            verb
+            and nxt in _BE
+            and word.islower()
+            and (word not in _FUNCTION or word in STRANDED_PARTICLES)
+        ):
+            return end  # "the school where Ada got her degree is located": a second verb
+        verb = verb or (word.islower() and (_finite_verb(word) or is_participle(word)))
     return None
 
 

@@ -301,6 +301,109 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
     return "NAME"
 
 
+# Kin nouns and titles carry a gender in English (closed classes of the language): "the
+# mother of X" is no King, "the father of X" no Lady.
+_KIN_GENDER = {
+    **dict.fromkeys(
+        [
+            "father",
+            "grandfather",
+            "son",
+            "grandson",
+            "brother",
+            "husband",
+            "uncle",
+            "nephew",
+            "stepfather",
+        ],
+        "m",
+    ),
+    **dict.fromkeys(
+        [
+            "mother",
+            "grandmother",
+            "daughter",
+            "granddaughter",
+            "sister",
+            "wife",
+            "aunt",
+            "niece",
+            "stepmother",
+        ],
+        "f",
+    ),
+}
+_TITLE_GENDER = {
+    **dict.fromkeys(
+        [
+            "king",
+            "prince",
+            "duke",
+            "archduke",
+            "count",
+            "earl",
+            "baron",
+            "marquess",
+            "lord",
+            "sir",
+            "emperor",
+            "tsar",
+            "sultan",
+            "mr",
+        ],
+        "m",
+    ),
+    **dict.fromkeys(
+        [
+            "queen",
+            "princess",
+            "duchess",
+            "archduchess",
+            "countess",
+            "baroness",
+            "marchioness",
+            "lady",
+            "dame",
+            "empress",
+            "tsarina",
+            "sultana",
+            "mrs",
+            "miss",
+            "ms",
+        ],
+        "f",
+    ),
+}
+
+
+def _title_gender(span: str) -> str | None:
+    """ "m" or "f" when the name opens with a gendered title ("Queen Maren", "Duke Orm of
+    Vell"), else None."""
+    first = span.split(maxsplit=1)[0].lower().rstrip(".") if span.strip() else ""
+    return _TITLE_GENDER.get(first)
+
+
+def _split_people(
+    sentence: str, spans: list[tuple[int, int, str, str | None]], expected: AnswerType
+) -> list[tuple[int, int, str, str | None]]:
+    """``spans`` with every "A B and C D" (two full names, or titled names, joined by "and")
+    read as two people: "starring Ama Quell and Orm Bask" names two, not one."""
+    out = list(spans)
+    for m in _CAP_NAME.finditer(sentence):
+        parts = m.group(0).split(" and ")
+        if len(parts) < 2 or not all(
+            len(p.split()) >= 2 or _title_gender(p) is not None for p in parts
+        ):
+            continue
+        out = [sp for sp in out if not (sp[0] == m.start() and sp[1] > m.start() + len(parts[0]))]
+        at = m.start()
+        for part in parts:
+            end = at + _without_determiner(part)
+            out.append((at, end, _kind_of_span(part, sentence[:at], expected), None))
+            at += len(part) + len(" and ")
+    return out
+
+
 def _carries_org_noun(span: str) -> bool:
     """Does the name hold an organisation's noun ("Tollby University", "Varn General
     Hospital")? Whatever preposition led to it, it names an institution, not a place."""
@@ -1041,6 +1144,7 @@ def _names_head(span: str, head: str) -> bool:
     return len(words) > 1 and (head in words or (head.endswith("s") and head[:-1] in words))
 
 
+_QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
@@ -1251,6 +1355,20 @@ def read_evidence(
     if not evidence:
         return None, 0.0
     terms = _term_set(query)
+    # A bracket after a name qualifies it ("Whispers (Ilsa Varn Song)"): the names inside are
+    # not what the step asks about, so they may answer it.
+    qualifiers = " ".join(m.group(1) for m in _QUALIFIER.finditer(f"{query} {question}"))
+    if qualifiers:
+        bare = _QUALIFIER.sub("", query)
+        linked = [
+            le
+            for le in linked
+            if not (_get(le, "span") and _get(le, "span") in qualifiers) or _get(le, "span") in bare
+        ]
+        query_for_names, question_for_names = bare, _QUALIFIER.sub("", question)
+    else:
+        query_for_names, question_for_names = query, question
+    own_terms = _term_set(query_for_names) if qualifiers else terms
     linked_names = [_get(le, "name") for le in linked] + [_get(le, "span") for le in linked]
     linked_ids = {_get(le, "entity_id") for le in linked} - {""}
     name_terms = {t for n in linked_names for t in _term_set(n)}
@@ -1263,13 +1381,14 @@ def read_evidence(
         if "birth" in terms or _ZH_LIFE_VERB["birth"].search(query)
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
-    q_norm = normalize_name(query) + " " + normalize_name(question)
+    q_norm = normalize_name(query_for_names) + " " + normalize_name(question_for_names)
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
     measure = bool(_MEASURE_Q.search(query))
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     head = _head_noun(query)
     place_head = _place_head(head, life_event, expected)
+    kin_gender = _KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
     defined_as_head = (
         _defined_as(head, [e.text for e in evidence[:top]])
         if head and not _CJK.search(query)
@@ -1426,6 +1545,8 @@ def read_evidence(
                             None,
                         )
                     )
+                if expected == "PERSON":
+                    spans = _split_people(sentence, spans, expected)
                 for m in _CAP_NAME.finditer(sentence):
                     # "the Philbrook Museum of Tulsa" for a question about the Philbrook
                     # Museum: the name after "of" places or owns it and is a candidate.
@@ -1484,6 +1605,8 @@ def read_evidence(
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
             for a, b, kind, eid in spans:
+                if sentence[max(a, b - 2) : b] in ("'s", "’s") and b - a > 3:
+                    b -= 2  # "singer Ilsa Varn's debut album": the owner's name, not "'s"
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山
                 if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":
@@ -1566,7 +1689,9 @@ def read_evidence(
                 modifier = expected not in ("NAME", "TEXT") and _attributive(
                     sentence, a, b, span, kind
                 )
-                if modifier and kind == "NAME":
+                if modifier and (kind == "NAME" or place_head == "city"):
+                    # "an American singer" for where she was born: an adjective, no town
+                    # (which country she is from may be answered "American")
                     continue
                 if kind == "NAME" and _indefinite_head(sentence, a, b, span):
                     continue
@@ -1575,7 +1700,7 @@ def read_evidence(
                 span_terms = _term_set(span)
                 if (
                     span_terms
-                    and span_terms <= terms
+                    and span_terms <= own_terms
                     and not (kind == "TITLE" and _names_head(span, head))
                 ):
                     continue  # the question's own words, except a title that carries the asked
@@ -1679,6 +1804,12 @@ def read_evidence(
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:
                     bonus *= _address_factor(sentence, a, b, place_head)
+                if (
+                    kin_gender is not None
+                    and (title := _title_gender(span)) is not None
+                    and title != kin_gender
+                ):
+                    bonus *= 0.3  # "the mother of X": not "King Orm", whoever is named near
                 if (
                     expected == "LOCATION"
                     and kind in ("LOCATION", "NAME")

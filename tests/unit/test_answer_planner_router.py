@@ -548,6 +548,40 @@ def test_threshold_questions_decide_from_the_value(
                 "Besides #2 where did Drosk trade",
             ],
         ),
+        (  # a comma before the question's last word, its main verb, closes the clause
+            "In what city did Ada Moe, mayor of the town where Osk Hall is located, die?",
+            ["town where Osk Hall is located", "In what city did Ada Moe, mayor of #1 die"],
+        ),
+        (  # a second be-verb after the clause's own verb ("got") belongs to the outer clause
+            "What is the motto of the country where the campus of the school where Ada Moe got "
+            "her degree is located?",
+            [
+                "school where Ada Moe got her degree",
+                "campus of #1",
+                "country where #2 is located",
+                "What is the motto of #3",
+            ],
+        ),
+        (  # an ordinal modifies the noun after it: no relative clause without "that" on it
+            "In which country is the city where the first Pan-Osk congress was held?",
+            ["city where the first Pan-Osk congress was held", "In which country is #1"],
+        ),
+        (  # a possessive after a placeholder: "#1 and the Osk Church's country"
+            "What term is used in Ada Moe's birth country and the Osk Church's country?",
+            [
+                "birth country of Ada Moe",
+                "country of Osk Church",
+                "What term is used in #1 and the #2",
+            ],
+        ),
+        (  # a parenthetical after a name qualifies it and goes with it into the step
+            "Who is the father of the director of film Grey Tide (1931 Film)?",
+            ["director of Grey Tide (1931 Film)", "Who is the father of #1"],
+        ),
+        (
+            "Which country Ada Moe (Daughter Of Lars Moe)'s husband is from?",
+            ["husband of Ada Moe (Daughter Of Lars Moe)", "Which country #1 is from"],
+        ),
         (  # no finite verb after the participle: the clause runs on
             "Who was the mayor of the city where Ada Moe was born in 1950?",
             ["city where Ada Moe was born in 1950", "Who was the mayor of #1"],

@@ -806,6 +806,44 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Oda Venn"],
         "Karsby",
     ),
+    # Kin nouns and titles carry a gender: "the father of X" is not "Lady …".
+    (
+        "Who is the father of Halvek Bredvik",
+        "PERSON",
+        [
+            "Halvek Bredvik is an actor. His mother, Lady Maudra Bredvik, raised him in Karsby.",
+            "His father was the pilot Ostryn Bredvik.",
+        ],
+        ["Halvek Bredvik"],
+        "Ostryn Bredvik",
+    ),
+    # A bracket after a name qualifies it: the names inside may answer the step.
+    (
+        "performer of Hollow Bells (Ilsa Varn Song)",
+        "PERSON",
+        [
+            '"Hollow Bells" is the second single from singer Ilsa Varn’s debut album. First '
+            "recorded by Mara Quell for her album, the song was then given to Ilsa Varn."
+        ],
+        ["Hollow Bells", "Ilsa Varn"],
+        "Ilsa Varn",
+    ),
+    # The owner of "Ilsa Varn's debut album" is Ilsa Varn, without the "'s".
+    (
+        "performer of Hollow Bells",
+        "PERSON",
+        ['"Hollow Bells" is the second single from singer Ilsa Varn’s debut album.'],
+        ["Hollow Bells"],
+        "Ilsa Varn",
+    ),
+    # Two full (or titled) names joined by "and" are two people.
+    (
+        "father of Princess Ylsa",
+        "PERSON",
+        ["Princess Ylsa (1905–1970) was the daughter of Queen Brisolde and King Ostryn II."],
+        ["Princess Ylsa"],
+        "King Ostryn II",
+    ),
 ]
 
 
