@@ -383,12 +383,22 @@ def _title_gender(span: str) -> str | None:
     return _TITLE_GENDER.get(first)
 
 
+_HONORIFIC = re.compile(r"(?:Hon|Dr|Rev|Mr|Mrs|Ms|Prof|Gen|Col|Capt|Lt|Sgt)\.\s+(?=[A-Z])")
+_OF_THE = " of the "
+
+
 def _split_people(
     sentence: str, spans: list[tuple[int, int, str, str | None]], expected: AnswerType
 ) -> list[tuple[int, int, str, str | None]]:
     """``spans`` with every "A B and C D" (two full names, or titled names, joined by "and")
-    read as two people: "starring Ama Quell and Orm Bask" names two, not one."""
+    read as two people: "starring Ama Quell and Orm Bask" names two, not one; and with the
+    person of "Ama Quell of the Osk Party" (a full name without a title before "of the") as a
+    candidate of its own."""
     out = list(spans)
+    for m in _CAP_NAME.finditer(sentence):
+        left, of, _ = m.group(0).partition(_OF_THE)
+        if of and len(left.split()) >= 2 and _title_gender(left) is None:
+            out.append((m.start(), m.start() + len(left), "PERSON", None))
     for m in _CAP_NAME.finditer(sentence):
         parts = m.group(0).split(" and ")
         if len(parts) < 2 or not all(
@@ -980,7 +990,7 @@ def _place_evidence(name: str, texts: Sequence[str]) -> tuple[list[float], list[
     """The sizes the class nouns of ``name`` give, and the positions it takes in addresses
     (see :func:`place_size`)."""
     top = max(_ADDRESS_RANK.values())
-    words = name.split()
+    words = name.split(" of ")[0].split()  # "Eastern Region of Varn" is a region
     if len(words) > 1 and words[-1].lower() in _ADDRESS_RANK:
         return [_ADDRESS_RANK[words[-1].lower()] / top], []  # the name says its class
     classes: list[float] = []
@@ -1607,6 +1617,12 @@ def read_evidence(
             for a, b, kind, eid in spans:
                 if sentence[max(a, b - 2) : b] in ("'s", "’s") and b - a > 3:
                     b -= 2  # "singer Ilsa Varn's debut album": the owner's name, not "'s"
+                if (
+                    expected == "PERSON"
+                    and (hon := _HONORIFIC.match(sentence, a))
+                    and hon.end() < b
+                ):
+                    a = hon.end()  # "Hon. Ama Quell": the person is Ama Quell
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山
                 if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":

@@ -493,6 +493,7 @@ def test_surname_mentions_make_a_passage_about_the_subject() -> None:
     ("name", "texts", "size"),
     [
         ("Tollby District", [], 1 / 3),  # the name carries its class
+        ("Eastern Region of Kestria", [], 2 / 3),  # … before "of" the larger place
         ("Kestria", ["Kestria is a landlocked country in the north."], 1.0),
         ("Kestria", ["Kestria, officially the Republic of Kestria, is a country."], 1.0),
         ("Dovreby", ["It lies in the city of Dovreby, Kestria."], 0.0),
@@ -843,6 +844,18 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Princess Ylsa (1905–1970) was the daughter of Queen Brisolde and King Ostryn II."],
         ["Princess Ylsa"],
         "King Ostryn II",
+    ),
+    # An honorific is no part of the name; "A B of the Party" names a person A B.
+    (
+        "Who is the current opposition leader in Veltland",
+        "PERSON",
+        [
+            "The Leader of Opposition in Veltland is the title of the leader of the largest "
+            "party outside government. The current Leader of the Opposition is Hon. Ama "
+            "Quell of the Forum for Reform."
+        ],
+        ["Veltland"],
+        "Ama Quell",
     ),
 ]
 
