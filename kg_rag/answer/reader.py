@@ -947,11 +947,11 @@ def _address_factor(sentence: str, a: int, b: int, head: str) -> float:
     return 1.0
 
 
-def _place_head(head: str, life_event: str | None, expected: AnswerType) -> str:
+def _place_head(head: str, expected: AnswerType) -> str:
     """The address noun a place step asks for: its head noun, or "city" for a birthplace, a
-    hometown, or where someone was born or died ("Where was X born?"): the place a life
-    event happened is the most specific one an address gives ("Varn" in "Varn, Kestria")."""
-    if head in _LOCALITY_NOUNS or (not head and life_event is not None and expected == "LOCATION"):
+    hometown, or a where-question without a head noun ("Where was X born?", "Where is X
+    headquartered?"): the most specific place an address gives ("Varn" in "Varn, Kestria")."""
+    if head in _LOCALITY_NOUNS or (not head and expected == "LOCATION"):
         return "city"
     return head
 
@@ -1397,7 +1397,7 @@ def read_evidence(
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     head = _head_noun(query)
-    place_head = _place_head(head, life_event, expected)
+    place_head = _place_head(head, expected)
     kin_gender = _KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
     defined_as_head = (
         _defined_as(head, [e.text for e in evidence[:top]])

@@ -773,6 +773,13 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "Karsby",
     ),
     (
+        "Where is Osk Labs headquartered",
+        "LOCATION",
+        ["Osk Labs is a maker of sensors. It is headquartered in Karsby, Veltland."],
+        ["Osk Labs"],
+        "Karsby",
+    ),
+    (
         "Where did Oda Venn die",
         "LOCATION",
         ["Oda Venn (3 May 1960 – 4 June 2001) was a wrestler. He died in Karsby, Veltland."],
