@@ -1367,7 +1367,13 @@ def read_evidence(
     terms = _term_set(query)
     # A bracket after a name qualifies it ("Whispers (Ilsa Varn Song)"): the names inside are
     # not what the step asks about, so they may answer it.
-    qualifiers = " ".join(m.group(1) for m in _QUALIFIER.finditer(f"{query} {question}"))
+    # A bracket that names a kinsman ("Ada Moe (Granddaughter of Orm Moe)") says how he is
+    # related; he stays a name of the question, not an answer to another kin noun.
+    qualifiers = " ".join(
+        m.group(1)
+        for m in _QUALIFIER.finditer(f"{query} {question}")
+        if not any(w.lower() in _KIN_GENDER for w in m.group(1).split())
+    )
     if qualifiers:
         bare = _QUALIFIER.sub("", query)
         linked = [

@@ -864,6 +864,15 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Veltland"],
         "Ama Quell",
     ),
+    # … but a bracket that names a kinsman says how he is related: he answers no other kin
+    # noun ("(Grandson Of Orm Quorvan)" for the father).
+    (
+        "father of Lucan Quorvan (Grandson Of Orm Quorvan)",
+        "PERSON",
+        ["Lucan Quorvan was a senator, the son of Iulo Quorvan and a grandson of Orm Quorvan."],
+        ["Lucan Quorvan", "Orm Quorvan"],
+        "Iulo Quorvan",
+    ),
 ]
 
 
