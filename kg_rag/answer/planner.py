@@ -649,9 +649,11 @@ def _finite_verb(word: str) -> bool:
 def _clause_close(text: str, start: int) -> int | None:
     """Where a relative clause opening at ``start`` gives way to the clause around it: at a
     comma that a verb or a question follows ("Peak Q, in the state where Tollby is located, is
-    part of what range", "the river which the Osk turns into, where did …"), or after a
-    participle that a finite verb follows ("the area where Tollby is located became a state",
-    "the city where Ada Moe was born is located …"); None when neither happens."""
+    part of what range", "the river which the Osk turns into, where did …") or that comes
+    before the question's last word ("…, die?"); after a participle that a finite verb follows
+    ("the area where Tollby is located became a state", "the city where Ada Moe was born is
+    located …"); before a second be-verb once the clause has its own verb ("the school where
+    Ada got her degree is located"). None when none of these happens."""
     toks = [(m.group(0), m.start(), m.end()) for m in _CLAUSE_TOKEN.finditer(text, start)]
     verb = bool(toks) and (_finite_verb(toks[0][0]) or is_participle(toks[0][0]))
     for i in range(1, len(toks) - 1):

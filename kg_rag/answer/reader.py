@@ -377,8 +377,8 @@ _TITLE_GENDER = {
 
 
 def _title_gender(span: str) -> str | None:
-    """ "m" or "f" when the name opens with a gendered title ("Queen Maren", "Duke Orm of
-    Vell"), else None."""
+    """The gender ("m" or "f") of the title the name opens with ("Queen Maren", "Duke Orm of
+    Quenmark"), else None."""
     first = span.split(maxsplit=1)[0].lower().rstrip(".") if span.strip() else ""
     return _TITLE_GENDER.get(first)
 
