@@ -164,7 +164,8 @@ _IRREGULAR_FORMS = {
     "headquartered headquarters headquarter": "headquarter",
 }
 _IRREGULAR = {form: stem for forms, stem in _IRREGULAR_FORMS.items() for form in forms.split()}
-# The first form of each entry is the simple past ("became", "won", "wrote").
+# The first form of each entry: the simple past ("became", "won", "wrote"), or for the few
+# entries without one the form that stands for it ("born", "headquartered").
 IRREGULAR_PAST = frozenset(forms.split()[0] for forms in _IRREGULAR_FORMS)
 
 

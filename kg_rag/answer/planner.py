@@ -637,7 +637,7 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
 
 
 _CLAUSE_WH = frozenset(["what", "which", "where", "who", "when", "how", "whose"])
-_FINITE = frozenset(["is", "was", "are", "were", "has", "had", "did", "does", "do"])
+_FINITE = _BE | {"has", "had", "did", "does", "do"}
 
 
 def _finite_verb(word: str) -> bool:

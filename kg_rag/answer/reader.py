@@ -388,18 +388,21 @@ _OF_THE = " of the "
 
 
 def _split_people(
-    sentence: str, spans: list[tuple[int, int, str, str | None]], expected: AnswerType
+    sentence: str,
+    names: Sequence[re.Match[str]],
+    spans: list[tuple[int, int, str, str | None]],
+    expected: AnswerType,
 ) -> list[tuple[int, int, str, str | None]]:
     """``spans`` with every "A B and C D" (two full names, or titled names, joined by "and")
     read as two people: "starring Ama Quell and Orm Bask" names two, not one; and with the
     person of "Ama Quell of the Osk Party" (a full name without a title before "of the") as a
-    candidate of its own."""
+    candidate of its own. ``names``: the sentence's ``_CAP_NAME`` matches."""
     out = list(spans)
-    for m in _CAP_NAME.finditer(sentence):
+    for m in names:
         left, of, _ = m.group(0).partition(_OF_THE)
         if of and len(left.split()) >= 2 and _title_gender(left) is None:
             out.append((m.start(), m.start() + len(left), "PERSON", None))
-    for m in _CAP_NAME.finditer(sentence):
+    for m in names:
         parts = m.group(0).split(" and ")
         if len(parts) < 2 or not all(
             len(p.split()) >= 2 or _title_gender(p) is not None for p in parts
@@ -1547,7 +1550,8 @@ def read_evidence(
                 if zh_head:
                     spans += [(a, b, k, None) for a, b, k in _head_compounds(sentence, zh_head)]
             else:
-                for m in _CAP_NAME.finditer(sentence):
+                names = list(_CAP_NAME.finditer(sentence))  # read once, used three times
+                for m in names:
                     # No English name ends in an article or a demonstrative: "the floor of
                     # Parliament The current leader" (a full stop lost) gives "Parliament".
                     end = m.start() + _without_determiner(m.group(0))
@@ -1562,8 +1566,8 @@ def read_evidence(
                         )
                     )
                 if expected == "PERSON":
-                    spans = _split_people(sentence, spans, expected)
-                for m in _CAP_NAME.finditer(sentence):
+                    spans = _split_people(sentence, names, spans, expected)
+                for m in names:
                     # "the Philbrook Museum of Tulsa" for a question about the Philbrook
                     # Museum: the name after "of" places or owns it and is a candidate.
                     left, of, right = m.group(0).rpartition(" of ")
