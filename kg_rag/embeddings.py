@@ -620,6 +620,10 @@ class LocalMiniLMEmbeddings(Embeddings):
             self.texts_embedded += len(texts)
         return np.stack([r.vector for r in self._encode(texts, keep_states=False)])
 
+    def embed_query_array(self, texts: Sequence[str]) -> FloatArray:
+        """Embed texts as queries, in one batch (MiniLM embeds queries and passages alike)."""
+        return self.embed_array(texts)
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed a batch of texts (LangChain ``Embeddings`` API)."""
         return [[float(x) for x in row] for row in self.embed_array(texts)]

@@ -283,6 +283,10 @@ class HashEmbeddings(Embeddings):
         """Embed one query."""
         return self.embed_documents([text])[0]
 
+    def embed_query_array(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed several queries in one call (as the local encoders batch them)."""
+        return self.embed_documents(list(texts))
+
     def __getstate__(self) -> dict[str, Any]:
         # Picklable (a Ray worker gets a copy): the lock is made anew on the other side.
         state = dict(self.__dict__)

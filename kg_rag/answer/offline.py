@@ -169,6 +169,7 @@ _IRREGULAR = {form: stem for forms, stem in _IRREGULAR_FORMS.items() for form in
 IRREGULAR_PAST = frozenset(forms.split()[0] for forms in _IRREGULAR_FORMS)
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(term: str) -> str:
     if term in _IRREGULAR:
         return _IRREGULAR[term]

@@ -164,6 +164,11 @@ class AnswerPipeline:
             lambda: self.planner.aplan(question, run),
         )
         trace.plan = plan
+        # The question and the steps that wait for no other step are embedded together.
+        first = [
+            _bound(s.query, {}) for s in plan.steps if not s.depends_on and s.kind != "compare"
+        ]
+        await asyncio.to_thread(self.chunks.store.embed_queries, [question, *first])
         whole = asyncio.create_task(self._whole_question(question))
         run.whole = whole
         answers: dict[int, str] = {}
@@ -388,7 +393,7 @@ class AnswerPipeline:
 
     async def _run_step(self, step: PlanStep, answers: dict[int, str], run: Run) -> StepTrace:
         t0 = time.perf_counter()
-        bound = _UNBOUND.sub("", bind_query(step.query, answers)).strip()
+        bound = _bound(step.query, answers)
         linked = await asyncio.to_thread(self.linker.link, bound) if self.linker is not None else []
         ctx = StepContext(
             step=step,
@@ -506,6 +511,11 @@ class AnswerPipeline:
         st.hits = fuse_whole_question(full, graph_ev)
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
+
+
+def _bound(query: str, answers: dict[int, str]) -> str:
+    """A step's query with the earlier answers it names bound in (unanswered ones dropped)."""
+    return _UNBOUND.sub("", bind_query(query, answers)).strip()
 
 
 def _keep_leaders(

@@ -810,6 +810,27 @@ class LanceChunkStore:
                 self._query_cache.popitem(last=False)
         return vector
 
+    def embed_queries(self, texts: Sequence[str]) -> None:
+        """Embed the queries not cached yet in one batch and cache them (a question and the
+        steps that do not wait for another step's answer are known together: one forward
+        pass costs less than one per query). Embedders without ``embed_query_array`` embed
+        one by one."""
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
+        if not missing:
+            return
+        batch = getattr(self.embedder, "embed_query_array", None)
+        if batch is None or len(missing) == 1:
+            for text in missing:
+                self.embed_query(text)
+            return
+        rows = batch(missing)
+        with self._lock:
+            for text, row in zip(missing, rows, strict=True):
+                self._query_cache[text] = [float(x) for x in row]
+            while len(self._query_cache) > 2048:
+                self._query_cache.popitem(last=False)
+
     def query_dense_weight(self, query: str) -> float:
         """The dense share of relative-score fusion for ``query``: :attr:`dense_weight` times
         the share of the query's tokens the embedder knows

@@ -246,6 +246,22 @@ def test_embed_query_is_cached(store: LanceChunkStore) -> None:
     assert embedder.calls == before + 1
 
 
+def test_queries_known_together_are_embedded_in_one_call(store: LanceChunkStore) -> None:
+    embedder = store.embedder
+    assert isinstance(embedder, HashEmbeddings)
+    texts = ["who opened the tower", "how tall is it", "which river flows to the sea"]
+    before = embedder.calls
+    store.embed_queries([*texts, texts[0]])
+    assert embedder.calls == before + 1  # one batch, the repeat embedded once
+    for text in texts:
+        assert store.embed_query(text) == embedder.embed_documents([text])[0]
+    after = embedder.calls
+    store.embed_queries(texts)  # all cached: nothing to embed
+    for text in texts:
+        store.search(text, mode="dense")
+    assert embedder.calls == after
+
+
 def test_versions_and_rollback(store: LanceChunkStore) -> None:
     ingestor = ChunkIngestor(store, ChunkingSettings())
     ingestor.ingest_documents(
