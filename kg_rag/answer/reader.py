@@ -1334,6 +1334,24 @@ def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
     return {normalize_name(m["x"]) for text in texts for m in rx.finditer(text)}
 
 
+# English agent nouns are made from the verb or noun they do: drum → drummer, guitar →
+# guitarist, direct → director, write → writer, library → librarian is left out (a changed stem).
+_AGENT_SUFFIXES = ("er", "ers", "or", "ors", "ist", "ists", "ian", "ians")
+
+
+@functools.lru_cache(maxsize=16384)
+def _agent_forms(term: str) -> frozenset[str]:
+    """The agent nouns ``term`` (a stemmed word) makes: "drum" → "drummer", "drummers";
+    "write" → "writer"; "compos" → "composer". Empty for a word shorter than three letters."""
+    if len(term) < 3 or not term.isalpha():
+        return frozenset()
+    forms = {term + s for s in _AGENT_SUFFIXES}
+    forms |= {term + term[-1] + s for s in _AGENT_SUFFIXES}  # a doubled final consonant
+    if term.endswith("e"):
+        forms |= {term + s[1:] for s in _AGENT_SUFFIXES if s[0] == "e"}
+    return frozenset(forms)
+
+
 def _word_end(text: str, end: int) -> int:
     """``end`` moved to the end of the Latin word it falls in (CJK text is left as is)."""
     while end < len(text) and text[end].isascii() and text[end].isalpha():
@@ -1394,6 +1412,8 @@ def read_evidence(
     for m in _CAP_NAME.finditer(query):
         name_terms |= _term_set(m.group(0))
     relation_terms = terms - name_terms
+    # "plays drums" is said "drummer Ola Brenn": a relation word's agent noun shares it.
+    agent_forms = {t: _agent_forms(t) for t in relation_terms} if not _CJK.search(query) else {}
     linked_terms = {t for n in linked_names for t in _term_set(n)}
     life_event = (
         "birth"
@@ -1507,6 +1527,14 @@ def read_evidence(
                 shared_name = shared_name | linked_terms
             previous_about_subject = subject_in_sentence
             shared_rel = sent_terms & relation_terms
+            if agent_forms:
+                # Either way round: "drummer Ola" for "plays drums", "directed by Ola" for
+                # "the director of".
+                shared_rel |= {
+                    t
+                    for t, forms in agent_forms.items()
+                    if forms & sent_terms or any(t in _agent_forms(w) for w in sent_terms)
+                }
             if cjk_query:
                 # Chinese words are matched as characters: 就读 is in "就读于".
                 shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}

@@ -864,6 +864,60 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Veltland"],
         "Ama Quell",
     ),
+    # An agent noun is made from the verb or noun it does: "drummer" for "plays drums",
+    # "director" for "directed", "composer" for "composed", "guitarist" for "the guitar".
+    (
+        "Who plays drums in The Quill Lamps",
+        "PERSON",
+        [
+            "The Quill Lamps were formed by singer Ada Voss in 1990. Ada Voss wrote the songs, "
+            "and the bassist Orm Tell joined at once.",
+            "Ada Voss later hired drummer Ilse Varn.",
+        ],
+        ["Quill Lamps"],
+        "Ilse Varn",
+    ),
+    (
+        "Who directed Grey Tide",
+        "PERSON",
+        [
+            "Grey Tide is a 1950 film starring Ada Voss and Orm Bask. Ada Voss won a prize for it.",
+            "Its director, Lina Marr, cast Ada Voss after a stage play.",
+        ],
+        ["Grey Tide"],
+        "Lina Marr",
+    ),
+    (
+        "Who composed the music of Grey Tide",
+        "PERSON",
+        [
+            "Grey Tide is a 1950 film starring Ada Voss. Ada Voss sang two songs in it.",
+            "The composer Lina Marr wrote them for Ada Voss.",
+        ],
+        ["Grey Tide"],
+        "Lina Marr",
+    ),
+    (  # and the other way round: "directed by" for "the director of"
+        "director of Grey Tide",
+        "PERSON",
+        [
+            "Grey Tide is a 1950 film starring Ada Voss and Orm Bask, with songs by Ada Voss. "
+            "Ada Voss later married Orm Bask.",
+            "The film was directed by Lina Marr.",
+        ],
+        ["Grey Tide"],
+        "Lina Marr",
+    ),
+    (
+        "Who plays the guitar in Saltmoor",
+        "PERSON",
+        [
+            "Saltmoor is a trio led by Ada Voss, who sings. Ada Voss founded it in 2001 with "
+            "guitarist Orm Tell."
+        ],
+        ["Saltmoor"],
+        "Orm Tell",
+    ),
     # … but a bracket that names a kinsman says how he is related: he answers no other kin
     # noun ("(Grandson Of Orm Quorvan)" for the father).
     (
