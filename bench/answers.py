@@ -5,10 +5,9 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en``, ``gen2-zh``, ``gen3-en``, ``gen3-zh`` and ``gen4-en``, ``gen4-zh``
-  (``bench/data/generalization2``, ``…3`` and ``…4``, invented corpora written without reading
-  the engine): the files of ``corpus/<lang>/`` through the normal ingest
-  pipeline; ``--split dev|test|all`` (default test) picks the questions.
+  ``gen2-en`` … ``gen5-zh`` (``bench/data/generalization2`` to ``…5``, invented corpora
+  written without reading the engine): the files of ``corpus/<lang>/`` through the normal
+  ingest pipeline; ``--split dev|test|all`` (default test) picks the questions.
 
 Each question is asked once through ``KnowledgeEngine.ask`` (offline, router mode ``rules``;
 ``--llm`` uses the chat model configured by ``KG_RAG_LLM__*``). The prediction is
@@ -29,7 +28,7 @@ embeddings, stores, config). Answering code is not in the key: edit
 ingest.
 
 Run: ``nice .venv/bin/python bench/answers.py [--sets musique-dev 2wiki-dev gen-en gen-zh
-gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh]
+gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh gen5-en gen5-zh]
 [--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
 """
 
@@ -80,6 +79,8 @@ GEN_SETS = {
     "gen3-zh": ("zh", "generalization3"),
     "gen4-en": ("en", "generalization4"),
     "gen4-zh": ("zh", "generalization4"),
+    "gen5-en": ("en", "generalization5"),
+    "gen5-zh": ("zh", "generalization5"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 

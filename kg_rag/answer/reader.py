@@ -1454,16 +1454,22 @@ def read_evidence(
         and words[-1][:1].isupper()
         and len(words[-1]) > 2
     ]
-    ranked = list(evidence[:top])
     view = graph or GraphView()
-    mentions = view.chunk_entities([e.chunk_id for e in ranked])
     # A document titled with the subject's name is about it: its sentences say "It was
     # founded in 1911" without repeating the name.
     topic_docs = {
         d
-        for d, title in view.doc_titles([e.doc_id for e in ranked]).items()
+        for d, title in view.doc_titles([e.doc_id for e in evidence[:top]]).items()
         if names_topic(title, linked_norms)
     }
+    # The reader reads the top pieces, and further down the pieces of a document about the
+    # subject: all of it is about the subject, so a piece ranked lower for not naming it
+    # ("The company's head office is in …") may still say what is asked.
+    order = list(range(min(top, len(evidence)))) + [
+        i for i in range(top, min(2 * top, len(evidence))) if evidence[i].doc_id in topic_docs
+    ]
+    ranked = [evidence[i] for i in order]
+    mentions = view.chunk_entities([e.chunk_id for e in ranked])
     subject_kinds = {
         kind
         for le in linked
@@ -1925,7 +1931,7 @@ def read_evidence(
                 if subject_here:
                     cand.about.append(score)
                 if score >= max(cand.scores):
-                    cand.evidence_index = rank  # ranked is evidence[:top]
+                    cand.evidence_index = order[rank]  # an index into evidence
                     cand.sentence = (s_start, s_end)
                     if len(span) > len(cand.text) and normalize_name(span) == key:
                         cand.text = span
@@ -1969,7 +1975,7 @@ def read_evidence(
         _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])
     if best.kind == "DATE" and not YEAR_QUESTION.search(query):
         best = _precise_date(best, pool.values())
-    home = ranked[best.evidence_index]
+    home = evidence[best.evidence_index]
     full = _full_name(best.text, home.text)
     if full == best.text and best.kind not in ("PERSON", "DATE", "NUMBER"):
         # "played for Athletic": the document's other pieces may write the whole name

@@ -1101,6 +1101,31 @@ def test_a_piece_of_the_subjects_document_goes_on_about_it() -> None:
     assert best is not None and best.text == "1923"
 
 
+def test_the_subjects_document_is_read_beyond_the_top_pieces() -> None:
+    """Pieces ranked below the reader's top that belong to the document about the subject are
+    read too (all of it is about the subject); other documents' pieces down there are not.
+    The answer's evidence index points into the evidence as given."""
+    top = [
+        "Kestrel Optics makes lenses. Its first order came from the port of Brinmoor.",
+        *(f"Kestrel Optics had {n} staff in {1990 + n}." for n in range(2, 7)),
+    ]
+    below = [
+        "Osk Lenses, a rival maker, has its head office in Dunmere.",
+        "The company's head office is in Quennholt, near the harbour.",
+    ]
+    evidence = _ev(*top, *below)
+    for e in evidence[:6]:
+        e.doc_id = "kestrel"
+    evidence[7].doc_id = "kestrel"
+    graph = _Graph({}, {"kestrel": "Kestrel Optics", "d6": "Osk Lenses"})
+    query = "Where is the head office of Kestrel Optics"
+    best, _ = read_evidence(query, "LOCATION", evidence, _linked("Kestrel Optics"), graph)
+    assert best is not None and best.text == "Quennholt" and best.evidence_index == 7
+    evidence[7].doc_id = "elsewhere"  # not the subject's document: not read
+    best, _ = read_evidence(query, "LOCATION", evidence, _linked("Kestrel Optics"), graph)
+    assert best is None or best.text != "Quennholt"
+
+
 def test_an_earlier_answer_is_the_subject_even_when_no_entity_is_linked() -> None:
     """The bridge answer bound into a step plays the subject's part in the reader's
     constructions though the linker found no entity of that name."""
