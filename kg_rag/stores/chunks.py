@@ -678,13 +678,20 @@ class LanceChunkStore:
         fetched: list[Chunk] = []
         for start in range(0, len(missing), 500):
             fetched += self._select(sql_in("chunk_id", missing[start : start + 500]))
+        found.update((c.chunk_id, c) for c in fetched)
+        self._remember_chunks(fetched)
+        return [found[i] for i in wanted if i in found]
+
+    def _remember_chunks(self, chunks: Sequence[Chunk]) -> None:
+        """Keep chunks just read (fetched by id, or returned by a search) in the read cache: a
+        question's graph evidence and small-to-big parents are mostly chunks its searches
+        have already returned, and each id lookup is a query of its own."""
         with self._lock:
-            for c in fetched:
-                found[c.chunk_id] = c
+            for c in chunks:
                 self._chunk_cache[c.chunk_id] = c
+                self._chunk_cache.move_to_end(c.chunk_id)
             while len(self._chunk_cache) > _CHUNK_CACHE:
                 self._chunk_cache.popitem(last=False)
-        return [found[i] for i in wanted if i in found]
 
     def sentence_similarity(
         self, query: str, doc_ids: Sequence[str]
@@ -944,6 +951,7 @@ class LanceChunkStore:
             )
             for cid in ordered
         ]
+        self._remember_chunks([h.chunk for h in hits])
         if expand_parent:
             parents = {
                 c.chunk_id: c
