@@ -53,7 +53,7 @@ from extraction.lexicon import (
     CHINESE_TITLE_WORDS,
 )
 
-__all__ = ["RelationCue", "find_chinese_spans", "glued_after_name", "relation_cue"]
+__all__ = ["RelationCue", "find_chinese_spans", "glued_after_name", "pos_tags", "relation_cue"]
 
 _FLAG_TYPES = {
     "nr": "PERSON",
@@ -150,12 +150,32 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
+def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's (word, part-of-speech flag) pairs for ``text``, in order.
+
+    Tagging runs an HMM over every unknown word and is the costliest step of reading Chinese;
+    a sentence is tagged by the extractor and by the answer reader, and again for every step
+    whose evidence holds it, so short texts (sentences) are memoised."""
+    if len(text) <= _POS_MEMO_CHARS:
+        return _pos_tags_memo(text)
+    return _pos_tags(text)
+
+
+_POS_MEMO_CHARS = 400
+
+
+def _pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((str(pair.word), str(pair.flag)) for pair in _posseg().cut(text))
+
+
+_pos_tags_memo = lru_cache(maxsize=8192)(_pos_tags)
+
+
 def _tagged(text: str) -> list[_Token]:
     """Every jieba token with its start offset."""
     out: list[_Token] = []
     pos = 0
-    for pair in _posseg().cut(text):
-        word, flag = str(pair.word), str(pair.flag)
+    for word, flag in pos_tags(text):
         found = text.find(word, pos)
         if found < 0:
             continue

@@ -439,11 +439,9 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
 
     Memoised: a sentence is read by every step whose evidence holds it and again by the
     synthesizer's checks, and part-of-speech tagging is the costliest part of reading it."""
-    import jieba.posseg as pseg
+    from extraction.chinese import find_chinese_spans, pos_tags
 
-    from extraction.chinese import find_chinese_spans
-
-    words = [(p.word, p.flag) for p in pseg.cut(sentence)]
+    words = list(pos_tags(sentence))
     out: list[tuple[int, int, str]] = []
     for m in re.finditer(r"《([^《》]{1,30})》", sentence):
         out.append((m.start(1), m.end(1), "TITLE"))  # a work: a book, film, album …
