@@ -379,24 +379,45 @@ def lexicographic_shortest_paths(
         return []
     if source == target:
         return [GraphPath(nodes=[source], relations=[])]
-    # Distances to the target, so the forward walk only steps on shortest-path edges.
-    to_target = {target: 0}
-    frontier = [target]
-    depth = 0
-    while frontier and source not in to_target and depth < max_hops:
-        depth += 1
+    # Breadth-first from both ends, always widening the smaller frontier, until the two balls
+    # meet: the third level around a hub can hold most of the graph, and meeting in the middle
+    # never builds it.
+    dist = ({source: 0}, {target: 0})
+    frontiers: tuple[list[str], list[str]] = ([source], [target])
+    depths = [0, 0]
+    length: int | None = None
+    while length is None and depths[0] + depths[1] < max_hops:
+        if not frontiers[0] or not frontiers[1]:
+            break
+        side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+        seen, other = dist[side], dist[1 - side]
+        depths[side] += 1
         fresh: set[str] = set()
-        for node in frontier:
-            for other in neighbours(node):
-                if other not in to_target:
-                    fresh.add(other)
+        for node in frontiers[side]:
+            for nxt in neighbours(node):
+                if nxt not in seen:
+                    fresh.add(nxt)
         for node in fresh:
-            to_target[node] = depth
-        frontier = sorted(fresh)
-    if source not in to_target:
+            seen[node] = depths[side]
+        met = [depths[side] + other[node] for node in fresh if node in other]
+        if met:
+            length = min(met)
+        frontiers = (sorted(fresh), frontiers[1]) if side == 0 else (frontiers[0], sorted(fresh))
+    if length is None:
         return []
+    from_source, to_target = dist
+    reach = depths[1]  # to_target is exact up to this distance
 
     results: list[GraphPath] = []
+
+    def on_shortest(nxt: str, at: int) -> bool:
+        """Whether ``nxt``, ``at`` hops from the source, can lie on a shortest path: exactly
+        ``length - at`` hops from the target where that ball reaches, else exactly ``at`` hops
+        from the source (a node beyond the target's ball that leads nowhere dead-ends below)."""
+        left = length - at
+        if left <= reach:
+            return to_target.get(nxt) == left
+        return from_source.get(nxt) == at
 
     def walk(path: list[str]) -> bool:
         node = path[-1]
@@ -407,9 +428,10 @@ def lexicographic_shortest_paths(
                 if len(results) >= limit:
                     return True
             return False
-        want = to_target[node] - 1
+        if len(path) - 1 >= length:
+            return False
         for nxt in sorted(set(neighbours(node))):
-            if to_target.get(nxt) == want and walk([*path, nxt]):
+            if on_shortest(nxt, len(path)) and walk([*path, nxt]):
                 return True
         return False
 
