@@ -402,7 +402,61 @@ def _en_threshold(q: str, question: str) -> Plan | None:
         order = "lt" if _LESS.match(m["rel"].lower()) else "gt"
         query = f"When {m['aux'].lower()} {m['subj']} {m['verb']}"
         return _threshold_plan(question, m["subj"], query, "DATE", order, m["when"])
+    m = _EN_EVENT_ORDER.match(q)
+    if m is not None and (m["aux"].lower() in ("did", "does", "do") or is_participle(m["verb"])):
+        aux, subj, verb, rel, when = m["aux"].lower(), m["subj"], m["verb"], m["rel"], m["when"]
+        if DATE_RX.fullmatch(when.strip()):
+            order = "lt" if _LESS.match(rel.lower()) else "gt"
+            return _threshold_plan(question, subj, f"When {aux} {subj} {verb}", "DATE", order, when)
+        return _en_event_order(question, aux, subj, verb, rel, when)
     return None
+
+
+# "Was A founded before B?", "Did A open after B was founded?", "Did A die before 1950?": an
+# auxiliary, a subject, a lower-case verb, and the event or date it is ordered against.
+_EN_EVENT_ORDER = re.compile(
+    r"^(?P<aux>(?i:is|was|are|were|did|does|do))\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+"
+    r"(?P<rel>(?i:before|after|earlier\s+than|later\s+than|prior\s+to))\s+(?P<when>.+?)\s*$"
+)
+
+
+# The other side of "before"/"after" as a clause of its own: "… before the band was formed",
+# "… after Ada Moe died".
+_EN_PASSIVE_CLAUSE = re.compile(
+    r"^(?P<np>.+?)\s+(?P<be>was|were|is|are)\s+(?P<verb>[a-z]+)$", re.IGNORECASE
+)
+_EN_PAST_CLAUSE = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+)$")
+
+
+def _en_event_order(
+    question: str, aux: str, subj: str, verb: str, rel: str, other: str
+) -> Plan | None:
+    """ "Was A founded before B?", "Did A open before B was founded?", "Did A die after B?":
+    two events ordered in time, decided by their two dates (yes when A's comes first for
+    "before", last for "after"). B alone takes A's verb; a clause of its own keeps its verb."""
+    other = _clean(other)
+    clause = _EN_PASSIVE_CLAUSE.match(other)
+    past = _EN_PAST_CLAUSE.match(other)
+    if clause is not None and clause["verb"].islower() and is_participle(clause["verb"]):
+        option = _strip_option(clause["np"])
+        other_query = f"When {clause['be'].lower()} {clause['np']} {clause['verb']}"
+    elif (
+        past is not None
+        and (past["verb"] in IRREGULAR_PAST or past["verb"].endswith("ed"))
+        and past["np"][:1].isupper()
+    ):
+        option = _strip_option(past["np"])
+        other_query = f"When {past['np']} {past['verb']}"
+    elif re.search(r"\b(?:was|were|is|are|did|does|do|has|had)\b", other) or not re.search(
+        r"[A-Z0-9#]", other
+    ):
+        return None  # a clause this does not read, or no name at all
+    else:
+        option = _strip_option(other)
+        other_query = f"When {aux} {other} {verb}"
+    order = "lt" if _LESS.match(rel.lower()) else "gt"
+    queries = [f"When {aux} {subj} {verb}", other_query]
+    return _order_plan(question, [_strip_option(subj), option], queries, "DATE", order, verb)
 
 
 # "Was X directed by someone born in P?": the someone is a bridge ("Who directed X"), and the
@@ -1080,6 +1134,9 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
+    ordered = _zh_order(question, re.sub(r"[吗么]$", "", q))
+    if ordered is not None:
+        return ordered
     m = _ZH_THRESHOLD.match(re.sub(r"[吗么]$", "", q))
     if m is not None:
         order = "lt" if m["rel"] in _ZH_LESS else "gt"
@@ -1152,6 +1209,97 @@ def _zh_shared_noun(tail: str) -> str:
             word,
         )
     return "".join(nouns) or tail[:4]
+
+
+# Two events or two quantities ordered: "A的创立是否早于B的成立", "A是否晚于B成立",
+# "A比B成立得早吗", "按1950年的面积计，A比B大吗" (按…计 names what is measured).
+_ZH_ORDER = re.compile(
+    r"^(?P<a>[^，,]+?)(?:是否|是不是)?(?P<rel>早于|晚于|先于|迟于)(?P<b>[^，,]+)$"
+)
+_ZH_BI = re.compile(
+    r"^(?:按(?:照)?(?P<by>[^，,]+?)(?:计算?|来算|来看)[，,])?(?P<a>[^，,]+?)(?:是否|是不是)?比"
+    r"(?P<b>[^，,]+?)得?(?:更|还|要)?(?P<cmp>年长|年轻|早|晚|大|小|多|少|长|短|高|低)"
+    r"(?P<after>[^，,]{0,3})$"
+)
+_ZH_EARLIER = frozenset(["早于", "先于", "早", "年长"])
+_ZH_EVENT_WORDS = frozenset(["去世", "逝世", "开业", "诞生", "开馆", "通车"])
+
+
+def _zh_event(side: str) -> tuple[str, str]:
+    """ "甲窑的创立" → ("甲窑", "创立"), "某厂成立" → ("某厂", "成立"), a bare name → (name, "")."""
+    words = _zh_words(side)
+    if len(words) >= 2:
+        word, flag = words[-1]
+        if len(word) >= 2 and (flag.startswith("v") or word in _ZH_EVENT_WORDS):
+            owner = side[: len(side) - len(word)]
+            owner = owner[:-1] if owner.endswith(("的", "得")) else owner
+            if owner:
+                return owner, word
+    return side, ""
+
+
+def _zh_order(question: str, q: str) -> Plan | None:
+    """Yes/no questions that order two events in time or two quantities: one value step per
+    side, and the first side's value against the second's (a date on the right is a
+    threshold)."""
+    m = _ZH_ORDER.match(q)
+    if m is not None:
+        (a, va), (b, vb) = _zh_event(m["a"]), _zh_event(m["b"])
+        order = "lt" if m["rel"] in _ZH_EARLIER else "gt"
+        verb = va or vb
+        if DATE_RX.fullmatch(b):
+            if not verb:
+                return None
+            return _threshold_plan(question, a, f"{a}{verb}于哪一年", "DATE", order, b)
+        if not verb:
+            return None
+        sides = [(a, va or verb), (b, vb or verb)]
+        queries = [f"{x}{v}于哪一年" for x, v in sides]
+        return _order_plan(question, [a, b], queries, "DATE", order, verb)
+    m = _ZH_BI.match(q)
+    if m is None:
+        return None
+    cmp, after = m["cmp"], _clean(m["after"])
+    (a, va), (b, vb) = _zh_event(m["a"]), _zh_event(m["b"])
+    verb = va or vb or after
+    if cmp in ("年长", "年轻") or (cmp in ("早", "晚") and verb):
+        verb = "出生" if cmp in ("年长", "年轻") else verb
+        order = "lt" if cmp in _ZH_EARLIER else "gt"
+        queries = [f"{x}{verb}于哪一年" for x in (a, b)]
+        return _order_plan(question, [a, b], queries, "DATE", order, verb)
+    if cmp in ("早", "晚") or va or vb:
+        return None
+    order = "lt" if cmp in ("小", "少", "短", "低") else "gt"
+    owned = m["a"].rpartition("的")
+    if m["by"]:
+        # "按1950年的面积计，A比B大吗": the measure is said once for both.
+        queries = [f"{x}{m['by']}是多少" for x in (a, b)]
+        attr = m["by"]
+    elif owned[1] and owned[2] and "的" not in m["b"]:
+        # "A的人口比B多吗": the attribute is written once, after the first option.
+        a, attr = owned[0], owned[2]
+        queries = [f"{x}的{attr}是多少" for x in (a, b)]
+    else:
+        return None
+    return _order_plan(question, [a, b], queries, "NUMBER", order, attr)
+
+
+def _order_plan(
+    question: str,
+    options: list[str],
+    queries: list[str],
+    kind: AnswerType,
+    order: Any,
+    attribute: str,
+) -> Plan:
+    """Value steps for two options, and a yes/no decision of the first value against the
+    second (``order`` "lt": yes when the first is smaller or earlier)."""
+    plan = _value_plan(question, options, queries, kind, order, "order-yesno", attribute, False)
+    steps = [
+        s.model_copy(update={"answer_type": "YESNO"}) if s.kind == "compare" else s
+        for s in plan.steps
+    ]
+    return plan.model_copy(update={"steps": steps, "answer_type": "YESNO"})
 
 
 # "X的长度是不是超过了500公里": one value step and a threshold.

@@ -522,6 +522,86 @@ def test_threshold_questions_decide_from_the_value(
 
 
 @pytest.mark.parametrize(
+    ("question", "queries", "values", "expected"),
+    [
+        (
+            "Was Quorvane Mills founded before the Teskel Foundry?",
+            ["When was Quorvane Mills founded", "When was the Teskel Foundry founded"],
+            ("1871", "1902"),
+            "yes",
+        ),
+        (
+            "Did the Ossary Quartet disband after Brindlecombe Hall was built?",
+            ["When did the Ossary Quartet disband", "When was Brindlecombe Hall built"],
+            ("1930", "1911"),
+            "yes",
+        ),
+        (
+            "Did Pelleth Ulvane die before Dorrel Yselle?",
+            ["When did Pelleth Ulvane die", "When did Dorrel Yselle die"],
+            ("4 May 1960", "1941"),
+            "no",
+        ),
+        (
+            "Was the Kestrow bridge built earlier than Quorvane Mills?",
+            ["When was the Kestrow bridge built", "When was Quorvane Mills built"],
+            ("1820", "1790"),
+            "no",
+        ),
+        (
+            "萱湾书院的建成是否晚于栾岭工厂的落成？",
+            ["萱湾书院建成于哪一年", "栾岭工厂落成于哪一年"],
+            ("1888年", "1905年"),
+            "no",
+        ),
+        (
+            "苇汀码头是否晚于蓼川中学建成？",
+            ["苇汀码头建成于哪一年", "蓼川中学建成于哪一年"],
+            ("1901年", "1923年"),
+            "no",
+        ),
+        (
+            "墨棠比宓秋年长吗？",
+            ["墨棠出生于哪一年", "宓秋出生于哪一年"],
+            ("1869年", "1872年"),
+            "yes",
+        ),
+        (
+            "按2001年的户数计，芦沙镇比蓼川市多吗？",
+            ["芦沙镇2001年的户数是多少", "蓼川市2001年的户数是多少"],
+            ("3.1万户", "41万户"),
+            "no",
+        ),
+        (
+            "萱湾市的面积比栾岭县小吗？",
+            ["萱湾市的面积是多少", "栾岭县的面积是多少"],
+            ("120平方公里", "860平方公里"),
+            "yes",
+        ),
+    ],
+)
+def test_two_events_or_quantities_are_ordered_by_their_values(
+    question: str, queries: list[str], values: tuple[str, str], expected: str
+) -> None:
+    """ "Was A founded before B?", "A的创立是否早于B的成立", "A比B大吗": a value step per side
+    (B alone takes A's verb), and yes/no from the first value against the second."""
+    from kg_rag.answer.synthesizer import decide_comparison
+    from kg_rag.answer.trace import StepTrace
+
+    plan = PLANNER.plan(question)
+    assert plan.answer_type == "YESNO"
+    assert [s.query for s in plan.steps[:2]] == queries
+    assert plan.comparison is not None and plan.comparison.value_steps == [1, 2]
+    decision = RouteDecision(route="chunks", granularity="sentence", top_k=5, reason="test")
+    steps = [
+        StepTrace(index=i + 1, query=q, bound_query=q, decision=decision, answer=v)
+        for i, (q, v) in enumerate(zip(queries, values, strict=True))
+    ]
+    decided = decide_comparison(plan, steps)
+    assert decided is not None and decided[0] == expected
+
+
+@pytest.mark.parametrize(
     ("question", "queries"),
     [
         (  # a comma closes the relative clause of a parenthetical
