@@ -29,6 +29,7 @@ from extraction.language import (
     HAN,
     STRANDED_PARTICLES,
     is_participle,
+    split_sentences,
 )
 from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
@@ -80,7 +81,14 @@ class RulePlanner:
         strategies = (
             (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
-            else (_en_compare, _en_yes_no, _en_kinship, _en_conjunction, _en_bridge)
+            else (
+                _en_referent,
+                _en_compare,
+                _en_yes_no,
+                _en_kinship,
+                _en_conjunction,
+                _en_bridge,
+            )
         )
         for strategy in strategies:
             plan = strategy(q, question)
@@ -503,6 +511,99 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
     return Plan(question=question, steps=steps, strategy="conjunction", answer_type=t2)
 
 
+# A statement, then a question that refers back to the new thing it introduced: "Ada's
+# teacher married a painter. Where was he born?", "X had a daughter named after her. Which
+# school did that daughter found?". The indefinite noun phrase is the new referent.
+_EN_INDEFINITE = re.compile(
+    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
+    r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
+)
+_EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\b", re.IGNORECASE)
+
+
+_REFERENT = "\x00"
+
+
+def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
+    """ "S V a N. Which … did he …?": (the referent "the N that S V …" — after "had": "the N
+    of S" —, its noun N, the question with :data:`_REFERENT` where it refers back to it by a
+    pronoun or "that/this/the N")."""
+    spans = split_sentences(q)
+    if len(spans) != 2:
+        return None
+    first = q[spans[0][0] : spans[0][1]].strip().rstrip(".")
+    second = _clean(q[spans[1][0] : spans[1][1]])
+    if is_yes_no(first) or re.match(r"(?i)(?:who|what|which|where|when|how)\b", first):
+        return None  # two questions, not a statement and a question
+    m = _EN_INDEFINITE.match(first)
+    have = m is not None and m["verb"] in ("had", "has", "have")
+    if m is None or (m["verb"] in _FUNCTION and not have) or m["noun"] in _FUNCTION:
+        return None
+    subj, verb, noun = m["subj"], m["verb"], f"{m['mods']}{m['noun']}"
+    if not re.search(r"[A-Z0-9]", subj[1:]):
+        return None
+    lead = f"the{subj[3:]}" if subj.startswith("The ") else subj
+    phrase = f"the {noun} of {lead}" if have else f"the {noun} that {lead} {verb}{m['rest']}"
+    back = re.search(rf"\b(?:that|this|the)\s+{re.escape(m['noun'])}\b", second, re.IGNORECASE)
+    if back is not None:
+        return phrase, noun, f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
+    pronoun = _EN_BACK_PRONOUN.search(second)
+    if pronoun is None:
+        return None
+    word = pronoun.group(0).lower()
+    nouns: list[re.Match[str]] = []
+    for w in _WORD_AT.finditer(second, pronoun.end()):
+        if len(nouns) == 3 or not re.fullmatch(r"[a-z][\w\-]*", w.group(0)):
+            break
+        if w.group(0) in _FUNCTION:
+            break
+        nouns.append(w)
+    if word in ("his", "its", "their") or (word == "her" and nouns):
+        if not nouns:
+            return None
+        # "its headquarters" → "the headquarters of <referent>"
+        owned = " ".join(w.group(0) for w in nouns)
+        after = second[nouns[-1].end() :]
+        return phrase, noun, f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
+    return phrase, noun, f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
+
+
+def _en_referent(q: str, question: str) -> Plan | None:
+    """A statement that introduces something, then a question about it: the referent's steps
+    first (its own bridges, then the phrase), then the question with ``#n`` for it."""
+    found = _en_two_sentences(q)
+    if found is None:
+        return None
+    phrase, noun, second = found
+    steps: list[PlanStep] = []
+    rest = _clean(re.sub(r"^the\s+", "", _decompose(phrase, steps)))
+    if not re.fullmatch(r"#\d+", rest):
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=rest,
+                needs=f"the {noun}",
+                depends_on=_deps(rest),
+                kind="bridge",
+                answer_type=head_noun_type(noun),
+            )
+        )
+    asked = second.replace(_REFERENT, f"#{len(steps)}")
+    final = _decompose(asked, steps)
+    kind = answer_type(asked)
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=_clean(final),
+            needs="the final answer",
+            depends_on=_deps(final),
+            kind="lookup",
+            answer_type=kind,
+        )
+    )
+    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+
+
 def _en_bridge(q: str, question: str) -> Plan | None:
     steps: list[PlanStep] = []
     final = _decompose(q, steps)
@@ -510,11 +611,19 @@ def _en_bridge(q: str, question: str) -> Plan | None:
         return None
     kind = answer_type(q)
     if re.fullmatch(
-        rf"(?:what|who)\s+(?:is|was|are|were)\s+(?:the\s+name\s+of\s+)?#{len(steps)}", final, re.I
+        rf"(?:(?:what|who)\s+(?:is|was|are|were)|name|identify|give|state|list|find)\s+"
+        rf"(?:the\s+name\s+of\s+)?#{len(steps)}\.?",
+        final,
+        re.I,
     ):
-        # "What is X's date of birth?", "What is the name of the southern tip of X?": the
-        # last phrase is what is asked, not a bridge to a further question about it.
+        # "What is X's date of birth?", "What is the name of the southern tip of X?", "Name
+        # the painter who …": the last phrase is what is asked, not a bridge to a further
+        # question about it.
         last = steps.pop()
+        if not steps and not re.match(r"(?i)(?:what|who)\b", final):
+            # "Name the painter who …": the phrase itself is the one step.
+            step = last.model_copy(update={"kind": "lookup", "needs": "the final answer"})
+            return Plan(question=question, steps=[step], strategy="single", answer_type=kind)
         if not steps:
             return None
         final = last.query
@@ -541,8 +650,10 @@ _NAME = (
     r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
 _OF_NAME = re.compile(
-    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?:the\s+)?"
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<the>the\s+)?"
     rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
+    # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
+    rf"(?P<tail>\s+[a-z][\w\-]*)?"
 )
 _POSS = re.compile(
     rf"(?<!#)(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
@@ -630,9 +741,12 @@ _ORDINAL_LIKE = (
     r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|next|only|same|"
     r"former|latter|original|final"
 )
+_PREP = r"(?:of|in|on|at|by|for|to|from|with|and|or|as)"
 _CONTACT = re.compile(
-    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+"
-    rf"(?P<rest>[a-z][^,?]*)$"
+    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)"
+    # one noun or a compound of two ("the record label Ada Moe signed with")
+    rf"(?P<noun>(?:(?!{_PREP}\b)[a-z][\w\-]*\s+(?!{_PREP}\b))?"
+    rf"[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<rest>[a-z][^,?]*)$"
 )
 # A be-auxiliary right before a noun phrase makes it the subject of a question whose main verb
 # follows it: "When was the band Queen formed?", "Was the film released in 1990?".
@@ -824,6 +938,10 @@ def _main_participle(text: str) -> int | None:
     """Where the passive main verb closing a be-question starts, when there is one."""
     if not _BE_QUESTION.match(text):
         return None
+    if re.match(r"(?i)who\s+(?:is|was|are|were)\s", text) and _REL_WORD.search(text):
+        # "Who is the director of the film that Ada produced": asking who someone is, the
+        # closing participle is the relative clause's verb, not a passive main verb.
+        return None
     last = _LAST_WORD.search(text)
     if last is None or not is_participle(last["word"]):
         return None
@@ -897,6 +1015,14 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     m = _POSS.search(text)
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
+        owned = m["noun"].split()
+        if (
+            not text[m.end() :].strip(" ?.")
+            and not any(w in _FUNCTION or is_participle(w) for w in owned)
+            and len(owned) > len(phrase.split())
+        ):
+            # "X's timber subsidiary" closing the question: the compound ends at its last noun.
+            phrase = m["noun"]
         end = m.start("noun") + len(phrase)
         compound = _OF_COMPOUND.match(text, end)
         if compound is not None:  # "X's city of birth", "X's country of origin"
@@ -909,7 +1035,20 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         # Y?"), unless a real question precedes it around an earlier answer.
         if m2["noun"].split()[-1] in _PARTITIVE or m2["noun"] in _APPOSITIVE_CLASS:
             continue  # "the east of X" locates; "the village of X" is X itself
-        closes = m2.end() >= len(text.rstrip(" ?"))
+        tail = (m2["tail"] or "").strip()
+        after = text[m2.end() :].split()
+        joined = bool(
+            tail
+            and m2["the"]
+            and m2["name"][:1] != "#"
+            and tail not in _FUNCTION
+            and not _finite_verb(tail)
+            and not is_participle(tail)
+            # the noun phrase ends there: a verb, a participle or the end follows
+            and (not after or after[0] in AUXILIARIES or is_participle(after[0]))
+        )
+        end = m2.end() if joined else m2.end("name")
+        closes = end >= len(text.rstrip(" ?"))
         if closes and re.search(r"\bof\s*$", text[: m2.start()]):
             closes = False  # "the hometown of the director of F": the inner "of" is a bridge
         if closes and m2["name"].startswith("#") and len(text[: m2.start()].split()) >= 3:
@@ -922,7 +1061,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             closes = False
         if m2.start() > 0 and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
-            return m2.start(), m2.end(), f"{noun} of {name}", noun, ""
+            if joined:
+                name = f"the {name} {tail}"  # "the Tollby violin": the name modifies the noun
+            return m2.start(), end, f"{noun} of {name}", noun, ""
     return None
 
 

@@ -522,6 +522,83 @@ def test_threshold_questions_decide_from_the_value(
 
 
 @pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "The youngest sister of Orvella Dane hired a sculptor. Where did he train?",
+            [
+                "youngest sister of Orvella Dane",
+                "sculptor that #1 hired",
+                "Where did #2 train",
+            ],
+        ),
+        (
+            "The architect of the Halverd chapel had a nephew. Which guild did that nephew join?",
+            ["architect of the Halverd chapel", "nephew of #1", "Which guild did #2 join"],
+        ),
+        (
+            "Tavish Orne wrote a novel. When was it published?",
+            ["novel that Tavish Orne wrote", "When was #1 published"],
+        ),
+        (
+            "Mirela Stanwyck founded a company. Where is its headquarters?",
+            ["company that Mirela Stanwyck founded", "Where is the headquarters of #1"],
+        ),
+        (
+            "Pimbrel Sorrowin's teacher married a painter. Where was she born?",
+            ["teacher of Pimbrel Sorrowin", "painter that #1 married", "Where was #2 born"],
+        ),
+    ],
+)
+def test_a_statement_introduces_what_the_question_refers_back_to(
+    question: str, queries: list[str]
+) -> None:
+    """ "S V a N. Which … did he …?": the indefinite noun of the statement is the referent of
+    the question's pronoun or "that N"; it is found first, then the question about it."""
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    assert all(s.depends_on == [s.index - 1] for s in plan.steps[1:])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # An imperative asks for what its object phrase describes: the phrase is the last step.
+        (
+            "Name the shipowner who funded the Lanthorn Cup.",
+            ["shipowner who funded the Lanthorn Cup."],
+        ),
+        (
+            "Identify the river that flows through the capital of Iskarn.",
+            ["capital of Iskarn.", "river that flows through #1"],
+        ),
+        # "Who is the N of the M that S V": the closing verb is the relative clause's.
+        (
+            "Who is the director of the film that Tavish Orne produced?",
+            ["film that Tavish Orne produced", "Who is the director of #1"],
+        ),
+        # "the Halverd organ": a name before a common noun modifies it; the noun is the head.
+        (
+            "When was the builder of the Halverd organ born?",
+            ["builder of the Halverd organ", "When was #1 born"],
+        ),
+        # A contact relative on a compound noun: "the shipping line X sailed with".
+        (
+            "Who founded the shipping line Tavish Orne sailed with?",
+            ["shipping line that Tavish Orne sailed with", "Who founded #1"],
+        ),
+        # A possessed compound closing the question ends at its last noun.
+        (
+            "Who bought Tavish Orne's timber subsidiary?",
+            ["timber subsidiary of Tavish Orne", "Who bought #1"],
+        ),
+    ],
+)
+def test_imperatives_and_noun_phrases_around_names(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
     ("question", "queries", "values", "expected"),
     [
         (
