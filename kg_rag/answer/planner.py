@@ -188,11 +188,18 @@ def _verify_after(question: str, steps: list[PlanStep], claim: str) -> Plan:
     )
 
 
+# Lower-case particles that open a name ("de Vries & Co"): they stay with it.
+_NAME_PARTICLES = r"(?:de|del|della|van|von|du|da|di|der|den|ten|ter)"
+
+
 def _strip_option(option: str) -> str:
     """ "the physicist Ada Berg" → "Ada Berg": descriptors before a name go."""
     option = option.strip()
     stripped = re.sub(
-        r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)[a-z][\w\-]*\s+){0,3}(?=[A-Z0-9\"'“])", "", option
+        r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)(?!" + _NAME_PARTICLES + r"\s+[A-Z])[a-z][\w\-]*\s+){0,3}"
+        r"(?=[A-Z0-9\"'“]|" + _NAME_PARTICLES + r"\s+[A-Z])",
+        "",
+        option,
     )
     return _clean(stripped or option)
 

@@ -58,6 +58,21 @@ _NUMBER = re.compile(
     r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b"
     r"|(?<![A-Za-z0-9.])\d+(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
 )
+# A lower-case particle that opens a name ("de Vries & Co", "van Loon Brothers"): no English
+# word, so before a capitalised name it is part of it, unless a capitalised word before it
+# already opened the name ("Ada van Loon").
+_NAME_PARTICLE = re.compile(r"\b(?:de|del|della|van|von|du|da|di|der|den|ten|ter)\s+$")
+
+
+def _particle_start(sentence: str, a: int) -> int:
+    """Where the name at ``a`` starts when a name particle opens it (else ``a``)."""
+    m = _NAME_PARTICLE.search(sentence, max(0, a - 6), a)
+    if m is None or not sentence[a : a + 1].isupper():
+        return a
+    before = sentence[: m.start()].split()
+    return a if before and before[-1][:1].isupper() else m.start()
+
+
 # Patterns built from names and terms, compiled once each (re's own cache holds only 512).
 _rx = functools.lru_cache(maxsize=8192)(re.compile)
 
@@ -1323,12 +1338,13 @@ _APPOSITIVE_RELATIVE = re.compile(
 
 
 def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
-    """Normalized names that ``texts`` define as a ``noun`` with a copula and an article:
-    "The Tin Wicks are an indie rock band", "Harwick was a small port town" (up to four
-    modifiers between the article and the noun)."""
+    """Normalized names that ``texts`` define as a ``noun`` with a copula and an article, or
+    with an appositive after a comma: "The Tin Wicks are an indie rock band", "Harwick was a
+    small port town", "endowed by Orm Vell, a salt merchant" (up to four modifiers between the
+    article and the noun)."""
     rx = _rx(
-        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)\s+"
-        rf"(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)\s+(?:[\w-]+\s+){{0,4}}?"
+        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)"
+        r"(?:\s+(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)|,\s+an?)\s+(?:[\w-]+\s+){0,4}?"
         rf"{re.escape(noun)}(?:s|es)?\b"
     )
     return {normalize_name(m["x"]) for text in texts for m in rx.finditer(text)}
@@ -1667,6 +1683,8 @@ def read_evidence(
                     and hon.end() < b
                 ):
                     a = hon.end()  # "Hon. Ama Quell": the person is Ama Quell
+                if not cjk_query:
+                    a = _particle_start(sentence, a)  # "joined de Vries & Co"
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山
                 if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":

@@ -16,6 +16,7 @@ from kg_rag.answer.reader import (
     OfflineStepReader,
     _attributive,
     _by_surname,
+    _defined_as,
     _en_relative,
     _full_name,
     _gloss_of,
@@ -439,6 +440,35 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ],
         ["Brenna Mills"],
         "Oskar Lind",
+    ),
+    # A lower-case particle opens a name ("de", "van"): it stays with the name it opens.
+    (
+        "Which foundry did Orvella Dane cast bells for",
+        "ORGANIZATION",
+        [
+            "From 1902 Orvella Dane cast bells for de Ruyter Foundry in the river quarter of Kestrow."
+        ],
+        ["Orvella Dane"],
+        "de Ruyter Foundry",
+    ),
+    (
+        "Which company bought Sallow Brook Dairy",
+        "ORGANIZATION",
+        ["In 1931 Sallow Brook Dairy was bought by van Hennet Foods, a grocer's chain."],
+        ["Sallow Brook Dairy"],
+        "van Hennet Foods",
+    ),
+    # An appositive after a name says what it is: "Corvell Iskarn, a shipowner".
+    (
+        "Who is the shipowner who funded the Lanthorn Cup",
+        "PERSON",
+        [
+            "Corvell Iskarn, a shipowner from Kestrow, funded the Lanthorn Cup in 1911 for "
+            "rowing crews of the estuary.",
+            "| Year | Award | Winner |\n|---|---|---|\n| 1911 | Lanthorn Cup | Mirela Stanwyck |",
+        ],
+        ["Lanthorn Cup"],
+        "Corvell Iskarn",
     ),
 ]
 
@@ -1345,3 +1375,21 @@ def test_the_agent_of_an_agent_noun_fills_the_verbs_slot() -> None:
         _linked("Tamsk Nights"),
     )
     assert best is not None and best.text == "Orrin Vale"
+
+
+@pytest.mark.parametrize(
+    ("noun", "text", "name"),
+    [
+        ("band", "The Tin Wicks are an indie rock band formed in 2004.", "tin wicks"),
+        (
+            "shipowner",
+            "It was funded by Corvell Iskarn, a rich shipowner, in 1911.",
+            "corvell iskarn",
+        ),
+        ("town", "She was born in Sallow Brook, a small mill town on the river.", "sallow brook"),
+    ],
+)
+def test_a_copula_or_an_appositive_defines_a_name_as_a_noun(
+    noun: str, text: str, name: str
+) -> None:
+    assert name in _defined_as(noun, [text])
