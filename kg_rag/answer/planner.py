@@ -1183,7 +1183,10 @@ _ZH_COMPARE = re.compile(
     r"^(?P<pre>[^，,]+?)(?:相比)?[，,]?\s*"
     r"(?P<wh>哪个|哪一个|谁|哪家|哪部|哪位|哪所|哪座|哪条|哪本|哪支|哪一家|哪一位)(?P<rest>.*)$"
 )
-_ZH_COMPARATIVE = re.compile(r"(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)|先|得")
+_ZH_COMPARATIVE = re.compile(
+    r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)"
+    r"|得(?:早|晚|大|小|多|少|长|短|高|低)|先|得"
+)
 
 
 _ZH_HISTORY = re.compile(r"历史|悠久")
@@ -1228,6 +1231,8 @@ def _zh_compare(q: str, question: str) -> Plan | None:
         queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates
     elif _ZH_HISTORY.search(m["rest"]):
         queries = [f"{o}创立于哪一年" for o in (a, b)]  # a longer history began earlier
+    elif kind == "DATE" and pred and _zh_event(f"某{pred}")[1]:
+        queries = [f"{o}{pred}于哪一年" for o in (a, b)]  # "哪家成立得早": 成立于哪一年
     else:
         queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
@@ -1237,6 +1242,7 @@ def _zh_strip_option(option: str) -> str:
     """ "物理学家欧阳明哲" → "欧阳明哲": a role noun before a name goes (the name stays whole)."""
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
+    option = re.sub(r"^(?:他|她|它|其)的?(?=[\u4e00-\u9fff]{3})", "", option)  # 她的丈夫X
     words = _zh_words(option)
     if len(words) >= 2 and zh_noun_type(words[0][0]) == "PERSON" and len(words[0][0]) >= 2:
         rest = option[len(words[0][0]) :]
@@ -1551,6 +1557,18 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
         if start >= 2 and words[start - 2][0] == "的" and words[start][0] != "的":
             break  # the word after 的 heads its noun phrase, whatever its tag: 的导演毕业于
         start -= 1
+    owner = max((i for i in range(start) if words[i][0] == "的"), default=None)
+    if owner is not None:
+        # "X的女儿在京城求学时拜哪位…为师": a preposition after the noun that 的 opens starts
+        # the predicate (an adverbial of the verb), whatever the words after it are tagged.
+        start = next(
+            (
+                i
+                for i in range(owner + 2, start)
+                if words[i][1] == "p" and words[i - 1][1].startswith("n")
+            ),
+            start,
+        )
     subject = "".join(w for w, _ in words[:start])
     predicate = "".join(w for w, _ in words[start:])
     if not subject or not predicate:
@@ -1740,7 +1758,7 @@ _ZH_WH_OWNER = re.compile(
 
 def _zh_bridge(q: str, question: str) -> Plan | None:
     kind = answer_type(q)
-    q = _ZH_DEMONSTRATIVE.sub("", q)
+    q = _zh_owned_without_de(_ZH_DEMONSTRATIVE.sub("", q))
     m = _ZH_WH_OWNER.match(q)
     if m is not None and "，" not in q and "," not in q:
         # The object first ("《北渡》改编自的小说"), then its owner of the asked class.
@@ -1774,12 +1792,52 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         and not _ZH_WH_CHARS.search(clauses[0])
         and _ZH_WH_CHARS.search(clauses[1])
     ):
-        # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁".
-        q = f"{clauses[0].strip()}的{clauses[1].strip()}"
+        # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁";
+        # a comment that opens with a verb is the topic's predicate ("…的教授，是哪一年来的").
+        comment = clauses[1].strip()
+        first_word = _zh_words(comment)[:1]
+        verbal = bool(first_word) and (
+            first_word[0][0] in ("是", "为") or first_word[0][1].startswith(("p", "d"))
+        )
+        q = f"{clauses[0].strip()}{'' if verbal else '的'}{comment}"
     planned = _zh_predicate_steps(q, kind, [])
     if planned is None:
         return None
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
+
+
+# A copula or a verb of being somewhere before the wh-word: "X的总部设在哪座城市" asks where
+# the headquarters is; "X的故乡靠近哪座山" asks about another place near the home town.
+_ZH_BE_AT = re.compile(
+    r"^(?:是|为|在|设在|设于|位于|坐落于|坐落在|地处|处于|建于|建在|有|约有|共有|达|约为)?"
+    r"(?:在|于)?(?:哪|什么|多少|几|何)"
+)
+# A person noun right after 的 and a noun it owns, without a second 的: "X的创始人故乡" is
+# "X的创始人的故乡".
+_ZH_PERSON_THEN_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz")
+
+
+def _zh_owned_without_de(q: str) -> str:
+    """ "X的创始人故乡在哪" → "X的创始人的故乡在哪": a person noun after 的 followed by a
+    common noun of a known class owns it (a name after the role noun is apposition, not this)."""
+    words = _zh_words(q)
+    out: list[str] = []
+    for i, (w, f) in enumerate(words):
+        out.append(w)
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if (
+            i > 0
+            and words[i - 1][0] == "的"
+            and f == "n"
+            and len(w) >= 2
+            and zh_noun_type(w) == "PERSON"
+            and nxt is not None
+            and nxt[1] == "n"
+            and len(nxt[0]) >= 2
+            and zh_noun_type(nxt[0]) != "NAME"
+        ):
+            out.append("的")
+    return "".join(out)
 
 
 # A number word and the noun it counts: 多少名员工, 几座城市.
@@ -1802,6 +1860,7 @@ def _zh_predicate_steps(
         and len(parts) >= 2
         and kind in ("LOCATION", "DATE", "NUMBER")
         and zh_noun_type(parts[-1]) == kind
+        and _ZH_BE_AT.match(predicate)
     ):
         # "X的总部设在哪座城市": the last noun is of the class asked for, so the predicate
         # asks for its value, not for something about another entity it names.

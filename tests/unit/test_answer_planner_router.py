@@ -115,7 +115,7 @@ PLANNER = RulePlanner()
         ("蓝海科技创始人的母校是哪所大学？", "bridge", "蓝海科技创始人", "ORGANIZATION"),
         ("周明的导师在哪所大学任教？", "bridge", "周明的导师", "ORGANIZATION"),
         ("赵一鸣曾就读的大学，其校长是谁？", "bridge", "赵一鸣曾就读的大学", "PERSON"),
-        ("周清和和赵一鸣谁更早出生？", "compare", "周清和出生是哪一年", "NAME"),
+        ("周清和和赵一鸣谁更早出生？", "compare", "周清和出生于哪一年", "NAME"),
         ("周明与赵一鸣是否都出生于杭州？", "both-yesno", "周明出生于杭州", "YESNO"),
         ("周明是否毕业于北辰大学？", "yesno", "周明毕业于北辰大学", "YESNO"),
         # A claim about a chain of 的-nouns finds the entity first.
@@ -595,6 +595,35 @@ def test_a_statement_introduces_what_the_question_refers_back_to(
     ],
 )
 def test_imperatives_and_noun_phrases_around_names(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # A person noun after 的 owns the noun right after it: 创始人故乡 = 创始人的故乡.
+        ("萱湾船坞的创始人故乡是哪座城市？", ["萱湾船坞的创始人", "#1的故乡是哪座城市"]),
+        # A place noun with a verb other than being somewhere: the place is found first.
+        ("栾岭书院创立者的故乡靠近哪座山？", ["栾岭书院创立者", "#1的故乡", "#2靠近哪座山"]),
+        # A preposition after the owned noun opens the predicate.
+        (
+            "郗岚的妻子在大学任教时研究哪种植物？",
+            ["郗岚的妻子", "#1在大学任教时研究哪种植物"],
+        ),
+        # A comment opening with 是 is the topic's predicate, not a noun it owns.
+        ("樊绮创办的那所学堂，是哪一年停办的？", ["樊绮创办的学堂", "#1是哪一年停办的"]),
+        # V得早 compares the verb's dates; 她的丈夫X names X.
+        (
+            "萱湾纱厂和栾岭酒坊，哪家建成得晚？",
+            ["萱湾纱厂建成于哪一年", "栾岭酒坊建成于哪一年", "萱湾纱厂和栾岭酒坊，哪家建成得晚"],
+        ),
+        (
+            "墨棠与她的哥哥严宓秋，谁更年轻？",
+            ["墨棠出生于哪一年", "严宓秋出生于哪一年", "墨棠与她的哥哥严宓秋，谁更年轻"],
+        ),
+    ],
+)
+def test_chinese_owned_nouns_predicates_and_options(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
 
 
