@@ -29,6 +29,7 @@ from extraction.language import (
     HAN,
     STRANDED_PARTICLES,
     is_participle,
+    split_sentences,
 )
 from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
@@ -80,7 +81,14 @@ class RulePlanner:
         strategies = (
             (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
-            else (_en_compare, _en_yes_no, _en_kinship, _en_conjunction, _en_bridge)
+            else (
+                _en_referent,
+                _en_compare,
+                _en_yes_no,
+                _en_kinship,
+                _en_conjunction,
+                _en_bridge,
+            )
         )
         for strategy in strategies:
             plan = strategy(q, question)
@@ -180,11 +188,18 @@ def _verify_after(question: str, steps: list[PlanStep], claim: str) -> Plan:
     )
 
 
+# Lower-case particles that open a name ("de Vries & Co"): they stay with it.
+_NAME_PARTICLES = r"(?:de|del|della|van|von|du|da|di|der|den|ten|ter)"
+
+
 def _strip_option(option: str) -> str:
     """ "the physicist Ada Berg" → "Ada Berg": descriptors before a name go."""
     option = option.strip()
     stripped = re.sub(
-        r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)[a-z][\w\-]*\s+){0,3}(?=[A-Z0-9\"'“])", "", option
+        r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)(?!" + _NAME_PARTICLES + r"\s+[A-Z])[a-z][\w\-]*\s+){0,3}"
+        r"(?=[A-Z0-9\"'“]|" + _NAME_PARTICLES + r"\s+[A-Z])",
+        "",
+        option,
     )
     return _clean(stripped or option)
 
@@ -402,7 +417,61 @@ def _en_threshold(q: str, question: str) -> Plan | None:
         order = "lt" if _LESS.match(m["rel"].lower()) else "gt"
         query = f"When {m['aux'].lower()} {m['subj']} {m['verb']}"
         return _threshold_plan(question, m["subj"], query, "DATE", order, m["when"])
+    m = _EN_EVENT_ORDER.match(q)
+    if m is not None and (m["aux"].lower() in ("did", "does", "do") or is_participle(m["verb"])):
+        aux, subj, verb, rel, when = m["aux"].lower(), m["subj"], m["verb"], m["rel"], m["when"]
+        if DATE_RX.fullmatch(when.strip()):
+            order = "lt" if _LESS.match(rel.lower()) else "gt"
+            return _threshold_plan(question, subj, f"When {aux} {subj} {verb}", "DATE", order, when)
+        return _en_event_order(question, aux, subj, verb, rel, when)
     return None
+
+
+# "Was A founded before B?", "Did A open after B was founded?", "Did A die before 1950?": an
+# auxiliary, a subject, a lower-case verb, and the event or date it is ordered against.
+_EN_EVENT_ORDER = re.compile(
+    r"^(?P<aux>(?i:is|was|are|were|did|does|do))\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+"
+    r"(?P<rel>(?i:before|after|earlier\s+than|later\s+than|prior\s+to))\s+(?P<when>.+?)\s*$"
+)
+
+
+# The other side of "before"/"after" as a clause of its own: "… before the band was formed",
+# "… after Ada Moe died".
+_EN_PASSIVE_CLAUSE = re.compile(
+    r"^(?P<np>.+?)\s+(?P<be>was|were|is|are)\s+(?P<verb>[a-z]+)$", re.IGNORECASE
+)
+_EN_PAST_CLAUSE = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+)$")
+
+
+def _en_event_order(
+    question: str, aux: str, subj: str, verb: str, rel: str, other: str
+) -> Plan | None:
+    """ "Was A founded before B?", "Did A open before B was founded?", "Did A die after B?":
+    two events ordered in time, decided by their two dates (yes when A's comes first for
+    "before", last for "after"). B alone takes A's verb; a clause of its own keeps its verb."""
+    other = _clean(other)
+    clause = _EN_PASSIVE_CLAUSE.match(other)
+    past = _EN_PAST_CLAUSE.match(other)
+    if clause is not None and clause["verb"].islower() and is_participle(clause["verb"]):
+        option = _strip_option(clause["np"])
+        other_query = f"When {clause['be'].lower()} {clause['np']} {clause['verb']}"
+    elif (
+        past is not None
+        and (past["verb"] in IRREGULAR_PAST or past["verb"].endswith("ed"))
+        and past["np"][:1].isupper()
+    ):
+        option = _strip_option(past["np"])
+        other_query = f"When {past['np']} {past['verb']}"
+    elif re.search(r"\b(?:was|were|is|are|did|does|do|has|had)\b", other) or not re.search(
+        r"[A-Z0-9#]", other
+    ):
+        return None  # a clause this does not read, or no name at all
+    else:
+        option = _strip_option(other)
+        other_query = f"When {aux} {other} {verb}"
+    order = "lt" if _LESS.match(rel.lower()) else "gt"
+    queries = [f"When {aux} {subj} {verb}", other_query]
+    return _order_plan(question, [_strip_option(subj), option], queries, "DATE", order, verb)
 
 
 # "Was X directed by someone born in P?": the someone is a bridge ("Who directed X"), and the
@@ -449,6 +518,99 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
     return Plan(question=question, steps=steps, strategy="conjunction", answer_type=t2)
 
 
+# A statement, then a question that refers back to the new thing it introduced: "Ada's
+# teacher married a painter. Where was he born?", "X had a daughter named after her. Which
+# school did that daughter found?". The indefinite noun phrase is the new referent.
+_EN_INDEFINITE = re.compile(
+    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
+    r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
+)
+_EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\b", re.IGNORECASE)
+
+
+_REFERENT = "\x00"
+
+
+def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
+    """ "S V a N. Which … did he …?": (the referent "the N that S V …" — after "had": "the N
+    of S" —, its noun N, the question with :data:`_REFERENT` where it refers back to it by a
+    pronoun or "that/this/the N")."""
+    spans = split_sentences(q)
+    if len(spans) != 2:
+        return None
+    first = q[spans[0][0] : spans[0][1]].strip().rstrip(".")
+    second = _clean(q[spans[1][0] : spans[1][1]])
+    if is_yes_no(first) or re.match(r"(?i)(?:who|what|which|where|when|how)\b", first):
+        return None  # two questions, not a statement and a question
+    m = _EN_INDEFINITE.match(first)
+    have = m is not None and m["verb"] in ("had", "has", "have")
+    if m is None or (m["verb"] in _FUNCTION and not have) or m["noun"] in _FUNCTION:
+        return None
+    subj, verb, noun = m["subj"], m["verb"], f"{m['mods']}{m['noun']}"
+    if not re.search(r"[A-Z0-9]", subj[1:]):
+        return None
+    lead = f"the{subj[3:]}" if subj.startswith("The ") else subj
+    phrase = f"the {noun} of {lead}" if have else f"the {noun} that {lead} {verb}{m['rest']}"
+    back = re.search(rf"\b(?:that|this|the)\s+{re.escape(m['noun'])}\b", second, re.IGNORECASE)
+    if back is not None:
+        return phrase, noun, f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
+    pronoun = _EN_BACK_PRONOUN.search(second)
+    if pronoun is None:
+        return None
+    word = pronoun.group(0).lower()
+    nouns: list[re.Match[str]] = []
+    for w in _WORD_AT.finditer(second, pronoun.end()):
+        if len(nouns) == 3 or not re.fullmatch(r"[a-z][\w\-]*", w.group(0)):
+            break
+        if w.group(0) in _FUNCTION:
+            break
+        nouns.append(w)
+    if word in ("his", "its", "their") or (word == "her" and nouns):
+        if not nouns:
+            return None
+        # "its headquarters" → "the headquarters of <referent>"
+        owned = " ".join(w.group(0) for w in nouns)
+        after = second[nouns[-1].end() :]
+        return phrase, noun, f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
+    return phrase, noun, f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
+
+
+def _en_referent(q: str, question: str) -> Plan | None:
+    """A statement that introduces something, then a question about it: the referent's steps
+    first (its own bridges, then the phrase), then the question with ``#n`` for it."""
+    found = _en_two_sentences(q)
+    if found is None:
+        return None
+    phrase, noun, second = found
+    steps: list[PlanStep] = []
+    rest = _clean(re.sub(r"^the\s+", "", _decompose(phrase, steps)))
+    if not re.fullmatch(r"#\d+", rest):
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=rest,
+                needs=f"the {noun}",
+                depends_on=_deps(rest),
+                kind="bridge",
+                answer_type=head_noun_type(noun),
+            )
+        )
+    asked = second.replace(_REFERENT, f"#{len(steps)}")
+    final = _decompose(asked, steps)
+    kind = answer_type(asked)
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=_clean(final),
+            needs="the final answer",
+            depends_on=_deps(final),
+            kind="lookup",
+            answer_type=kind,
+        )
+    )
+    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+
+
 def _en_bridge(q: str, question: str) -> Plan | None:
     steps: list[PlanStep] = []
     final = _decompose(q, steps)
@@ -456,11 +618,19 @@ def _en_bridge(q: str, question: str) -> Plan | None:
         return None
     kind = answer_type(q)
     if re.fullmatch(
-        rf"(?:what|who)\s+(?:is|was|are|were)\s+(?:the\s+name\s+of\s+)?#{len(steps)}", final, re.I
+        rf"(?:(?:what|who)\s+(?:is|was|are|were)|name|identify|give|state|list|find)\s+"
+        rf"(?:the\s+name\s+of\s+)?#{len(steps)}\.?",
+        final,
+        re.I,
     ):
-        # "What is X's date of birth?", "What is the name of the southern tip of X?": the
-        # last phrase is what is asked, not a bridge to a further question about it.
+        # "What is X's date of birth?", "What is the name of the southern tip of X?", "Name
+        # the painter who …": the last phrase is what is asked, not a bridge to a further
+        # question about it.
         last = steps.pop()
+        if not steps and not re.match(r"(?i)(?:what|who)\b", final):
+            # "Name the painter who …": the phrase itself is the one step.
+            step = last.model_copy(update={"kind": "lookup", "needs": "the final answer"})
+            return Plan(question=question, steps=[step], strategy="single", answer_type=kind)
         if not steps:
             return None
         final = last.query
@@ -487,8 +657,10 @@ _NAME = (
     r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
 _OF_NAME = re.compile(
-    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?:the\s+)?"
+    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<the>the\s+)?"
     rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
+    # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
+    rf"(?P<tail>\s+[a-z][\w\-]*)?"
 )
 _POSS = re.compile(
     rf"(?<!#)(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
@@ -576,9 +748,12 @@ _ORDINAL_LIKE = (
     r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|next|only|same|"
     r"former|latter|original|final"
 )
+_PREP = r"(?:of|in|on|at|by|for|to|from|with|and|or|as)"
 _CONTACT = re.compile(
-    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)(?P<noun>[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+"
-    rf"(?P<rest>[a-z][^,?]*)$"
+    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)"
+    # one noun or a compound of two ("the record label Ada Moe signed with")
+    rf"(?P<noun>(?:(?!{_PREP}\b)[a-z][\w\-]*\s+(?!{_PREP}\b))?"
+    rf"[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<rest>[a-z][^,?]*)$"
 )
 # A be-auxiliary right before a noun phrase makes it the subject of a question whose main verb
 # follows it: "When was the band Queen formed?", "Was the film released in 1990?".
@@ -770,6 +945,10 @@ def _main_participle(text: str) -> int | None:
     """Where the passive main verb closing a be-question starts, when there is one."""
     if not _BE_QUESTION.match(text):
         return None
+    if re.match(r"(?i)who\s+(?:is|was|are|were)\s", text) and _REL_WORD.search(text):
+        # "Who is the director of the film that Ada produced": asking who someone is, the
+        # closing participle is the relative clause's verb, not a passive main verb.
+        return None
     last = _LAST_WORD.search(text)
     if last is None or not is_participle(last["word"]):
         return None
@@ -843,6 +1022,14 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     m = _POSS.search(text)
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
+        owned = m["noun"].split()
+        if (
+            not text[m.end() :].strip(" ?.")
+            and not any(w in _FUNCTION or is_participle(w) for w in owned)
+            and len(owned) > len(phrase.split())
+        ):
+            # "X's timber subsidiary" closing the question: the compound ends at its last noun.
+            phrase = m["noun"]
         end = m.start("noun") + len(phrase)
         compound = _OF_COMPOUND.match(text, end)
         if compound is not None:  # "X's city of birth", "X's country of origin"
@@ -855,7 +1042,20 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         # Y?"), unless a real question precedes it around an earlier answer.
         if m2["noun"].split()[-1] in _PARTITIVE or m2["noun"] in _APPOSITIVE_CLASS:
             continue  # "the east of X" locates; "the village of X" is X itself
-        closes = m2.end() >= len(text.rstrip(" ?"))
+        tail = (m2["tail"] or "").strip()
+        after = text[m2.end() :].split()
+        joined = bool(
+            tail
+            and m2["the"]
+            and m2["name"][:1] != "#"
+            and tail not in _FUNCTION
+            and not _finite_verb(tail)
+            and not is_participle(tail)
+            # the noun phrase ends there: a verb, a participle or the end follows
+            and (not after or after[0] in AUXILIARIES or is_participle(after[0]))
+        )
+        end = m2.end() if joined else m2.end("name")
+        closes = end >= len(text.rstrip(" ?"))
         if closes and re.search(r"\bof\s*$", text[: m2.start()]):
             closes = False  # "the hometown of the director of F": the inner "of" is a bridge
         if closes and m2["name"].startswith("#") and len(text[: m2.start()].split()) >= 3:
@@ -868,7 +1068,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             closes = False
         if m2.start() > 0 and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
-            return m2.start(), m2.end(), f"{noun} of {name}", noun, ""
+            if joined:
+                name = f"the {name} {tail}"  # "the Tollby violin": the name modifies the noun
+            return m2.start(), end, f"{noun} of {name}", noun, ""
     return None
 
 
@@ -981,7 +1183,10 @@ _ZH_COMPARE = re.compile(
     r"^(?P<pre>[^，,]+?)(?:相比)?[，,]?\s*"
     r"(?P<wh>哪个|哪一个|谁|哪家|哪部|哪位|哪所|哪座|哪条|哪本|哪支|哪一家|哪一位)(?P<rest>.*)$"
 )
-_ZH_COMPARATIVE = re.compile(r"(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)|先|得")
+_ZH_COMPARATIVE = re.compile(
+    r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)"
+    r"|得(?:早|晚|大|小|多|少|长|短|高|低)|先|得"
+)
 
 
 _ZH_HISTORY = re.compile(r"历史|悠久")
@@ -1026,6 +1231,8 @@ def _zh_compare(q: str, question: str) -> Plan | None:
         queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates
     elif _ZH_HISTORY.search(m["rest"]):
         queries = [f"{o}创立于哪一年" for o in (a, b)]  # a longer history began earlier
+    elif kind == "DATE" and pred and _zh_event(f"某{pred}")[1]:
+        queries = [f"{o}{pred}于哪一年" for o in (a, b)]  # "哪家成立得早": 成立于哪一年
     else:
         queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
@@ -1035,6 +1242,7 @@ def _zh_strip_option(option: str) -> str:
     """ "物理学家欧阳明哲" → "欧阳明哲": a role noun before a name goes (the name stays whole)."""
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
+    option = re.sub(r"^(?:他|她|它|其)的?(?=[\u4e00-\u9fff]{3})", "", option)  # 她的丈夫X
     words = _zh_words(option)
     if len(words) >= 2 and zh_noun_type(words[0][0]) == "PERSON" and len(words[0][0]) >= 2:
         rest = option[len(words[0][0]) :]
@@ -1080,6 +1288,9 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
+    ordered = _zh_order(question, re.sub(r"[吗么]$", "", q))
+    if ordered is not None:
+        return ordered
     m = _ZH_THRESHOLD.match(re.sub(r"[吗么]$", "", q))
     if m is not None:
         order = "lt" if m["rel"] in _ZH_LESS else "gt"
@@ -1152,6 +1363,97 @@ def _zh_shared_noun(tail: str) -> str:
             word,
         )
     return "".join(nouns) or tail[:4]
+
+
+# Two events or two quantities ordered: "A的创立是否早于B的成立", "A是否晚于B成立",
+# "A比B成立得早吗", "按1950年的面积计，A比B大吗" (按…计 names what is measured).
+_ZH_ORDER = re.compile(
+    r"^(?P<a>[^，,]+?)(?:是否|是不是)?(?P<rel>早于|晚于|先于|迟于)(?P<b>[^，,]+)$"
+)
+_ZH_BI = re.compile(
+    r"^(?:按(?:照)?(?P<by>[^，,]+?)(?:计算?|来算|来看)[，,])?(?P<a>[^，,]+?)(?:是否|是不是)?比"
+    r"(?P<b>[^，,]+?)得?(?:更|还|要)?(?P<cmp>年长|年轻|早|晚|大|小|多|少|长|短|高|低)"
+    r"(?P<after>[^，,]{0,3})$"
+)
+_ZH_EARLIER = frozenset(["早于", "先于", "早", "年长"])
+_ZH_EVENT_WORDS = frozenset(["去世", "逝世", "开业", "诞生", "开馆", "通车"])
+
+
+def _zh_event(side: str) -> tuple[str, str]:
+    """ "甲窑的创立" → ("甲窑", "创立"), "某厂成立" → ("某厂", "成立"), a bare name → (name, "")."""
+    words = _zh_words(side)
+    if len(words) >= 2:
+        word, flag = words[-1]
+        if len(word) >= 2 and (flag.startswith("v") or word in _ZH_EVENT_WORDS):
+            owner = side[: len(side) - len(word)]
+            owner = owner[:-1] if owner.endswith(("的", "得")) else owner
+            if owner:
+                return owner, word
+    return side, ""
+
+
+def _zh_order(question: str, q: str) -> Plan | None:
+    """Yes/no questions that order two events in time or two quantities: one value step per
+    side, and the first side's value against the second's (a date on the right is a
+    threshold)."""
+    m = _ZH_ORDER.match(q)
+    if m is not None:
+        (a, va), (b, vb) = _zh_event(m["a"]), _zh_event(m["b"])
+        order = "lt" if m["rel"] in _ZH_EARLIER else "gt"
+        verb = va or vb
+        if DATE_RX.fullmatch(b):
+            if not verb:
+                return None
+            return _threshold_plan(question, a, f"{a}{verb}于哪一年", "DATE", order, b)
+        if not verb:
+            return None
+        sides = [(a, va or verb), (b, vb or verb)]
+        queries = [f"{x}{v}于哪一年" for x, v in sides]
+        return _order_plan(question, [a, b], queries, "DATE", order, verb)
+    m = _ZH_BI.match(q)
+    if m is None:
+        return None
+    cmp, after = m["cmp"], _clean(m["after"])
+    (a, va), (b, vb) = _zh_event(m["a"]), _zh_event(m["b"])
+    verb = va or vb or after
+    if cmp in ("年长", "年轻") or (cmp in ("早", "晚") and verb):
+        verb = "出生" if cmp in ("年长", "年轻") else verb
+        order = "lt" if cmp in _ZH_EARLIER else "gt"
+        queries = [f"{x}{verb}于哪一年" for x in (a, b)]
+        return _order_plan(question, [a, b], queries, "DATE", order, verb)
+    if cmp in ("早", "晚") or va or vb:
+        return None
+    order = "lt" if cmp in ("小", "少", "短", "低") else "gt"
+    owned = m["a"].rpartition("的")
+    if m["by"]:
+        # "按1950年的面积计，A比B大吗": the measure is said once for both.
+        queries = [f"{x}{m['by']}是多少" for x in (a, b)]
+        attr = m["by"]
+    elif owned[1] and owned[2] and "的" not in m["b"]:
+        # "A的人口比B多吗": the attribute is written once, after the first option.
+        a, attr = owned[0], owned[2]
+        queries = [f"{x}的{attr}是多少" for x in (a, b)]
+    else:
+        return None
+    return _order_plan(question, [a, b], queries, "NUMBER", order, attr)
+
+
+def _order_plan(
+    question: str,
+    options: list[str],
+    queries: list[str],
+    kind: AnswerType,
+    order: Any,
+    attribute: str,
+) -> Plan:
+    """Value steps for two options, and a yes/no decision of the first value against the
+    second (``order`` "lt": yes when the first is smaller or earlier)."""
+    plan = _value_plan(question, options, queries, kind, order, "order-yesno", attribute, False)
+    steps = [
+        s.model_copy(update={"answer_type": "YESNO"}) if s.kind == "compare" else s
+        for s in plan.steps
+    ]
+    return plan.model_copy(update={"steps": steps, "answer_type": "YESNO"})
 
 
 # "X的长度是不是超过了500公里": one value step and a threshold.
@@ -1255,6 +1557,18 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
         if start >= 2 and words[start - 2][0] == "的" and words[start][0] != "的":
             break  # the word after 的 heads its noun phrase, whatever its tag: 的导演毕业于
         start -= 1
+    owner = max((i for i in range(start) if words[i][0] == "的"), default=None)
+    if owner is not None:
+        # "X的女儿在京城求学时拜哪位…为师": a preposition after the noun that 的 opens starts
+        # the predicate (an adverbial of the verb), whatever the words after it are tagged.
+        start = next(
+            (
+                i
+                for i in range(owner + 2, start)
+                if words[i][1] == "p" and words[i - 1][1].startswith("n")
+            ),
+            start,
+        )
     subject = "".join(w for w, _ in words[:start])
     predicate = "".join(w for w, _ in words[start:])
     if not subject or not predicate:
@@ -1444,7 +1758,7 @@ _ZH_WH_OWNER = re.compile(
 
 def _zh_bridge(q: str, question: str) -> Plan | None:
     kind = answer_type(q)
-    q = _ZH_DEMONSTRATIVE.sub("", q)
+    q = _zh_owned_without_de(_ZH_DEMONSTRATIVE.sub("", q))
     m = _ZH_WH_OWNER.match(q)
     if m is not None and "，" not in q and "," not in q:
         # The object first ("《北渡》改编自的小说"), then its owner of the asked class.
@@ -1478,12 +1792,52 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         and not _ZH_WH_CHARS.search(clauses[0])
         and _ZH_WH_CHARS.search(clauses[1])
     ):
-        # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁".
-        q = f"{clauses[0].strip()}的{clauses[1].strip()}"
+        # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁";
+        # a comment that opens with a verb is the topic's predicate ("…的教授，是哪一年来的").
+        comment = clauses[1].strip()
+        first_word = _zh_words(comment)[:1]
+        verbal = bool(first_word) and (
+            first_word[0][0] in ("是", "为") or first_word[0][1].startswith(("p", "d"))
+        )
+        q = f"{clauses[0].strip()}{'' if verbal else '的'}{comment}"
     planned = _zh_predicate_steps(q, kind, [])
     if planned is None:
         return None
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
+
+
+# A copula or a verb of being somewhere before the wh-word: "X的总部设在哪座城市" asks where
+# the headquarters is; "X的故乡靠近哪座山" asks about another place near the home town.
+_ZH_BE_AT = re.compile(
+    r"^(?:是|为|在|设在|设于|位于|坐落于|坐落在|地处|处于|建于|建在|有|约有|共有|达|约为)?"
+    r"(?:在|于)?(?:哪|什么|多少|几|何)"
+)
+# A person noun right after 的 and a noun it owns, without a second 的: "X的创始人故乡" is
+# "X的创始人的故乡".
+_ZH_PERSON_THEN_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz")
+
+
+def _zh_owned_without_de(q: str) -> str:
+    """ "X的创始人故乡在哪" → "X的创始人的故乡在哪": a person noun after 的 followed by a
+    common noun of a known class owns it (a name after the role noun is apposition, not this)."""
+    words = _zh_words(q)
+    out: list[str] = []
+    for i, (w, f) in enumerate(words):
+        out.append(w)
+        nxt = words[i + 1] if i + 1 < len(words) else None
+        if (
+            i > 0
+            and words[i - 1][0] == "的"
+            and f == "n"
+            and len(w) >= 2
+            and zh_noun_type(w) == "PERSON"
+            and nxt is not None
+            and nxt[1] == "n"
+            and len(nxt[0]) >= 2
+            and zh_noun_type(nxt[0]) != "NAME"
+        ):
+            out.append("的")
+    return "".join(out)
 
 
 # A number word and the noun it counts: 多少名员工, 几座城市.
@@ -1506,6 +1860,7 @@ def _zh_predicate_steps(
         and len(parts) >= 2
         and kind in ("LOCATION", "DATE", "NUMBER")
         and zh_noun_type(parts[-1]) == kind
+        and _ZH_BE_AT.match(predicate)
     ):
         # "X的总部设在哪座城市": the last noun is of the class asked for, so the predicate
         # asks for its value, not for something about another entity it names.

@@ -58,6 +58,21 @@ _NUMBER = re.compile(
     r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b"
     r"|(?<![A-Za-z0-9.])\d+(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
 )
+# A lower-case particle that opens a name ("de Vries & Co", "van Loon Brothers"): no English
+# word, so before a capitalised name it is part of it, unless a capitalised word before it
+# already opened the name ("Ada van Loon").
+_NAME_PARTICLE = re.compile(r"\b(?:de|del|della|van|von|du|da|di|der|den|ten|ter)\s+$")
+
+
+def _particle_start(sentence: str, a: int) -> int:
+    """Where the name at ``a`` starts when a name particle opens it (else ``a``)."""
+    m = _NAME_PARTICLE.search(sentence, max(0, a - 6), a)
+    if m is None or not sentence[a : a + 1].isupper():
+        return a
+    before = sentence[: m.start()].split()
+    return a if before and before[-1][:1].isupper() else m.start()
+
+
 # Patterns built from names and terms, compiled once each (re's own cache holds only 512).
 _rx = functools.lru_cache(maxsize=8192)(re.compile)
 
@@ -607,8 +622,22 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     if before and not after:
         return before, "agent"
     if after and not before:
-        return after, "partner"
+        # "X是由谁创办的": 由/被 before the wh-word asks for the verb's agent.
+        return after, "agent" if re.search(r"[由被](?:谁|哪)", clause) else "partner"
     return None
+
+
+# An agent noun made from a verb: 创办人 is who 创办, 设计者 who 设计 ("X的创办人是谁").
+_ZH_AGENT_NOUN = re.compile(rf"(?:^|的)([{HAN}]{{2}})(?:人|者)(?:是谁|是哪位|叫什么)?$")
+
+
+def _zh_agent_verb(query: str) -> str:
+    """The verb of the agent noun a Chinese step asks for ("X的创办人" → "创办"), or ""."""
+    m = _ZH_AGENT_NOUN.search(query)
+    if m is None:
+        return ""
+    words = _zh_words(m.group(1))
+    return m.group(1) if len(words) == 1 and words[0][1].startswith("v") else ""
 
 
 # English relative clauses: "the company that acquired X" asks for the verb's agent, "the
@@ -703,7 +732,14 @@ def _zh_marked(sentence: str, relative: tuple[list[str], str]) -> list[tuple[int
         for m in found:
             words = _zh_words(m.group(1))
             if "的" not in m.group(1) and words and words[-1][1].startswith(("n", "j")):
-                out.append((m.start(1), m.end(1)))
+                # "由律所合伙人X创立": a role noun before the name is no part of it.
+                lead = max(
+                    (i + 1 for i, (w, _) in enumerate(words[:-1]) if zh_noun_type(w) == "PERSON"),
+                    default=0,
+                )
+                skip = sum(len(w) for w, _ in words[:lead])
+                if m.end(1) - m.start(1) - skip >= 2:
+                    out.append((m.start(1) + skip, m.end(1)))
     return out
 
 
@@ -722,6 +758,9 @@ def _zh_words(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((w.word, w.flag) for w in jieba.posseg.lcut(text))
 
 
+_ZH_DEMONSTRATIVE_NP = re.compile(rf"(?:这|该|此)[家所座个部支间位条]?(?=[{HAN}])")
+
+
 def _zh_slot(
     sentence: str, start: int, end: int, relative: tuple[list[str], str], names: Sequence[str]
 ) -> bool:
@@ -732,6 +771,8 @@ def _zh_slot(
     where the construction puts it."""
     verbs, role = relative
     subject = [sentence.find(n) for n in names if len(n) > 1 and n in sentence]
+    # "严某创立了这间书局": a demonstrative noun phrase (这间书局, 该社) names the subject again.
+    subject += [m.start() for m in _ZH_DEMONSTRATIVE_NP.finditer(sentence)]
     for verb in verbs:
         for m in re.finditer(re.escape(verb), sentence):
             v0, v1 = m.start(), m.end()
@@ -1325,12 +1366,13 @@ _APPOSITIVE_RELATIVE = re.compile(
 
 
 def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
-    """Normalized names that ``texts`` define as a ``noun`` with a copula and an article:
-    "The Tin Wicks are an indie rock band", "Harwick was a small port town" (up to four
-    modifiers between the article and the noun)."""
+    """Normalized names that ``texts`` define as a ``noun`` with a copula and an article, or
+    with an appositive after a comma: "The Tin Wicks are an indie rock band", "Harwick was a
+    small port town", "endowed by Orm Vell, a salt merchant" (up to four modifiers between the
+    article and the noun)."""
     rx = _rx(
-        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)\s+"
-        rf"(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)\s+(?:[\w-]+\s+){{0,4}}?"
+        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)"
+        r"(?:\s+(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)|,\s+an?)\s+(?:[\w-]+\s+){0,4}?"
         rf"{re.escape(noun)}(?:s|es)?\b"
     )
     return {normalize_name(m["x"]) for text in texts for m in rx.finditer(text)}
@@ -1447,6 +1489,8 @@ def read_evidence(
     linked_norms = {normalize_name(n) for n in linked_names if n}
     named = [n for n in linked_names if n]
     relative = _zh_relative(query, named, terms) if cjk_query else None
+    if cjk_query and relative is None and (agent_verb := _zh_agent_verb(query)):
+        relative = ([agent_verb], "agent")  # "X的创办人": who 创办 X
     en_relative = None if cjk_query else _en_relative(query, named)
     surnames = [
         words[-1]
@@ -1669,10 +1713,14 @@ def read_evidence(
                     and hon.end() < b
                 ):
                     a = hon.end()  # "Hon. Ama Quell": the person is Ama Quell
+                if not cjk_query:
+                    a = _particle_start(sentence, a)  # "joined de Vries & Co"
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山
                 if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":
                     kind = "TITLE" if sentence[b : b + 1] == "》" else kind
+                if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
+                    kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
                 if (a, b) not in seen_spans:
                     seen_spans.add((a, b))
                     unique_spans.append((a, b, kind, eid))

@@ -116,13 +116,15 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
     if comp.order in ("gt", "lt"):
         if not values or not values[0]:
             return None
-        found, limit = _comparable(values[0]), _comparable(comp.threshold)
+        # Without a threshold the second option's value is the bar: "Was A founded before B?"
+        bar = comp.threshold or (values[1] if len(values) > 1 else "")
+        found, limit = _comparable(values[0]), _comparable(bar)
         if found is None or limit is None or found[1] != limit[1]:
             return None
         above = found[0] > limit[0]
         ok = above if comp.order == "gt" else found[0] < limit[0]
         relation = "above" if above else ("equal to" if found[0] == limit[0] else "below")
-        return ("yes" if ok else "no"), f"{values[0]} is {relation} {comp.threshold}"
+        return ("yes" if ok else "no"), f"{values[0]} is {relation} {bar}"
     keyed: list[tuple[Any, int]] = []
     for i, value in enumerate(values):
         if not value:

@@ -115,7 +115,7 @@ PLANNER = RulePlanner()
         ("蓝海科技创始人的母校是哪所大学？", "bridge", "蓝海科技创始人", "ORGANIZATION"),
         ("周明的导师在哪所大学任教？", "bridge", "周明的导师", "ORGANIZATION"),
         ("赵一鸣曾就读的大学，其校长是谁？", "bridge", "赵一鸣曾就读的大学", "PERSON"),
-        ("周清和和赵一鸣谁更早出生？", "compare", "周清和出生是哪一年", "NAME"),
+        ("周清和和赵一鸣谁更早出生？", "compare", "周清和出生于哪一年", "NAME"),
         ("周明与赵一鸣是否都出生于杭州？", "both-yesno", "周明出生于杭州", "YESNO"),
         ("周明是否毕业于北辰大学？", "yesno", "周明毕业于北辰大学", "YESNO"),
         # A claim about a chain of 的-nouns finds the entity first.
@@ -518,6 +518,192 @@ def test_threshold_questions_decide_from_the_value(
         index=1, query=plan.steps[0].query, bound_query="", decision=decision, answer=value
     )
     decided = decide_comparison(plan, [step])
+    assert decided is not None and decided[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "The youngest sister of Orvella Dane hired a sculptor. Where did he train?",
+            [
+                "youngest sister of Orvella Dane",
+                "sculptor that #1 hired",
+                "Where did #2 train",
+            ],
+        ),
+        (
+            "The architect of the Halverd chapel had a nephew. Which guild did that nephew join?",
+            ["architect of the Halverd chapel", "nephew of #1", "Which guild did #2 join"],
+        ),
+        (
+            "Tavish Orne wrote a novel. When was it published?",
+            ["novel that Tavish Orne wrote", "When was #1 published"],
+        ),
+        (
+            "Mirela Stanwyck founded a company. Where is its headquarters?",
+            ["company that Mirela Stanwyck founded", "Where is the headquarters of #1"],
+        ),
+        (
+            "Pimbrel Sorrowin's teacher married a painter. Where was she born?",
+            ["teacher of Pimbrel Sorrowin", "painter that #1 married", "Where was #2 born"],
+        ),
+    ],
+)
+def test_a_statement_introduces_what_the_question_refers_back_to(
+    question: str, queries: list[str]
+) -> None:
+    """ "S V a N. Which … did he …?": the indefinite noun of the statement is the referent of
+    the question's pronoun or "that N"; it is found first, then the question about it."""
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    assert all(s.depends_on == [s.index - 1] for s in plan.steps[1:])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # An imperative asks for what its object phrase describes: the phrase is the last step.
+        (
+            "Name the shipowner who funded the Lanthorn Cup.",
+            ["shipowner who funded the Lanthorn Cup."],
+        ),
+        (
+            "Identify the river that flows through the capital of Iskarn.",
+            ["capital of Iskarn.", "river that flows through #1"],
+        ),
+        # "Who is the N of the M that S V": the closing verb is the relative clause's.
+        (
+            "Who is the director of the film that Tavish Orne produced?",
+            ["film that Tavish Orne produced", "Who is the director of #1"],
+        ),
+        # "the Halverd organ": a name before a common noun modifies it; the noun is the head.
+        (
+            "When was the builder of the Halverd organ born?",
+            ["builder of the Halverd organ", "When was #1 born"],
+        ),
+        # A contact relative on a compound noun: "the shipping line X sailed with".
+        (
+            "Who founded the shipping line Tavish Orne sailed with?",
+            ["shipping line that Tavish Orne sailed with", "Who founded #1"],
+        ),
+        # A possessed compound closing the question ends at its last noun.
+        (
+            "Who bought Tavish Orne's timber subsidiary?",
+            ["timber subsidiary of Tavish Orne", "Who bought #1"],
+        ),
+    ],
+)
+def test_imperatives_and_noun_phrases_around_names(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # A person noun after 的 owns the noun right after it: 创始人故乡 = 创始人的故乡.
+        ("萱湾船坞的创始人故乡是哪座城市？", ["萱湾船坞的创始人", "#1的故乡是哪座城市"]),
+        # A place noun with a verb other than being somewhere: the place is found first.
+        ("栾岭书院创立者的故乡靠近哪座山？", ["栾岭书院创立者", "#1的故乡", "#2靠近哪座山"]),
+        # A preposition after the owned noun opens the predicate.
+        (
+            "郗岚的妻子在大学任教时研究哪种植物？",
+            ["郗岚的妻子", "#1在大学任教时研究哪种植物"],
+        ),
+        # A comment opening with 是 is the topic's predicate, not a noun it owns.
+        ("樊绮创办的那所学堂，是哪一年停办的？", ["樊绮创办的学堂", "#1是哪一年停办的"]),
+        # V得早 compares the verb's dates; 她的丈夫X names X.
+        (
+            "萱湾纱厂和栾岭酒坊，哪家建成得晚？",
+            ["萱湾纱厂建成于哪一年", "栾岭酒坊建成于哪一年", "萱湾纱厂和栾岭酒坊，哪家建成得晚"],
+        ),
+        (
+            "墨棠与她的哥哥严宓秋，谁更年轻？",
+            ["墨棠出生于哪一年", "严宓秋出生于哪一年", "墨棠与她的哥哥严宓秋，谁更年轻"],
+        ),
+    ],
+)
+def test_chinese_owned_nouns_predicates_and_options(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries", "values", "expected"),
+    [
+        (
+            "Was Quorvane Mills founded before the Teskel Foundry?",
+            ["When was Quorvane Mills founded", "When was the Teskel Foundry founded"],
+            ("1871", "1902"),
+            "yes",
+        ),
+        (
+            "Did the Ossary Quartet disband after Brindlecombe Hall was built?",
+            ["When did the Ossary Quartet disband", "When was Brindlecombe Hall built"],
+            ("1930", "1911"),
+            "yes",
+        ),
+        (
+            "Did Pelleth Ulvane die before Dorrel Yselle?",
+            ["When did Pelleth Ulvane die", "When did Dorrel Yselle die"],
+            ("4 May 1960", "1941"),
+            "no",
+        ),
+        (
+            "Was the Kestrow bridge built earlier than Quorvane Mills?",
+            ["When was the Kestrow bridge built", "When was Quorvane Mills built"],
+            ("1820", "1790"),
+            "no",
+        ),
+        (
+            "萱湾书院的建成是否晚于栾岭工厂的落成？",
+            ["萱湾书院建成于哪一年", "栾岭工厂落成于哪一年"],
+            ("1888年", "1905年"),
+            "no",
+        ),
+        (
+            "苇汀码头是否晚于蓼川中学建成？",
+            ["苇汀码头建成于哪一年", "蓼川中学建成于哪一年"],
+            ("1901年", "1923年"),
+            "no",
+        ),
+        (
+            "墨棠比宓秋年长吗？",
+            ["墨棠出生于哪一年", "宓秋出生于哪一年"],
+            ("1869年", "1872年"),
+            "yes",
+        ),
+        (
+            "按2001年的户数计，芦沙镇比蓼川市多吗？",
+            ["芦沙镇2001年的户数是多少", "蓼川市2001年的户数是多少"],
+            ("3.1万户", "41万户"),
+            "no",
+        ),
+        (
+            "萱湾市的面积比栾岭县小吗？",
+            ["萱湾市的面积是多少", "栾岭县的面积是多少"],
+            ("120平方公里", "860平方公里"),
+            "yes",
+        ),
+    ],
+)
+def test_two_events_or_quantities_are_ordered_by_their_values(
+    question: str, queries: list[str], values: tuple[str, str], expected: str
+) -> None:
+    """ "Was A founded before B?", "A的创立是否早于B的成立", "A比B大吗": a value step per side
+    (B alone takes A's verb), and yes/no from the first value against the second."""
+    from kg_rag.answer.synthesizer import decide_comparison
+    from kg_rag.answer.trace import StepTrace
+
+    plan = PLANNER.plan(question)
+    assert plan.answer_type == "YESNO"
+    assert [s.query for s in plan.steps[:2]] == queries
+    assert plan.comparison is not None and plan.comparison.value_steps == [1, 2]
+    decision = RouteDecision(route="chunks", granularity="sentence", top_k=5, reason="test")
+    steps = [
+        StepTrace(index=i + 1, query=q, bound_query=q, decision=decision, answer=v)
+        for i, (q, v) in enumerate(zip(queries, values, strict=True))
+    ]
+    decided = decide_comparison(plan, steps)
     assert decided is not None and decided[0] == expected
 
 

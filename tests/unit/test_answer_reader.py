@@ -16,6 +16,7 @@ from kg_rag.answer.reader import (
     OfflineStepReader,
     _attributive,
     _by_surname,
+    _defined_as,
     _en_relative,
     _full_name,
     _gloss_of,
@@ -440,6 +441,35 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Brenna Mills"],
         "Oskar Lind",
     ),
+    # A lower-case particle opens a name ("de", "van"): it stays with the name it opens.
+    (
+        "Which foundry did Orvella Dane cast bells for",
+        "ORGANIZATION",
+        [
+            "From 1902 Orvella Dane cast bells for de Ruyter Foundry in the river quarter of Kestrow."
+        ],
+        ["Orvella Dane"],
+        "de Ruyter Foundry",
+    ),
+    (
+        "Which company bought Sallow Brook Dairy",
+        "ORGANIZATION",
+        ["In 1931 Sallow Brook Dairy was bought by van Hennet Foods, a grocer's chain."],
+        ["Sallow Brook Dairy"],
+        "van Hennet Foods",
+    ),
+    # An appositive after a name says what it is: "Corvell Iskarn, a shipowner".
+    (
+        "Who is the shipowner who funded the Lanthorn Cup",
+        "PERSON",
+        [
+            "Corvell Iskarn, a shipowner from Kestrow, funded the Lanthorn Cup in 1911 for "
+            "rowing crews of the estuary.",
+            "| Year | Award | Winner |\n|---|---|---|\n| 1911 | Lanthorn Cup | Mirela Stanwyck |",
+        ],
+        ["Lanthorn Cup"],
+        "Corvell Iskarn",
+    ),
 ]
 
 
@@ -590,6 +620,25 @@ ZH_ROLES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
 
 
 CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # An agent noun made from a verb (创办人, 设计者) asks for that verb's agent: between 由
+    # and the verb, or before it with the subject (or 这家/该 + noun for it) after it.
+    (
+        "萱湾书局的创办人",
+        "PERSON",
+        [
+            "萱湾书局设在芦沙镇北街，1911年由郗岚创办，主要刊印地方志和医书。蓼川的书商樊绮"
+            "常来进货。"
+        ],
+        ["萱湾书局"],
+        "郗岚",
+    ),
+    (
+        "栾岭船行是由谁创办的",
+        "PERSON",
+        ["栾岭船行经营内河客运，总行在蓼川。1927年，船主严墨棠创办了这间船行。"],
+        ["栾岭船行"],
+        "严墨棠",
+    ),
     # An English relative clause: "the company that acquired X" asks for the agent of
     # "X was acquired by Y" / "Y acquired X", never the company X acquired itself.
     (
@@ -1345,3 +1394,55 @@ def test_the_agent_of_an_agent_noun_fills_the_verbs_slot() -> None:
         _linked("Tamsk Nights"),
     )
     assert best is not None and best.text == "Orrin Vale"
+
+
+@pytest.mark.parametrize(
+    ("noun", "text", "name"),
+    [
+        ("band", "The Tin Wicks are an indie rock band formed in 2004.", "tin wicks"),
+        (
+            "shipowner",
+            "It was funded by Corvell Iskarn, a rich shipowner, in 1911.",
+            "corvell iskarn",
+        ),
+        ("town", "She was born in Sallow Brook, a small mill town on the river.", "sallow brook"),
+    ],
+)
+def test_a_copula_or_an_appositive_defines_a_name_as_a_noun(
+    noun: str, text: str, name: str
+) -> None:
+    assert name in _defined_as(noun, [text])
+
+
+def test_an_administrative_unit_closes_a_place_name_whatever_its_entity_type(
+    tmp_path: Path,
+) -> None:
+    """Extraction typed the town 栾州 a person; the 州 that closes it says it is a place, so it
+    is read as one (it may not answer "who" as a person would)."""
+    from kg_rag.models import Entity, Mention
+    from kg_rag.retrieval.graph import EntityLinker
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    graph = EmbeddedGraphStore(tmp_path / "kb")
+    graph.open()
+    try:
+        graph.upsert_entities(
+            [
+                Entity(entity_id="town", name="栾州", type="PERSON"),
+                Entity(entity_id="her", name="郗岚", type="PERSON"),
+            ]
+        )
+        graph.upsert_mentions(
+            [Mention(entity_id=e, chunk_id="c0", doc_id="d0") for e in ("town", "her")]
+        )
+        view = GraphView(linker=EntityLinker(graph))
+        best, _ = read_evidence(
+            "郗岚的孙子是谁",
+            "PERSON",
+            _ev("1940年，郗岚的孙子陪她回到栾州。"),
+            _linked("郗岚", type="PERSON"),
+            graph=view,
+        )
+        assert best is None or best.text != "栾州" or best.kind == "LOCATION"
+    finally:
+        graph.close()
