@@ -7,7 +7,8 @@ Sets (``--sets``, default every one found):
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
   ``gen2-en`` … ``gen5-zh`` (``bench/data/generalization2`` to ``…5``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
-  ingest pipeline; ``--split dev|test|all`` (default test) picks the questions.
+  ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
+  the dev half, and the test half is run only when asked for by name).
 
 Each question is asked once through ``KnowledgeEngine.ask`` (offline, router mode ``rules``;
 ``--llm`` uses the chat model configured by ``KG_RAG_LLM__*``). The prediction is
@@ -534,7 +535,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--sets", nargs="*", choices=ALL_SETS, help="default: every set found")
     parser.add_argument("--data-root", type=Path, default=REPO.parent / "shared" / "bench")
     parser.add_argument("--gen-root", type=Path, default=REPO / "bench" / "data" / "generalization")
-    parser.add_argument("--split", choices=("dev", "test", "all"), default="test")
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
     parser.add_argument("--kb-cache", type=Path, default=REPO / ".kg_rag" / "bench-cache")
     parser.add_argument("--rebuild", action="store_true", help="ingest again even on a cache hit")
     parser.add_argument(
