@@ -1242,7 +1242,7 @@ def _zh_strip_option(option: str) -> str:
     """ "物理学家欧阳明哲" → "欧阳明哲": a role noun before a name goes (the name stays whole)."""
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
-    option = re.sub(r"^(?:他|她|它|其)的?(?=[\u4e00-\u9fff]{3})", "", option)  # 她的丈夫X
+    option = re.sub(rf"^(?:他|她|它|其)的?(?=[{HAN}]{{3}})", "", option)  # 她的丈夫X
     words = _zh_words(option)
     if len(words) >= 2 and zh_noun_type(words[0][0]) == "PERSON" and len(words[0][0]) >= 2:
         rest = option[len(words[0][0]) :]
