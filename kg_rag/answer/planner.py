@@ -597,7 +597,11 @@ def _en_referent(q: str, question: str) -> Plan | None:
         )
     asked = second.replace(_REFERENT, f"#{len(steps)}")
     final = _decompose(asked, steps)
-    kind = answer_type(asked)
+    return _bridge_plan(question, steps, final, answer_type(asked))
+
+
+def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerType) -> Plan:
+    """A bridge plan: ``steps``, then the lookup of ``final`` (which names earlier answers)."""
     steps.append(
         PlanStep(
             index=len(steps) + 1,
@@ -635,17 +639,7 @@ def _en_bridge(q: str, question: str) -> Plan | None:
             return None
         final = last.query
         kind = kind if kind != "NAME" else last.answer_type
-    steps.append(
-        PlanStep(
-            index=len(steps) + 1,
-            query=_clean(final),
-            needs="the final answer",
-            depends_on=_deps(final),
-            kind="lookup",
-            answer_type=kind,
-        )
-    )
-    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+    return _bridge_plan(question, steps, final, kind)
 
 
 _REL_WORD = re.compile(r"\b(?:that|which|who|whom|whose|where|when)\b")
