@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from extraction.chinese import pos_tags
 from extraction.language import (
     BARE_PARTICIPLES,
     ENGLISH_STOPWORDS,
@@ -1465,9 +1466,7 @@ _ZH_PRONOUN = re.compile(rf"^(?:其|它的|他的|她的|它|他|她|该[{HAN}]{
 
 
 def _zh_words(text: str) -> list[tuple[str, str]]:
-    import jieba.posseg as pseg
-
-    return [(p.word, p.flag) for p in pseg.cut(text)]
+    return list(pos_tags(text))
 
 
 # A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers

@@ -26,7 +26,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from extraction.chinese import closes_with_admin_unit, glued_after_name
+from extraction.chinese import (
+    closes_with_admin_unit,
+    find_chinese_spans,
+    glued_after_name,
+    pos_tags,
+)
 from extraction.language import HAN, NON_NAME_WORDS, is_participle, normalize_name, split_sentences
 from extraction.lexicon import CALENDAR_WORDS, CHINESE_ADMIN_UNITS, CHINESE_KIN_WORDS
 from kg_rag.answer.offline import _stem, _term_set
@@ -454,9 +459,7 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
 
     Memoised: a sentence is read by every step whose evidence holds it and again by the
     synthesizer's checks, and part-of-speech tagging is the costliest part of reading it."""
-    from extraction.chinese import find_chinese_spans, pos_tags
-
-    words = list(pos_tags(sentence))
+    words = pos_tags(sentence)
     out: list[tuple[int, int, str]] = []
     for m in re.finditer(r"《([^《》]{1,30})》", sentence):
         out.append((m.start(1), m.end(1), "TITLE"))  # a work: a book, film, album …
@@ -750,12 +753,9 @@ def _other_role(relative: tuple[_V, str], other: str = "partner") -> tuple[_V, s
     return verbs, (other if role == "agent" else "agent")
 
 
-@functools.lru_cache(maxsize=4096)
 def _zh_words(text: str) -> tuple[tuple[str, str], ...]:
-    """jieba's (word, part of speech) for ``text``."""
-    import jieba.posseg
-
-    return tuple((w.word, w.flag) for w in jieba.posseg.lcut(text))
+    """jieba's (word, part of speech) for ``text`` (memoised in :func:`pos_tags`)."""
+    return pos_tags(text)
 
 
 _ZH_DEMONSTRATIVE_NP = re.compile(rf"(?:这|该|此)[家所座个部支间位条]?(?=[{HAN}])")
@@ -876,10 +876,8 @@ def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
 
 def _zh_common_word(name: str) -> bool:
     """Is ``name`` one jieba word tagged a common noun or verb (商业, 回国), not a name?"""
-    import jieba.posseg as pseg
-
-    words = list(pseg.cut(name))
-    return len(words) == 1 and words[0].flag in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
+    words = _zh_words(name)
+    return len(words) == 1 and words[0][1] in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
 
 
 def _zh_head_noun(query: str) -> str:
