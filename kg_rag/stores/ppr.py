@@ -383,7 +383,7 @@ def lexicographic_shortest_paths(
     # meet: the third level around a hub can hold most of the graph, and meeting in the middle
     # never builds it.
     dist = ({source: 0}, {target: 0})
-    frontiers: tuple[list[str], list[str]] = ([source], [target])
+    frontiers = [[source], [target]]
     depths = [0, 0]
     length: int | None = None
     while length is None and depths[0] + depths[1] < max_hops:
@@ -402,7 +402,7 @@ def lexicographic_shortest_paths(
         met = [depths[side] + other[node] for node in fresh if node in other]
         if met:
             length = min(met)
-        frontiers = (sorted(fresh), frontiers[1]) if side == 0 else (frontiers[0], sorted(fresh))
+        frontiers[side] = list(fresh)
     if length is None:
         return []
     from_source, to_target = dist
@@ -427,8 +427,6 @@ def lexicographic_shortest_paths(
                 results.append(GraphPath(nodes=list(path), relations=list(combo)))
                 if len(results) >= limit:
                     return True
-            return False
-        if len(path) - 1 >= length:
             return False
         for nxt in sorted(set(neighbours(node))):
             if on_shortest(nxt, len(path)) and walk([*path, nxt]):
