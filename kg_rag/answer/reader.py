@@ -47,7 +47,7 @@ from kg_rag.answer.question import (
 from kg_rag.answer.stages import StepContext, StepReading
 from kg_rag.answer.trace import Grade
 from kg_rag.cosine_scale import to_reference_cosine
-from kg_rag.models import AnswerType, Evidence, Subgraph
+from kg_rag.models import AnswerType, Evidence
 
 __all__ = ["OfflineStepReader", "read_evidence"]
 
@@ -294,10 +294,8 @@ class GraphView:
         reads, :data:`RELATED_LIMIT` relations at most)."""
         if self.linker is None or not entity_ids:
             return set()
-        sub: Subgraph = self.linker.graph.neighbourhood(
-            list(entity_ids), hops=1, limit=RELATED_LIMIT
-        )
-        return sub.neighbours_of(entity_ids)
+        found: set[str] = self.linker.graph.neighbour_ids(list(entity_ids), limit=RELATED_LIMIT)
+        return found
 
 
 def _get(le: Any, key: str) -> str:

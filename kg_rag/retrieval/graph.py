@@ -108,6 +108,8 @@ def _cypher_for(name: str, params: dict[str, Any]) -> str:
         return "\n// then\n".join(
             [q.NEIGHBOUR_IDS_LIMITED.strip(), q.GET_ENTITIES.strip(), q.INDUCED_RELATIONS.strip()]
         )
+    if name == "neighbour_ids":
+        return q.NEIGHBOUR_IDS_LIMITED.strip()
     if name == "paths":
         return q.paths_query(int(params.get("max_hops", 3))).strip()
     if name == "ppr_adjacency":
@@ -429,13 +431,13 @@ class GraphRetriever:
         ``limit`` relations) and the recorded call."""
         calls: list[CypherCall] = []
         ids = sorted(set(entity_ids))
-        sub = self._call(
+        found = self._call(
             calls,
-            "neighbourhood",
-            {"ids": ids, "hops": 1, "limit": limit},
-            lambda: self.graph.neighbourhood(ids, hops=1, limit=limit),
+            "neighbour_ids",
+            {"ids": ids, "limit": limit},
+            lambda: self.graph.neighbour_ids(ids, limit=limit),
         )
-        return sub.neighbours_of(ids), calls[0]
+        return found, calls[0]
 
     def retrieve(
         self,
@@ -516,17 +518,20 @@ class GraphRetriever:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + share
                 chunk_entities.setdefault(cid, []).append(eid)
         if hubs and chunk_scores:
-            reached = sorted(chunk_scores)
-            mentioned = self._call(
+            # Read from the hubs' side: a hub's chunks are many but few hubs rank, where the
+            # reached chunks each mention many entities.
+            hub_ids = sorted(hubs)
+            hub_chunks = self._call(
                 calls,
-                "entities_for_chunks",
-                {"ids": reached},
-                lambda: self.graph.entities_for_chunks(reached),
+                "chunks_for_entities",
+                {"ids": hub_ids},
+                lambda: self.graph.chunks_for_entities(hub_ids),
             )
-            for cid, eids in mentioned.items():
-                for eid in eids:
-                    if eid in hubs:
-                        chunk_scores[cid] += ppr.get(eid, 0.0) / hubs[eid]
+            for eid in hub_ids:  # in id order, as each chunk's sum was always taken
+                share = ppr.get(eid, 0.0) / hubs[eid]
+                for cid in hub_chunks.get(eid, ()):
+                    if cid in chunk_scores:
+                        chunk_scores[cid] += share
                         chunk_entities[cid].append(eid)
         best = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))[:top_k]
         by_id = {c.chunk_id: c for c in self.chunks.get_chunks(best)}

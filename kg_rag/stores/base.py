@@ -90,6 +90,11 @@ class GraphStore(Protocol):
     def neighbourhood(self, entity_ids: Sequence[str], hops: int = 1, limit: int = 200) -> Subgraph:
         """Entities within ``hops`` (undirected) of the seeds, and relations among them."""
 
+    def neighbour_ids(self, entity_ids: Sequence[str], limit: int = 200) -> set[str]:
+        """The entities one relation away from the seeds among the first ``limit`` of their
+        1-hop neighbourhood: ``neighbourhood(entity_ids, 1, limit).neighbours_of(entity_ids)``
+        without reading the entities and relations."""
+
     def paths(
         self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10
     ) -> list[GraphPath]:

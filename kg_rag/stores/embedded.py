@@ -1064,6 +1064,16 @@ class EmbeddedGraphStore:
                 relations=[self._relations[k] for k in self._induced(selected)],
             )
 
+    def neighbour_ids(self, entity_ids: Sequence[str], limit: int = 200) -> set[str]:
+        """The entities one relation away from the seeds among the first ``limit`` of their
+        1-hop neighbourhood (what :meth:`neighbourhood` selects): the seeds' neighbours
+        without reading their records or the relations among them."""
+        with self._lock:
+            self._table("entities")
+            seeds = [e for e in entity_ids if e in self._entities]
+            selected = ppr.bfs_levels(seeds, self._expand, 1, max(limit, 0))
+            return {e for e, distance in selected.items() if distance == 1}
+
     def paths(
         self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10
     ) -> list[GraphPath]:

@@ -684,6 +684,14 @@ class Neo4jGraphStore:
             relations=sorted(relations, key=lambda r: (r.source_id, r.type, r.target_id)),
         )
 
+    def neighbour_ids(self, entity_ids: Sequence[str], limit: int = 200) -> set[str]:
+        """The entities one relation away from the seeds among the first ``limit`` of their
+        1-hop neighbourhood (what :meth:`neighbourhood` selects): the seeds' neighbours
+        without reading their records or the relations among them."""
+        seeds = self._existing(entity_ids)
+        selected = ppr.bfs_levels(seeds, self._expand, 1, max(limit, 0))
+        return {e for e, distance in selected.items() if distance == 1}
+
     def paths(
         self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10
     ) -> list[GraphPath]:

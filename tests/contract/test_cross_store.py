@@ -90,6 +90,8 @@ def snapshot(store: Any, rng: random.Random) -> dict[str, Any]:
     for n, (a, b, c) in enumerate(picks):
         out[f"nbr1_{n}"] = store.neighbourhood([a], hops=1)
         out[f"nbr2_{n}"] = store.neighbourhood([a, b], hops=2, limit=25)
+        out[f"nid_{n}"] = sorted(store.neighbour_ids([a, b, "missing"], limit=6))
+        out[f"nid_all_{n}"] = sorted(store.neighbour_ids([c]))
         out[f"paths_{n}"] = store.paths(a, c, max_hops=4, limit=7)
         out[f"paths_short_{n}"] = store.paths(b, c, max_hops=2)
         out[f"ppr_{n}"] = store.personalized_pagerank({a: 1.0, b: 0.5}, limit=30)

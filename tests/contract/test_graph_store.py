@@ -314,6 +314,33 @@ def test_neighbourhood_limit_keeps_nearest_then_smallest_ids(store: Any) -> None
     assert store.neighbourhood(["e_paris"], hops=0).entities[0].entity_id == "e_paris"
 
 
+@pytest.mark.parametrize(
+    ("seeds", "limit"),
+    [
+        (["e_paris"], 200),
+        (["e_paris"], 3),  # the seed and two neighbours: acme, france (smallest ids)
+        (["e_alice", "e_bob"], 200),  # seeds related to each other are not neighbours
+        (["e_alice", "missing"], 2),
+        (["e_island"], 10),  # no relations at all
+        (["missing"], 10),
+        ([], 10),
+    ],
+)
+def test_neighbour_ids_are_the_neighbourhoods_neighbours(
+    store: Any, seeds: list[str], limit: int
+) -> None:
+    data.load(store)
+    expected = store.neighbourhood(seeds, hops=1, limit=limit).neighbours_of(seeds)
+    assert store.neighbour_ids(seeds, limit=limit) == expected
+
+
+def test_neighbour_ids_limit_keeps_the_smallest_ids(store: Any) -> None:
+    data.load(store)
+    assert store.neighbour_ids(["e_paris"]) == {"e_acme", "e_france", "e_louvre"}
+    assert store.neighbour_ids(["e_paris"], limit=3) == {"e_acme", "e_france"}
+    assert "e_bob" not in store.neighbour_ids(["e_alice", "e_bob"])
+
+
 def test_paths(store: Any) -> None:
     data.load(store)
     assert store.paths("e_alice", "e_france", max_hops=3) == [

@@ -238,7 +238,7 @@ def test_hostile_text2cypher_is_refused_and_the_answer_falls_back_to_templates(
         t2c = [c for c in step.cypher if c.name == "text2cypher"]
         assert len(t2c) == 1 and t2c[0].cypher == cypher and t2c[0].backend == "neo4j"
         templates = {c.name for c in step.cypher} - {"text2cypher"}
-        assert {"neighbourhood", "ppr_adjacency", "chunks_for_entities"} <= templates, (
+        assert {"neighbour_ids", "ppr_adjacency", "chunks_for_entities"} <= templates, (
             "templates still ran"
         )
         assert "Malmö" in answer.text and answer.citations and not answer.unsupported_citations

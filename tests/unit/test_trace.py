@@ -81,7 +81,7 @@ def test_bridge_steps_chain_their_answers(demo_answers: dict[str, Answer]) -> No
 
 def test_graph_calls_in_the_trace_carry_their_cypher(demo_answers: dict[str, Answer]) -> None:
     calls = [c for a in demo_answers.values() for s in a.trace.steps for c in s.cypher]
-    assert {c.name for c in calls} >= {"neighbourhood", "ppr_adjacency", "chunks_for_entities"}
+    assert {c.name for c in calls} >= {"neighbour_ids", "ppr_adjacency", "chunks_for_entities"}
     missing = sorted({c.name for c in calls if not c.cypher.strip()})
     assert not missing, f"graph calls recorded without the Cypher Neo4j runs for them: {missing}"
     assert all(c.params for c in calls)
@@ -213,7 +213,7 @@ def test_graph_steps_read_the_linked_neighbourhood_once(
     ]
     assert len(graph_steps) >= 2, "the demo questions take the graph route"
     for step in graph_steps:
-        calls = [c for c in step.cypher if c.name == "neighbourhood"]
+        calls = [c for c in step.cypher if c.name == "neighbour_ids"]
         graph_attempts = [a for a in step.attempts if a.startswith("graph/")]
         assert len(calls) == len(graph_attempts) >= 1, step.attempts
         linked = sorted({le["entity_id"] for le in step.linked_entities})
