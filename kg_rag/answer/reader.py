@@ -1329,10 +1329,22 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
             ):
                 return _ends_with_name(head, names)
     # "Ostrava Nights, also known as Lumenfall": another name of the linked one.
-    alias = _ALIAS_BEFORE.search(before)
+    alias = _alias_before(before)
     if alias is not None:
         return _ends_with_name(before[: alias.start()].rstrip(), names)
     return False
+
+
+def _alias_before(before: str) -> re.Match[str] | None:
+    """``_ALIAS_BEFORE`` at the end of ``before``, searched in its tail first: a search from
+    every offset of a long sentence costs more than the rest of the reading. A match that
+    reaches the tail's first character may go on further left: the whole text is searched."""
+    tail = len(before) - _ALIAS_TAIL
+    if tail > 0:
+        found = _ALIAS_BEFORE.search(before, tail)
+        if found is None or found.start() > tail:
+            return found
+    return _ALIAS_BEFORE.search(before)
 
 
 def _ends_with_name(text: str, names: Sequence[str]) -> bool:
@@ -1347,6 +1359,7 @@ _LABEL_OPEN = re.compile(r"\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：]")
 # What makes a bracket item a statement about a name rather than another name of it.
 _NOT_GLOSS = re.compile(r"\d|(?<![\w'’-])[a-z]")
 # An alias phrase after a name, up to the candidate: ", also known as \"", "(a.k.a. ".
+_ALIAS_TAIL = 64  # longer than any alias phrase with its punctuation
 _ALIAS_BEFORE = re.compile(
     r"\s*[,(（]?\s*(?:also|better|formerly|otherwise)\s+(?:known\s+as|called)\s*[\"“'‘]?$"
     r"|\s*[,(（]?\s*a\.k\.a\.?\s*[\"“'‘]?$"
@@ -1380,6 +1393,7 @@ _AGENT_SUFFIXES = ("er", "ers", "or", "ors", "ist", "ists", "ian", "ians")
 
 
 @functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=65536)
 def _agent_forms(term: str) -> frozenset[str]:
     """The agent nouns ``term`` (a stemmed word) makes: "drum" → "drummer", "drummers";
     "write" → "writer"; "compos" → "composer". Empty for a word shorter than three letters."""
@@ -1390,6 +1404,12 @@ def _agent_forms(term: str) -> frozenset[str]:
     if term.endswith("e"):
         forms |= {term + s[1:] for s in _AGENT_SUFFIXES if s[0] == "e"}
     return frozenset(forms)
+
+
+@functools.lru_cache(maxsize=8192)
+def _agent_forms_of(terms: frozenset[str]) -> frozenset[str]:
+    """Every agent noun the words of a sentence make (:func:`_agent_forms` of each)."""
+    return frozenset().union(*(_agent_forms(w) for w in terms))
 
 
 def _word_end(text: str, end: int) -> int:
@@ -1581,7 +1601,7 @@ def read_evidence(
                 shared_rel |= {
                     t
                     for t, forms in agent_forms.items()
-                    if forms & sent_terms or any(t in _agent_forms(w) for w in sent_terms)
+                    if forms & sent_terms or t in _agent_forms_of(frozenset(sent_terms))
                 }
             if cjk_query:
                 # Chinese words are matched as characters: 就读 is in "就读于".
