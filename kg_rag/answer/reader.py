@@ -1309,7 +1309,7 @@ def _gloss_of(sentence: str, a: int, b: int, names: Sequence[str]) -> bool:
         inner = after[1:].split(")")[0].split("）")[0].strip()
         # A name, not a year: "Salt Meridian (2009)" dates the album.
         return any(c.isalpha() for c in inner) and any(inner == n for n in names if len(n) >= 2)
-    if any(c.isdigit() for c in sentence[a:b]):
+    if any(map(str.isdigit, sentence[a:b])):
         return False
     # A bracket right after a linked name that lists other names glosses it: "Velmora (Вельмора,
     # Wildfire)", "Lumo (Finnish: Lumi)". An item with a digit or a lower-case word ("born 1950",
@@ -1339,6 +1339,8 @@ def _alias_before(before: str) -> re.Match[str] | None:
     """``_ALIAS_BEFORE`` at the end of ``before``, searched in its tail first: a search from
     every offset of a long sentence costs more than the rest of the reading. A match that
     reaches the tail's first character may go on further left: the whole text is searched."""
+    if not any(word in before for word in _ALIAS_WORDS):  # every alias phrase holds one
+        return None
     tail = len(before) - _ALIAS_TAIL
     if tail > 0:
         found = _ALIAS_BEFORE.search(before, tail)
@@ -1360,6 +1362,7 @@ _LABEL_OPEN = re.compile(r"\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：]")
 _NOT_GLOSS = re.compile(r"\d|(?<![\w'’-])[a-z]")
 # An alias phrase after a name, up to the candidate: ", also known as \"", "(a.k.a. ".
 _ALIAS_TAIL = 64  # longer than any alias phrase with its punctuation
+_ALIAS_WORDS = ("also", "better", "formerly", "otherwise", "a.k.a")
 _ALIAS_BEFORE = re.compile(
     r"\s*[,(（]?\s*(?:also|better|formerly|otherwise)\s+(?:known\s+as|called)\s*[\"“'‘]?$"
     r"|\s*[,(（]?\s*a\.k\.a\.?\s*[\"“'‘]?$"
