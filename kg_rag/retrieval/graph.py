@@ -9,6 +9,7 @@ embedded store answers the same templates in memory), so a trace can be replayed
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import threading
@@ -509,14 +510,13 @@ class GraphRetriever:
             lambda: self.graph.chunks_for_entities(regular),
         )
         chunk_scores: dict[str, float] = {}
-        chunk_entities: dict[str, list[str]] = {}
         for eid, chunk_ids in chunk_map.items():
             # Spread an entity's mass over the chunks that mention it, so hubs don't dominate
             # (measured on musique-dev: 1/n beats 1/sqrt(n) and plain sums).
             share = ppr.get(eid, 0.0) / max(1, len(chunk_ids))
             for cid in chunk_ids:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + share
-                chunk_entities.setdefault(cid, []).append(eid)
+        hub_chunks: dict[str, list[str]] = {}
         if hubs and chunk_scores:
             # Read from the hubs' side: a hub's chunks are many but few hubs rank, where the
             # reached chunks each mention many entities.
@@ -532,8 +532,15 @@ class GraphRetriever:
                 for cid in hub_chunks.get(eid, ()):
                     if cid in chunk_scores:
                         chunk_scores[cid] += share
+        best = heapq.nsmallest(top_k, chunk_scores, key=lambda c: (-chunk_scores[c], c))
+        # The entities that brought each kept chunk its mass (only the kept ones are listed).
+        kept = set(best)
+        chunk_entities: dict[str, list[str]] = {cid: [] for cid in best}
+        for source in (chunk_map, hub_chunks):
+            for eid, chunk_ids in source.items():
+                for cid in chunk_ids:
+                    if cid in kept:
                         chunk_entities[cid].append(eid)
-        best = sorted(chunk_scores, key=lambda c: (-chunk_scores[c], c))[:top_k]
         by_id = {c.chunk_id: c for c in self.chunks.get_chunks(best)}
         evidence = [
             Evidence(
