@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -41,6 +42,7 @@ __all__ = ["EmbeddedGraphStore"]
 logger = logging.getLogger(__name__)
 
 _DELETE_BATCH = 500
+_FIND_MEMO = 4096  # find_entities results remembered (per text and limit)
 
 RelKey = tuple[str, str, str]
 """(source_id, type, target_id): the identity of a relation."""
@@ -180,6 +182,10 @@ class EmbeddedGraphStore:
         self._name_keys: dict[str, set[str]] = {}  # normalized name or alias → entity ids
         self._compact_keys: dict[str, set[str]] = {}  # compact name → entity ids
         self._blob: tuple[str, list[int], list[str]] | None = None  # see _name_blob
+        self._find_memo: tuple[Any, OrderedDict[tuple[str, int], list[str]]] = (
+            None,
+            OrderedDict(),
+        )
         self._relations: dict[RelKey, Relation] = {}
         self._graph: Any = nx.Graph()  # undirected; edge attr "keys": set of RelKey
         self._chunks: dict[str, ppr.ChunkRecord] = {}
@@ -937,11 +943,23 @@ class EmbeddedGraphStore:
             needles = ppr.name_needles(text)
             if not needles:
                 return []
-            found: set[str] = set()
-            for needle in needles:
-                found |= self._containing(needle)
-            candidates = [self._full(eid) for eid in sorted(found)]
-            return ppr.rank_name_matches(text, candidates, limit)
+            # Remembered per (text, limit) until the next entity write (which drops the name
+            # blob): a question and its steps look up the same names.
+            blob = self._name_blob()
+            if self._find_memo[0] is not blob:
+                self._find_memo = (blob, OrderedDict())
+            memo = self._find_memo[1]
+            ids = memo.get((text, limit))
+            if ids is None:
+                found: set[str] = set()
+                for needle in needles:
+                    found |= self._containing(needle)
+                candidates = [self._entities[eid] for eid in sorted(found)]
+                ids = [e.entity_id for e in ppr.rank_name_matches(text, candidates, limit)]
+                memo[(text, limit)] = ids
+                if len(memo) > _FIND_MEMO:
+                    memo.popitem(last=False)
+            return [self._full(eid) for eid in ids]
 
     def _name_blob(self) -> tuple[str, list[int], list[str]]:
         """Every entity's search text in one string (``\x00`` between entities), with each

@@ -16,6 +16,7 @@ the store fetches the weighted adjacency with one Cypher query per BFS level.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -451,14 +452,26 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+@functools.lru_cache(maxsize=65536)
+def _joined_tokens(text: str) -> str:
+    """``text``'s tokens, each closed by ``\x00`` on both sides (no token holds one): a token
+    sequence lies inside another exactly when its joined form is a substring of the other's."""
+    return "\x00" + "\x00".join(_TOKEN.findall(text)) + "\x00"
+
+
 def search_keys(name: str, aliases: Sequence[str]) -> list[str]:
     """Distinct normalized name and aliases (the name first)."""
+    return list(_search_keys(name, tuple(aliases)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _search_keys(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
     keys: list[str] = []
     for raw in [name, *aliases]:
         key = normalize_name(raw)
         if key and key not in keys:
             keys.append(key)
-    return keys
+    return tuple(keys)
 
 
 def lookup_keys(name: str, aliases: Sequence[str]) -> tuple[list[str], str]:
@@ -487,22 +500,23 @@ def name_needles(text: str) -> list[str]:
     return sorted({query, *tokens(query)})
 
 
-def _contiguous(needle: Sequence[str], hay: Sequence[str]) -> bool:
-    n = len(needle)
-    return n > 0 and any(list(hay[i : i + n]) == list(needle) for i in range(len(hay) - n + 1))
+@functools.lru_cache(maxsize=65536)
+def _key_tokens(key: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(key))
 
 
-def _match_score(query: str, query_tokens: list[str], key: str) -> tuple[int, float]:
+def _match_score(query: str, query_tokens: frozenset[str], key: str) -> tuple[int, float]:
     if key == query:
         return 3, 1.0
-    key_tokens = tokens(key)
     if query in key:
         return 2, len(query) / len(key)
-    if _contiguous(key_tokens, query_tokens):
+    joined = _joined_tokens(key)
+    if len(joined) > 1 and joined in _joined_tokens(query):  # the key's tokens, in a row
         return 2, len(key) / len(query)
+    key_tokens = _key_tokens(key)
     if not key_tokens:
         return 0, 0.0
-    shared = set(key_tokens) & set(query_tokens)
+    shared = query_tokens.intersection(key_tokens)
     if not shared:
         return 0, 0.0
     return 1, sum(1 for t in key_tokens if t in shared) / len(key_tokens)
@@ -518,7 +532,7 @@ def rank_name_matches(text: str, entities: Iterable[Entity], limit: int) -> list
     query = normalize_name(text)
     if not query or limit <= 0:
         return []
-    query_tokens = tokens(query)
+    query_tokens = frozenset(tokens(query))
     scored: list[tuple[int, float, str, Entity]] = []
     for entity in entities:
         best = (0, 0.0)
