@@ -182,6 +182,7 @@ class EmbeddedGraphStore:
         self._name_keys: dict[str, set[str]] = {}  # normalized name or alias → entity ids
         self._compact_keys: dict[str, set[str]] = {}  # compact name → entity ids
         self._blob: tuple[str, list[int], list[str]] | None = None  # see _name_blob
+        self._token_index: tuple[Any, dict[str, set[str]]] = (None, {})
         self._find_memo: tuple[Any, OrderedDict[tuple[str, int], list[str]]] = (
             None,
             OrderedDict(),
@@ -940,8 +941,8 @@ class EmbeddedGraphStore:
         :func:`kg_rag.stores.ppr.rank_name_matches`)."""
         with self._lock:
             self._table("entities")
-            needles = ppr.name_needles(text)
-            if not needles:
+            query = ppr.normalize_name(text)
+            if not query:
                 return []
             # Remembered per (text, limit) until the next entity write (which drops the name
             # blob): a question and its steps look up the same names.
@@ -951,9 +952,13 @@ class EmbeddedGraphStore:
             memo = self._find_memo[1]
             ids = memo.get((text, limit))
             if ids is None:
-                found: set[str] = set()
-                for needle in needles:
-                    found |= self._containing(needle)
+                # What can score: a key holding the whole text (a substring search), or one
+                # sharing a token with it (the token index; a substring search for a token
+                # such as "the" also returns every "other" and "mother").
+                found = self._containing(query)
+                index = self._name_tokens(blob)
+                for token in ppr.tokens(query):
+                    found |= index.get(token, set())
                 candidates = [self._entities[eid] for eid in sorted(found)]
                 ids = [e.entity_id for e in ppr.rank_name_matches(text, candidates, limit)]
                 memo[(text, limit)] = ids
@@ -974,6 +979,18 @@ class EmbeddedGraphStore:
                 position += len(self._search_text[eid]) + 1
             self._blob = ("\x00".join(self._search_text[e] for e in ids), starts, ids)
         return self._blob
+
+    def _name_tokens(self, blob: Any) -> dict[str, set[str]]:
+        """token → ids of the entities with a name or alias holding that token (built with the
+        name blob ``blob``, rebuilt after entity writes)."""
+        if self._token_index[0] is not blob:
+            index: dict[str, set[str]] = {}
+            for eid, search_text in self._search_text.items():
+                for key in search_text.split("\n"):
+                    for token in ppr.tokens(key):
+                        index.setdefault(token, set()).add(eid)
+            self._token_index = (blob, index)
+        return self._token_index[1]
 
     def _containing(self, needle: str) -> set[str]:
         """Ids of the entities whose search text contains ``needle``."""

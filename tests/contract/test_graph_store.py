@@ -190,6 +190,30 @@ def test_find_entities_sees_writes_and_deletes(store: Any) -> None:
     assert [e.entity_id for e in store.find_entities("Louvre")] == ["e_louvre"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ship", ["e_ship", "e_harbour"]),  # a whole token of both names
+        ("other", ["e_ship", "e_varn"]),  # the whole text inside a name (closer lengths first)
+        ("other Lake", []),  # "other" is inside "Mother" and "Brothers", a token of neither
+        ("Varn Brothers", ["e_varn", "e_harbour"]),  # the whole name, then one token shared
+        ("rothers", ["e_varn"]),  # the text inside a name
+        ("Harbour Ship Varn", ["e_harbour", "e_ship", "e_varn"]),  # all tokens, then half
+    ],
+)
+def test_find_entities_matches_whole_tokens_or_the_whole_text(
+    store: Any, text: str, expected: list[str]
+) -> None:
+    store.upsert_entities(
+        [
+            Entity(entity_id="e_ship", name="Mother Ship"),
+            Entity(entity_id="e_varn", name="Varn Brothers"),
+            Entity(entity_id="e_harbour", name="Varn Harbour Ship"),
+        ]
+    )
+    assert [e.entity_id for e in store.find_entities(text)] == expected
+
+
 def test_find_entities_exact_before_substring_and_limit(store: Any) -> None:
     store.upsert_entities(
         [
