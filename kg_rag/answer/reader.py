@@ -1396,7 +1396,6 @@ _AGENT_SUFFIXES = ("er", "ers", "or", "ors", "ist", "ists", "ian", "ians")
 
 
 @functools.lru_cache(maxsize=16384)
-@functools.lru_cache(maxsize=65536)
 def _agent_forms(term: str) -> frozenset[str]:
     """The agent nouns ``term`` (a stemmed word) makes: "drum" → "drummer", "drummers";
     "write" → "writer"; "compos" → "composer". Empty for a word shorter than three letters."""

@@ -452,13 +452,6 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-@functools.lru_cache(maxsize=65536)
-def _joined_tokens(text: str) -> str:
-    """``text``'s tokens, each closed by ``\x00`` on both sides (no token holds one): a token
-    sequence lies inside another exactly when its joined form is a substring of the other's."""
-    return "\x00" + "\x00".join(_TOKEN.findall(text)) + "\x00"
-
-
 def search_keys(name: str, aliases: Sequence[str]) -> list[str]:
     """Distinct normalized name and aliases (the name first)."""
     return list(_search_keys(name, tuple(aliases)))
@@ -503,6 +496,13 @@ def name_needles(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _key_tokens(key: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(key))
+
+
+@functools.lru_cache(maxsize=65536)
+def _joined_tokens(text: str) -> str:
+    """``text``'s tokens, each closed by ``\x00`` on both sides (no token holds one): a token
+    sequence lies inside another exactly when its joined form is a substring of the other's."""
+    return "\x00" + "\x00".join(_key_tokens(text)) + "\x00"
 
 
 def _match_score(query: str, query_tokens: frozenset[str], key: str) -> tuple[int, float]:
