@@ -1339,7 +1339,7 @@ def _alias_before(before: str) -> re.Match[str] | None:
     """``_ALIAS_BEFORE`` at the end of ``before``, searched in its tail first: a search from
     every offset of a long sentence costs more than the rest of the reading. A match that
     reaches the tail's first character may go on further left: the whole text is searched."""
-    if not any(word in before for word in _ALIAS_WORDS):  # every alias phrase holds one
+    if not any(word in before for word in _ALIAS_WORDS):
         return None
     tail = len(before) - _ALIAS_TAIL
     if tail > 0:
@@ -1362,9 +1362,10 @@ _LABEL_OPEN = re.compile(r"\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s*[:：]")
 _NOT_GLOSS = re.compile(r"\d|(?<![\w'’-])[a-z]")
 # An alias phrase after a name, up to the candidate: ", also known as \"", "(a.k.a. ".
 _ALIAS_TAIL = 64  # longer than any alias phrase with its punctuation
-_ALIAS_WORDS = ("also", "better", "formerly", "otherwise", "a.k.a")
+_ALIAS_LEADS = ("also", "better", "formerly", "otherwise")  # … known as / called
+_ALIAS_WORDS = (*_ALIAS_LEADS, "a.k.a")  # every alias phrase holds one of these
 _ALIAS_BEFORE = re.compile(
-    r"\s*[,(（]?\s*(?:also|better|formerly|otherwise)\s+(?:known\s+as|called)\s*[\"“'‘]?$"
+    rf"\s*[,(（]?\s*(?:{'|'.join(_ALIAS_LEADS)})\s+(?:known\s+as|called)\s*[\"“'‘]?$"
     r"|\s*[,(（]?\s*a\.k\.a\.?\s*[\"“'‘]?$"
 )
 
