@@ -236,7 +236,8 @@ _WHOSE_R = re.compile(
 _COMPARATIVE_WORDS = re.compile(
     r"\b(?:first|earlier|earliest|later|latest|older|oldest|younger|youngest|more recently|"
     r"more|most|less|least|fewer|larger|largest|bigger|biggest|smaller|smallest|longer|longest|"
-    r"shorter|shortest|higher|highest|lower|lowest|taller|tallest|greater|sooner|last)\b",
+    r"shorter|shortest|higher|highest|lower|lowest|taller|tallest|greater|sooner|last|wider|"
+    r"widest|deeper|deepest|heavier|heaviest)\b",
     re.IGNORECASE,
 )
 _WH_LEAD = re.compile(
@@ -308,7 +309,13 @@ def _en_compare(q: str, question: str) -> Plan | None:
         if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
             # "Who is older, A or B?": age compares births ("which is older": foundings).
             pred = "was born" if re.match(r"\s*who\b", pre, re.IGNORECASE) else "was founded"
-        queries = [_en_value_query(o, pred, kind) for o in options]
+        measure = _MEASURE_COMPARATIVE.search(pre)
+        if kind == "NUMBER" and pred.lower() in _BE and measure is not None:
+            # "Which lighthouse is taller, A or B?": each option's measure, "How tall is A".
+            adj = _COMPARATIVE_ADJ[measure.group(0).lower()]
+            queries = [_clean(f"How {adj} {pred.lower()} {o}") for o in options]
+        else:
+            queries = [_en_value_query(o, pred, kind) for o in options]
     return _value_plan(question, options, queries, kind, order, "compare", pred)
 
 
@@ -320,6 +327,25 @@ _EN_BOTH = re.compile(
     r"[a-z]+(?=\s+(?:[a-z]+\s+){0,2}the\s+same\b))\b.*)$"
 )
 _EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+
+
+_SINGULAR_AUX = {"were": "was", "are": "is", "do": "does", "have": "has"}
+
+
+def _same_value_query(aux: str, option: str, verb_phrase: str, attr: str) -> str:
+    """One option's question for "Were A and B born in the same town?": the verb phrase before
+    "the same" asks it of the option ("In which town was A born"); without one, the attribute
+    itself ("Are A and B of the same nationality?" → "What is the nationality of A")."""
+    words = verb_phrase.split()
+    if words and words[-1].lower() == "the":
+        words = words[:-1]
+    prep = words[-1] if words and words[-1].lower() in STRANDED_PARTICLES else ""
+    verb = words[:-1] if prep else words
+    if not verb or any(w.lower() in _FUNCTION for w in verb):
+        return f"What is the {attr} of {option}"
+    aux = _SINGULAR_AUX.get(aux.lower(), aux.lower())
+    lead = f"{prep.capitalize()} which" if prep else "Which"
+    return _clean(f"{lead} {attr} {aux} {option} {' '.join(verb)}")
 
 
 def _en_yes_no(q: str, question: str) -> Plan | None:
@@ -334,7 +360,7 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
             kind = head_noun_type(attr)
             if kind == "NAME" and re.search(r"national|citizen|country|origin|from", attr + rest):
                 kind = "LOCATION"
-            queries = [f"What is the {attr} of {o}" for o in (a, b)]
+            queries = [_same_value_query(m["aux"], o, rest[: same.start()], attr) for o in (a, b)]
             return _value_plan(question, [a, b], queries, kind, "same", "same-yesno", attr)
         rest = re.sub(r"^both\s+", "", rest)
         queries = [_clean(f"{m['aux']} {o} {rest}") for o in (a, b)]
@@ -362,6 +388,7 @@ _COMPARATIVE_ADJ = {
     "wider": "wide",
     "heavier": "heavy",
 }
+_MEASURE_COMPARATIVE = re.compile(rf"\b(?:{'|'.join(_COMPARATIVE_ADJ)})\b", re.IGNORECASE)
 _EN_THRESHOLD = re.compile(
     r"^(?P<aux>is|was|are|were)\s+(?P<subj>.+?)\s+(?:(?P<more>more|less|fewer|over|under)"
     r"(?:\s+than)?|(?P<adjer>[a-z]+er)\s+than|at\s+(?P<least>least|most))\s+"
@@ -657,6 +684,7 @@ _OF_NAME = re.compile(
     # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
     rf"(?P<tail>\s+[a-z][\w\-]*)?"
 )
+_DO_AUX = re.compile(r"\b(?:do|does|did)\b", re.IGNORECASE)
 _POSS = re.compile(
     rf"(?<!#)(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
 )
@@ -735,6 +763,20 @@ def _noun_phrase(words: list[str]) -> list[str]:
         phrase.append(w)
     typed = [i for i in range(len(phrase)) if head_noun_type(phrase[i]) != "NAME"]
     return phrase[: typed[-1] + 1] if typed else phrase[:1]
+
+
+def _relative_head(words: list[str]) -> list[str]:
+    """The noun phrase a relative clause modifies: every word between the determiner and the
+    relative word when they are all plain words of no known type (a compound: "the ferry line
+    that …"), else :func:`_noun_phrase` ("the company headquartered in X that …" → company)."""
+    plain = len(words) <= 3 and all(
+        re.fullmatch(r"[a-z][\w\-]*", w)
+        and w not in _FUNCTION
+        and not w.endswith(("ed", "ing"))
+        and head_noun_type(w) == "NAME"
+        for w in words
+    )
+    return list(words) if plain and words else _noun_phrase(words)
 
 
 # Ordinals and the adjectives that work like them modify a noun; they head no noun phrase
@@ -1000,7 +1042,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         clause = _clean(text[rel.end() : clause_end])
         if len(clause.split()) < 2:
             continue
-        head_words = _noun_phrase(words)
+        head_words = _relative_head(words)
         trailing = " ".join(words[len(head_words) :])
         rel_word = rel.group(0)
         if trailing in STRANDED_PARTICLES:
@@ -1022,6 +1064,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             not text[m.end() :].strip(" ?.")
             and not any(w in _FUNCTION or is_participle(w) for w in owned)
             and len(owned) > len(phrase.split())
+            # "Which college did X's husband attend?": a do-question ends in its bare verb.
+            and not _DO_AUX.search(text[: m.start()])
         ):
             # "X's timber subsidiary" closing the question: the compound ends at its last noun.
             phrase = m["noun"]

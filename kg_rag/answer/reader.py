@@ -560,6 +560,38 @@ _PRONOUN_START = re.compile(
     r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
     r"river|film|book|school|university))\b|[它他她其该])|[,，]\s*(?:it|he|she|they)\s+[a-z]"
 )
+_DEFINED_CHECK = 4
+"""How many leading candidates the reader checks against the corpus's definitions of them."""
+_TYPED_KINDS = frozenset(["PERSON", "LOCATION", "ORGANIZATION"])
+"""Types extraction may guess wrong for a name, which the corpus's definition then overrides
+(a name of unknown type, ``NAME``, already fits any asked noun part way)."""
+_DEFINITE_START = re.compile(r"^\s*The\s+([a-z][a-z-]+)\b")
+# After the class noun of a definition: a preposition, a participle or a relative word ends
+# the noun phrase ("a concert hall in Pellworth", "an orchestra founded in 1911").
+_DEFINITION_END = r"(?=\s+(?:in|of|on|at|for|from|with|by|near|that|which|who|based|founded|located|built|set|run|owned)\b|\s*[,.;:(]|$)"
+
+
+def _subject_nouns(names: Sequence[str], texts: Sequence[str]) -> frozenset[str]:
+    """The class nouns a text may call an English subject by ("the hall" for Alcombe Hall):
+    the last word of each of its names, and the head noun a text defines it as with a
+    copula and an article ("Alcombe Hall is a concert hall in …" → hall)."""
+    nouns: set[str] = set()
+    for name in names:
+        if not name or _CJK.search(name):
+            continue
+        last = name.split()[-1].lower()
+        if last.isalpha() and len(last) > 2:
+            nouns.add(last)
+        rx = _rx(
+            rf"{re.escape(name)}\s+(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+"
+            rf"((?:[\w-]+\s+){{0,3}}?[a-z][\w-]*){_DEFINITION_END}"
+        )
+        for text in texts:
+            for m in rx.finditer(text):
+                nouns.add(m.group(1).split()[-1])
+    return frozenset(nouns)
+
+
 _ZH_COUNTED = re.compile(
     r"^[一二两三四五六七八九十几数多]+[人位名个]?$|^[一二两三四五六七八九十几数]+[人位名个]"
 )
@@ -1573,6 +1605,11 @@ def read_evidence(
     def names_subject(text: str) -> bool:
         return any(n and _mentioned(text, n, holders.get(n, ())) for n in linked_names)
 
+    # "The hall opened in 1908" in a document about Alcombe Hall: the class noun the subject
+    # is called by goes on about it as a pronoun does.
+    subject_nouns = (
+        _subject_nouns(named, [ev.text for ev in ranked]) if not cjk_query else frozenset()
+    )
     for rank, ev in enumerate(ranked):
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
@@ -1590,7 +1627,13 @@ def read_evidence(
             if (
                 not subject_in_sentence
                 and previous_about_subject
-                and _PRONOUN_START.search(sentence)
+                and (
+                    _PRONOUN_START.search(sentence)
+                    or (
+                        (definite_start := _DEFINITE_START.match(sentence)) is not None
+                        and definite_start.group(1) in subject_nouns
+                    )
+                )
             ):
                 # "It has a population of …": a sentence opening with a pronoun goes on
                 # about the subject of the one before.
@@ -1946,6 +1989,10 @@ def read_evidence(
                     and _LANDMARK_BEFORE.search(sentence[max(0, a - 40) : a])
                 ):
                     bonus *= 0.5  # "a village in eastern Varn, north of the border with Osk"
+                if measure and kind == "DATE":
+                    bonus *= 0.1  # "How tall is X": a measure, never a date
+                elif measure and kind == "NUMBER" and not re.search(r"[^\W\d_]", span):
+                    bonus *= 0.5  # … and a measure is written with its unit ("38 metres")
                 if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
@@ -2017,6 +2064,31 @@ def read_evidence(
         cand.votes = len(ordered)
     if not pool:
         return None, best_overlap
+    if head and not cjk_query and expected in ("PERSON", "LOCATION", "ORGANIZATION"):
+        # The corpus says what a name is: a candidate typed otherwise whose descriptions
+        # define it as the asked noun ("The Pellworth Philharmonic is the principal symphony orchestra"), or
+        # whose own document calls its subject by that noun ("the orchestra has performed
+        # at …" in the document titled with the name), fits as that noun does, whatever type
+        # extraction gave it.
+        head_fit = _fit(expected, head_noun_type(head))
+        leaders = [
+            c
+            for c in sorted(pool.values(), key=lambda c: -c.score)[:_DEFINED_CHECK]
+            if c.kind in _TYPED_KINDS and head_fit > _fit(expected, c.kind)
+        ]
+        if leaders:
+            usage = view.usage([c.text for c in leaders], [c.entity_id for c in leaders])
+            titles = view.doc_titles(sorted({e.doc_id for e in ranked}))
+            definite = _rx(rf"\b[Tt]he\s+{re.escape(head)}\b")
+            for c in leaders:
+                norm = normalize_name(c.text)
+                own_texts = [
+                    e.text for e in ranked if names_topic(titles.get(e.doc_id, ""), {norm})
+                ]
+                if norm in _defined_as(head, [*usage.get(c.text, []), *own_texts]) or any(
+                    definite.search(t) for t in own_texts
+                ):
+                    c.score *= head_fit / _fit(expected, c.kind)
     nouns = [c.text.lower() for c in pool.values() if not c.modifier]
     for cand in pool.values():
         stem = cand.text[:4].lower()

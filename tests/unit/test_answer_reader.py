@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -1446,3 +1447,266 @@ def test_an_administrative_unit_closes_a_place_name_whatever_its_entity_type(
         assert best is None or best.text != "栾州" or best.kind == "LOCATION"
     finally:
         graph.close()
+
+
+class _Titles:
+    """A chunk store's document titles, and no sentence vectors."""
+
+    def __init__(self, titles: dict[str, str]) -> None:
+        self.titles = titles
+
+    def document_titles(self, doc_ids: Sequence[str]) -> dict[str, str]:
+        return {d: self.titles[d] for d in doc_ids if d in self.titles}
+
+    def sentence_similarity(self, query: str, doc_ids: Sequence[str]) -> dict[str, list[Any]]:
+        return {}
+
+
+@pytest.mark.parametrize(
+    ("query", "pieces", "titles", "entities", "linked", "answer"),
+    [
+        # The answer's own document calls it by the asked noun ("the orchestra has performed
+        # at …" in the document titled with its name); extraction typed it a place.
+        (
+            "orchestra that plays at Marlow Hall",
+            [
+                (
+                    "marlow",
+                    "Marlow Hall is a concert hall in Dunmere, standing on the east bank "
+                    "of the River Quell near the old corn market. It opened in 1908.",
+                ),
+                (
+                    "marlow",
+                    "The hall is the home of the Dunmere Symphonia, which has given its "
+                    "winter concerts there since its first season.",
+                ),
+                (
+                    "symph",
+                    "From the beginning the orchestra has performed at Marlow Hall, and it "
+                    "rehearses in a warehouse nearby.",
+                ),
+            ],
+            {"marlow": "marlow_hall", "symph": "Dunmere Symphonia"},
+            [
+                ("Dunmere Symphonia", "LOCATION", "", ["c1", "c2"]),
+                ("River Quell", "CONCEPT", "", ["c0"]),
+                ("Dunmere", "LOCATION", "", ["c0", "c1"]),
+            ],
+            "Marlow Hall",
+            "Dunmere Symphonia",
+        ),
+        # The graph's description of the name defines it as the asked noun.
+        (
+            "newspaper that Ivo Tarrant edited",
+            [
+                (
+                    "ivo",
+                    "In 1931 Ivo Tarrant moved to Harl Bay, where he edited the Kestrel "
+                    "Gazette until his death.",
+                ),
+            ],
+            {"ivo": "ivo_tarrant"},
+            [
+                (
+                    "Kestrel Gazette",
+                    "LOCATION",
+                    "The Kestrel Gazette is a weekly newspaper printed in Harl Bay.",
+                    ["c0"],
+                ),
+                ("Harl Bay", "CONCEPT", "", ["c0"]),
+            ],
+            "Ivo Tarrant",
+            "Kestrel Gazette",
+        ),
+        (
+            "school that Mara Quill founded",
+            [
+                (
+                    "mq",
+                    "Mara Quill founded the Brisling Academy of Art on Tern Street in 1902, "
+                    "and taught there until 1930.",
+                ),
+            ],
+            {"mq": "mara_quill"},
+            [
+                (
+                    "Brisling Academy of Art",
+                    "PERSON",
+                    "The Brisling Academy of Art was a small art school on Tern Street.",
+                    ["c0"],
+                ),
+                ("Tern Street", "CONCEPT", "", ["c0"]),
+            ],
+            "Mara Quill",
+            "Brisling Academy of Art",
+        ),
+        (
+            "company that built the Osk Viaduct",
+            [
+                (
+                    "osk",
+                    "The Osk Viaduct was built in 1871 for Varn Rail by Harrow Dunn, whose "
+                    "yard stood at Kell Ford.",
+                ),
+            ],
+            {"osk": "Osk Viaduct"},
+            [
+                (
+                    "Harrow Dunn",
+                    "PERSON",
+                    "Harrow Dunn was an engineering company founded at Kell Ford in 1840.",
+                    ["c0"],
+                ),
+                ("Kell Ford", "CONCEPT", "", ["c0"]),
+                ("Varn Rail", "CONCEPT", "", ["c0"]),
+            ],
+            "Osk Viaduct",
+            "Harrow Dunn",
+        ),
+    ],
+)
+@pytest.mark.parametrize("checked", [True, False])
+def test_the_corpus_definition_of_a_name_overrides_the_extracted_type(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    query: str,
+    pieces: list[tuple[str, str]],
+    titles: dict[str, str],
+    entities: list[tuple[str, str, str, list[str]]],
+    linked: str,
+    answer: str,
+    checked: bool,
+) -> None:
+    """A name extraction typed wrongly for the asked noun takes the noun's type when the corpus
+    defines it as that noun; without the check (none of the leaders checked) a name of the
+    wrong kind answers, so the definition is what decides."""
+    from kg_rag.answer import reader
+    from kg_rag.models import Entity, Mention
+    from kg_rag.retrieval.graph import EntityLinker
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    if not checked:
+        monkeypatch.setattr(reader, "_DEFINED_CHECK", 0)
+    evidence = [
+        Evidence(
+            chunk_id=f"c{i}", doc_id=d, text=t, score=1 - i / 10, level="paragraph", char_end=len(t)
+        )
+        for i, (d, t) in enumerate(pieces)
+    ]
+    graph = EmbeddedGraphStore(tmp_path / "kb")
+    graph.open()
+    try:
+        graph.upsert_entities(
+            [
+                Entity(entity_id=f"g{i}", name=n, type=t, description=desc)
+                for i, (n, t, desc, _) in enumerate(entities)
+            ]
+        )
+        graph.upsert_mentions(
+            [
+                Mention(entity_id=f"g{i}", chunk_id=c, doc_id=evidence[int(c[1:])].doc_id)
+                for i, (*_, chunks) in enumerate(entities)
+                for c in chunks
+            ]
+        )
+        view = GraphView(linker=EntityLinker(graph), store=_Titles(titles))
+        best, _ = read_evidence(query, "ORGANIZATION", evidence, _linked(linked), graph=view)
+        assert best is not None
+        assert (best.text == answer) is checked
+    finally:
+        graph.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "subject", "answer"),
+    [
+        (
+            "How tall is the Kell Light",
+            "The Kell Light was first lit on 1 October 1872. It is 38 metres high, and 181 steps "
+            "lead up to its lantern.",
+            "Kell Light",
+            "38 metres",
+        ),
+        (
+            "How long is the Osk",
+            "The Osk rises at Tarn Moss and was canalised in 1790. It is 214 kilometres long and "
+            "has 22 locks.",
+            "Osk",
+            "214 kilometres",
+        ),
+        (
+            "How deep is Lake Varn",
+            "Lake Varn was dammed in 1931 and has 12 islands. It is 82 metres deep at its centre.",
+            "Lake Varn",
+            "82 metres",
+        ),
+        (
+            "What is the length of the Holm Bridge",
+            "The Holm Bridge opened in 1902 with 9 arches; its length is 410 metres.",
+            "Holm Bridge",
+            "410 metres",
+        ),
+    ],
+)
+def test_a_measure_is_a_number_with_its_unit_never_a_date(
+    query: str, text: str, subject: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked(subject))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("names", "texts", "nouns"),
+    [
+        (["Marlow Hall"], ["Marlow Hall is a concert hall in Dunmere."], {"hall"}),
+        (
+            ["Harlow Dynamics"],
+            ["Harlow Dynamics is a software company based in Tollmere."],
+            {"dynamics", "company"},
+        ),
+        (
+            ["Kell Light"],
+            ["The tower is tall. Kell Light was the tallest lighthouse on the coast."],
+            {"light", "lighthouse"},
+        ),
+        (["Ada Moe"], ["Ada Moe was a Norwegian engineer who built bridges."], {"moe", "engineer"}),
+        (["Osk"], ["The Osk is a river in Varn."], {"osk", "river"}),
+        (["Varn Rail"], ["Varn Rail ran the line until 1950."], {"rail"}),  # no definition
+        (["栎川电子"], ["栎川电子是一家公司。"], set()),  # English class nouns only
+    ],
+)
+def test_subject_nouns_from_names_and_definitions(
+    names: list[str], texts: list[str], nouns: set[str]
+) -> None:
+    from kg_rag.answer.reader import _subject_nouns
+
+    assert _subject_nouns(names, texts) == nouns
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "subject", "answer"),
+    [
+        (
+            "orchestra that plays at Marlow Hall",
+            "Marlow Hall is a concert hall in Dunmere, beside Cobb's Wharf. The hall is the home "
+            "of the Dunmere Symphonia, which plays there every winter.",
+            "Marlow Hall",
+            "Dunmere Symphonia",
+        ),
+        (
+            "company that owns the Vell Building",
+            "The Vell Building is an office block on Tern Street near Quill Yard. The block is "
+            "owned by Harrow Dunn, which bought it in 1990.",
+            "Vell Building",
+            "Harrow Dunn",
+        ),
+    ],
+)
+def test_a_class_noun_for_the_subject_goes_on_about_it(
+    query: str, text: str, subject: str, answer: str
+) -> None:
+    """ "The hall is the home of X" after a sentence that defines Marlow Hall as a concert hall
+    is about Marlow Hall, as a sentence opening with "It" would be: X is said of the subject
+    (the place named beside the subject is not)."""
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked(subject))
+    assert best is not None and best.text == answer
