@@ -483,11 +483,22 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
         if flag == "nr" and i + 1 < len(words):
             nxt, nflag = words[i + 1]
             # jieba splits unknown names: surname + given name (1–2 characters).
+            after = words[i + 2][1] if i + 2 < len(words) else "x"
             if (
                 len(word) <= 2
                 and _CJK.match(nxt)
                 and len(nxt) <= 2
-                and not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a"))
+                and (
+                    not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a"))
+                    # 谭 + 启明/v + 担任: a lone surname takes a two-character given name that
+                    # jieba read as a word when a verb, particle or stop follows it.
+                    or (
+                        len(word) == 1
+                        and len(nxt) == 2
+                        and nflag.startswith(("v", "a"))
+                        and after.startswith(("v", "p", "u", "x"))
+                    )
+                )
             ) and len(word) + len(nxt) <= 4:
                 end = start + len(word) + len(nxt) - (1 if glued_after_name(nxt) else 0)
                 i += 1
@@ -917,12 +928,14 @@ def _zh_head_noun(query: str) -> str:
     m = re.search(rf"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([{HAN}]{{2,6}})", query)
     if m is None:
         # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
-        tail = re.search(rf"的([{HAN}]{{2,6}})$", query)
+        tail = re.search(rf"的([{HAN}]{{1,6}})$", query)
         if tail is None:
             return ""
         words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
         if words and len(words[-1]) < 2 and len(words) >= 2:
             return "".join(words[-2:])  # 周末 + 版: a one-character head takes its modifier
+        if len(words) == 1:
+            return words[0]  # "甘世德修建的桥": a one-character noun heads the phrase alone
         return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
     return words[0] if words and len(words[0]) >= 2 else ""
@@ -1783,6 +1796,14 @@ def read_evidence(
                     kind = "TITLE" if sentence[b : b + 1] == "》" else kind
                 if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
                     kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
+                if (
+                    kind in ("PERSON", "LOCATION", "ORGANIZATION")
+                    and zh_head
+                    and _names_head(sentence[a:b], zh_head)
+                ):
+                    # 望仙桥 for "…修建的桥": a name ending in the asked noun is one of that class,
+                    # whatever the segmenter guessed (a person's name).
+                    kind = zh_noun_type(zh_head)
                 if (a, b) not in seen_spans:
                     seen_spans.add((a, b))
                     unique_spans.append((a, b, kind, eid))

@@ -1043,6 +1043,9 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("state where Ostby is located", "state", "United Kestrian States", False),  # number
         ("Which rivers cross Varn", "rivers", "River Osk", True),
         ("栎川评论的周末版", "周末版", "栎川评论·周末版", True),  # 周末 + 版: one-character head
+        ("甘世德主持修建的桥", "桥", "望仙桥", True),  # a one-character noun heads it alone
+        ("他出生的村", "村", "石门村", True),
+        ("她创办的学校", "学校", "鹤塘小学", False),
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
@@ -1709,4 +1712,37 @@ def test_a_class_noun_for_the_subject_goes_on_about_it(
     is about Marlow Hall, as a sentence opening with "It" would be: X is said of the subject
     (the place named beside the subject is not)."""
     best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked(subject))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        # A name ending in the asked noun is one of that class, whatever the segmenter guessed:
+        # the bridge, not the town it stands in.
+        (
+            "甘世德主持修建的桥",
+            "鹤汀镇的望仙桥由甘世德主持修建，1883年建成，代替了年年被山洪冲毁的木桥。",
+            "甘世德",
+            "望仙桥",
+        ),
+        (
+            "柯子衡设计的塔",
+            "1910年，柯子衡在霁川县城为县里设计了文峰塔，塔高七层。",
+            "柯子衡",
+            "文峰塔",
+        ),
+        # A lone surname takes a two-character given name jieba read as a verb (谭 + 启明).
+        (
+            "青蘅书局的总编辑",
+            "1930年起，青蘅书局的总编辑由谭启明担任，他主持编辑工作二十多年。",
+            "青蘅书局",
+            "谭启明",
+        ),
+    ],
+)
+def test_chinese_names_of_the_asked_class_and_split_given_names(
+    query: str, text: str, linked: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NAME", _ev(text), _linked(linked))
     assert best is not None and best.text == answer
