@@ -935,7 +935,7 @@ def _zh_head_noun(query: str) -> str:
         if words and len(words[-1]) < 2 and len(words) >= 2:
             return "".join(words[-2:])  # 周末 + 版: a one-character head takes its modifier
         if len(words) == 1:
-            return words[0]  # "甘世德修建的桥": a one-character noun heads the phrase alone
+            return str(words[0])  # "甘世德修建的桥": a one-character noun heads the phrase alone
         return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
     return words[0] if words and len(words[0]) >= 2 else ""
