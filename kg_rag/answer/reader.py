@@ -1245,9 +1245,37 @@ _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
+# The verb of a birth or a death shortly before a place: "was born in X", "died at X".
+_EN_LIFE_BEFORE = {
+    "birth": re.compile(r"\b(?:born|birth|birthplace)\b[^.;]{0,25}$", re.IGNORECASE),
+    "death": re.compile(r"\b(?:died|death|buried)\b[^.;]{0,25}$", re.IGNORECASE),
+}
+
+
+def _en_life_place_bonus(sentence: str, a: int, event: str) -> float:
+    """A place the asked life event's verb introduces ("He was born in Merrinford" for a birth)
+    counts more; one the other event's verb introduces ("died at Merrinport") less."""
+    before = sentence[max(0, a - 40) : a]
+    own = _EN_LIFE_BEFORE[event].search(before) is not None
+    other = _EN_LIFE_BEFORE["death" if event == "birth" else "birth"].search(before) is not None
+    if own and not other:
+        return 1.5
+    if other and not own:
+        return 0.5
+    return 1.0
+
+
+# After a person's name, a word that tells a father from a son of the same name: "Alasdair
+# Fenwright the younger" is another person than Alasdair Fenwright.
+_GENERATION_AFTER = re.compile(
+    r",?\s+(?:the\s+(?:[Yy]ounger|[Ee]lder)|Jr\b\.?|Sr\b\.?|Junior\b|Senior\b|I{2,3}\b|IV\b)"
+)
+
+
 def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
     """Does ``text`` write ``name`` other than as part of one of the longer names
-    ``holders`` (栎川电子 in 栎川电子科技 is the other company's name)?"""
+    ``holders`` (栎川电子 in 栎川电子科技 is the other company's name) or of a namesake told
+    apart by a generation word ("Alasdair Fenwright the younger")?"""
     start = text.find(name)
     while start >= 0:
         if not any(
@@ -1255,7 +1283,7 @@ def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
             for h in holders
             for k in _offsets(h, name)
             if start - k >= 0
-        ):
+        ) and not _GENERATION_AFTER.match(text, start + len(name)):
             return True
         start = text.find(name, start + 1)
     return False
@@ -2050,6 +2078,8 @@ def read_evidence(
                     bonus *= _zh_life_place_bonus(
                         sentence, a, b, life_event, life_others, life_slots
                     )
+                elif kind in ("LOCATION", "NAME") and life_event is not None:
+                    bonus *= _en_life_place_bonus(sentence, a, life_event)
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")

@@ -1746,3 +1746,99 @@ def test_chinese_names_of_the_asked_class_and_split_given_names(
 ) -> None:
     best, _ = read_evidence(query, "NAME", _ev(text), _linked(linked))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "pieces", "subject", "answer"),
+    [
+        # A namesake told apart by a generation word is another person: his birthplace is not
+        # the subject's.
+        (
+            "Where was Orm Vell born",
+            [
+                "Orm Vell the younger (1869–1944) was a naval architect, the son of the engineer. "
+                "He was born in Tarnby, in a house on Quay Street.",
+                "Orm Vell (1838–1901) was a lighthouse engineer. He was born in Haldby, a village "
+                "on the Osk.",
+            ],
+            "Orm Vell",
+            "Haldby",
+        ),
+        (
+            "Where did Ines Marr die",
+            [
+                "Ines Marr, Sr., the founder of the firm, died at Westmere in 1950.",
+                "Ines Marr (1901–1980) was a surveyor. She died at Osterby after a short illness.",
+            ],
+            "Ines Marr",
+            "Osterby",
+        ),
+        # The place the asked event's verb introduces, not the other event's.
+        (
+            "Where was Ada Moe born",
+            [
+                "Ada Moe (1838–1901) was a lighthouse engineer whose towers still mark the "
+                "approaches to Westmere. She was born in Tarnby, a village up the valley.",
+                "Ada Moe retired in 1898 and died at Westmere in 1901.",
+            ],
+            "Ada Moe",
+            "Tarnby",
+        ),
+        (
+            "Where did Ivo Tarrant die",
+            [
+                "Ivo Tarrant was born at Kell Bay in 1840 and went to sea at Kell Bay as a boy.",
+                "Ivo Tarrant died in Osterby in 1911.",
+            ],
+            "Ivo Tarrant",
+            "Osterby",
+        ),
+    ],
+)
+def test_namesakes_and_life_events_decide_a_person_s_place(
+    query: str, pieces: list[str], subject: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "LOCATION", _ev(*pieces), _linked(subject))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "place", "event", "factor"),
+    [
+        ("He was born in Merrinford, a village.", "Merrinford", "birth", 1.5),
+        ("She died at Westmere in 1901.", "Westmere", "birth", 0.5),
+        ("She died at Westmere in 1901.", "Westmere", "death", 1.5),
+        ("Her birthplace, the port of Kell, lies north.", "Kell", "birth", 1.5),
+        ("He married a clerk's daughter from Osterby.", "Osterby", "birth", 1.0),
+        ("Born in Tarnby, she died in Haldby.", "Haldby", "birth", 1.0),  # both verbs: no say
+        ("He was buried at Holm Cross.", "Holm Cross", "death", 1.5),
+    ],
+)
+def test_a_life_event_verb_before_a_place(
+    sentence: str, place: str, event: str, factor: float
+) -> None:
+    from kg_rag.answer.reader import _en_life_place_bonus
+
+    assert _en_life_place_bonus(sentence, sentence.index(place), event) == factor
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "mentioned"),
+    [
+        (
+            "Alasdair Fenwright the younger (1869) was a naval architect.",
+            "Alasdair Fenwright",
+            False,
+        ),
+        ("Alasdair Fenwright (1838–1901) was an engineer.", "Alasdair Fenwright", True),
+        ("Orm Vell Jr. sold the yard.", "Orm Vell", False),
+        ("Orm Vell, Sr., founded the yard.", "Orm Vell", False),
+        ("King Orm Vell II built it.", "Orm Vell", False),
+        ("Orm Vell Ivory was a trader.", "Orm Vell", True),  # a word, no generation
+        ("Orm Vell the younger met Orm Vell in 1900.", "Orm Vell", True),  # the second is him
+    ],
+)
+def test_a_generation_word_names_another_person(text: str, name: str, mentioned: bool) -> None:
+    from kg_rag.answer.reader import _mentioned
+
+    assert _mentioned(text, name) is mentioned
