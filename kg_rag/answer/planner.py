@@ -1506,7 +1506,11 @@ _ZH_LESS = frozenset(["少于", "不到", "低于", "小于", "不足", "短于"
 _ZH_WH_PRED = re.compile(
     r"(?:是|为|在|位于|叫|叫做|有)?(?:谁|哪里|哪儿|何处|什么|哪|多少|几|何时|何年|怎样|如何)"
 )
-_ZH_PRONOUN = re.compile(rf"^(?:其|它的|他的|她的|它|他|她|该[{HAN}]{{0,3}}?(?=的|$))")
+_ZH_PRONOUN = re.compile(
+    rf"^(?:其|它的|他的|她的|它|他|她|该[{HAN}]{{0,3}}?(?=的|$)|"
+    # "这家书局的创办人": a demonstrative, a classifier and the noun it points back with
+    rf"(?:这|那|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片][{HAN}]{{1,3}}?(?=的))"
+)
 
 
 def _zh_words(text: str) -> list[tuple[str, str]]:
@@ -1806,15 +1810,23 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         last = steps[-1]
         steps[-1] = _zh_step(last.index, last.query, kind, final=True)
         return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
-    clauses = re.split(r"[，,]", q, maxsplit=1)
+    clauses = re.split(r"[，,？?]", q, maxsplit=1)
     if len(clauses) == 2 and _ZH_PRONOUN.match(clauses[1].strip()):
-        # Two clauses joined by a comma, the second referring back: "P就读的大学，其校长是谁".
+        # Two clauses, the second referring back: "P就读的大学，其校长是谁"; the first may be a
+        # question of its own ("X是由哪家书局出版的？这家书局的创办人是谁").
         first, second = clauses[0].strip(), clauses[1].strip()
-        nouns = [p for p in first.split("的") if p]
-        chain = _zh_chain(first, include_last=True) if len(nouns) >= 2 else []
-        if not chain:
-            chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
-        steps = _zh_steps(chain)
+        if _ZH_WH_CHARS.search(second):
+            kind = answer_type(second)  # the last clause asks what the question asks
+        asked = _ZH_WH_CHARS.search(first) is not None
+        asked_steps = _zh_predicate_steps(first, answer_type(first), []) if asked else None
+        if asked_steps is not None:
+            steps = asked_steps
+        else:
+            nouns = [p for p in first.split("的") if p]
+            chain = _zh_chain(first, include_last=True) if len(nouns) >= 2 else []
+            if not chain:
+                chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
+            steps = _zh_steps(chain)
         rest = _ZH_PRONOUN.sub("", second, count=1)
         rest_words = _zh_words(rest)
         owned = bool(rest_words) and rest_words[0][1].startswith("n")

@@ -398,6 +398,20 @@ def test_rule_plans_from_grammar(
         ("周明的导师的母校的校长是谁？", ["周明的导师", "#1的母校", "#2的校长是谁"]),
         ("蓝海科技创始人毕业于哪所大学？", ["蓝海科技创始人", "#1毕业于哪所大学"]),
         ("赵一鸣曾就读的大学，其校长是谁？", ["赵一鸣曾就读的大学", "#1的校长是谁"]),
+        # A question, then another that points back with a demonstrative and a classifier
+        # (after a comma or a question mark): the first is asked first, the second of its answer.
+        (
+            "林墨就读的大学位于哪座城市？该城市的市长是谁？",
+            ["林墨就读的大学", "#1位于哪座城市", "#2的市长是谁"],
+        ),
+        (
+            "《北渡》是由哪家出版社出版的？这家出版社的社长是谁？",
+            ["《北渡》是由哪家出版社出版的", "#1的社长是谁"],
+        ),
+        (
+            "韩柏创办的公司在哪一年上市，这家公司的总部在哪里？",
+            ["韩柏创办的公司", "#1在哪一年上市", "#2的总部在哪里"],
+        ),
         (
             "Was Blue Harbor directed by someone born in Oslo?",
             ["Who directed Blue Harbor", "Was #1 born in Oslo"],
