@@ -1298,9 +1298,30 @@ _ZH_SAME = re.compile(
 )
 
 
+# 同 + a noun says two share it (a closed set of compounds): 同乡 share a home town (asked as
+# the birthplace, which is how a biography gives it), 同学 a school; each side is asked it.
+_ZH_SAME_WORDS: dict[str, tuple[str, AnswerType]] = {
+    "同乡": ("{}出生在哪里", "LOCATION"),
+    "老乡": ("{}出生在哪里", "LOCATION"),
+    "同学": ("{}在哪所学校读书", "ORGANIZATION"),
+    "校友": ("{}在哪所学校读书", "ORGANIZATION"),
+}
+_ZH_SAME_WORD = re.compile(
+    rf"^(?P<pre>.+?)(?:是不是|是否是|是否|都是|是)(?P<word>{'|'.join(_ZH_SAME_WORDS)})[吗么]?$"
+)
+
+
 def _zh_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
         return None
+    m = _ZH_SAME_WORD.match(re.sub(r"[？?。]$", "", q))
+    pair = _zh_pair(m["pre"]) if m is not None else None
+    if m is not None and pair is not None:
+        template, kind = _ZH_SAME_WORDS[m["word"]]
+        queries = [template.format(o) for o in pair]
+        return _value_plan(
+            question, list(pair), queries, kind, "same", "same-yesno", m["word"], False
+        )
     m = _ZH_SAME.match(q)
     split = _zh_same_split(q, m["pre"], m["verb"]) if m is not None else None
     if m is not None and split is not None:

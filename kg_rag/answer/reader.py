@@ -2117,8 +2117,8 @@ def read_evidence(
         return None, best_overlap
     if head and not cjk_query and expected in ("PERSON", "LOCATION", "ORGANIZATION"):
         # The corpus says what a name is: a candidate typed otherwise whose descriptions
-        # define it as the asked noun ("The Pellworth Philharmonic is the principal symphony orchestra"), or
-        # whose own document calls its subject by that noun ("the orchestra has performed
+        # define it as the asked noun ("The Pellworth Philharmonic is the principal symphony
+        # orchestra"), or whose own document calls its subject by that noun ("the orchestra has performed
         # at …" in the document titled with the name), fits as that noun does, whatever type
         # extraction gave it.
         head_fit = _fit(expected, head_noun_type(head))
