@@ -1658,6 +1658,16 @@ def _zh_relative(part: str, head: str) -> list[tuple[str, AnswerType]]:
             if _zh_split_agent(agent) is not None:
                 rest = "".join(w for w, _ in words[verb:])
                 return [(agent, "PERSON"), (f"{m.group(1)}#{rest}的{head}", zh_noun_type(head))]
+    elif not part.startswith(("#", "所")):
+        # "栎川电子创始人就读的大学": a subject that is an organisation's person noun is found
+        # first ("栎川电子创始人"), then the clause of its answer ("#就读的大学").
+        words = _zh_words(part)
+        verb = next((i for i, (_, f) in enumerate(words) if f.startswith("v")), 0)
+        agent = "".join(w for w, _ in words[:verb])
+        split = _zh_split_agent(agent) if verb > 0 else None
+        if split is not None and zh_noun_type(split[1]) == "PERSON" and _zh_names(split[0]):
+            rest = "".join(w for w, _ in words[verb:])
+            return [(agent, "PERSON"), (f"#{rest}的{head}", zh_noun_type(head))]
     return [(f"{part}的{head}", zh_noun_type(head))]
 
 
@@ -1740,6 +1750,40 @@ def _zh_head(part: str, last: bool) -> tuple[str, str]:
     return head, part[len(head) :]
 
 
+def _zh_names(owner: str) -> bool:
+    """Whether ``owner`` reads as a proper name before a person noun (栎川电子 in 栎川电子创始人,
+    《北渡》), not a common noun that makes one compound with it (铁轨诗人 is a band's name):
+    it holds a name's tag, a title, or runs to three characters or more."""
+    words = _zh_words(owner)
+    return (
+        owner.startswith("《")
+        or len(owner) >= 3
+        or any(f in ("nr", "ns", "nt", "nz") for _, f in words)
+    )
+
+
+def _zh_role_split(part: str) -> tuple[str, str] | None:
+    """A part that ends in a person noun and then a word of no class, before 的: the word is
+    the relative clause's verb whatever its tag (jieba tags 毕业 and 师从 as nouns), and the
+    person noun phrase its subject: "青蘅书局创办人毕业" → ("青蘅书局创办人", "毕业"),
+    "设计者师从" → ("设计者", "师从")."""
+    words = _zh_words(part)
+    for k in range(len(words) - 2, -1, -1):
+        word = words[k][0]
+        after = words[k + 1 :]
+        if (
+            len(word) >= 2
+            and zh_noun_type(word) == "PERSON"
+            and all(
+                f in ("n", "v", "vn") and len(w) >= 2 and zh_noun_type(w) == "NAME"
+                for w, f in after
+            )
+            and sum(len(w) for w, _ in after) <= 4
+        ):
+            return "".join(w for w, _ in words[: k + 1]), "".join(w for w, _ in after)
+    return None
+
+
 def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     """Bridge queries of a Chinese subject noun phrase, innermost first, each with the type of
     what it names (``#`` stands for the previous step's answer). With ``include_last`` the
@@ -1772,25 +1816,44 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
         kind = zh_noun_type(np)
         out.append((np, "LOCATION" if kind == "NAME" and "所在" in np else kind))
         cur = f"{verb}#"
-    elif phrase is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
+    # A verb jieba tagged a noun after the subject's person noun (see _zh_role_split).
+    verb_after_role = False
+    if phrase is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
         agent = _zh_split_agent(cur)
+        role = _zh_role_split(cur) if agent is None and len(parts) >= 2 else None
+        role_agent = _zh_split_agent(role[0]) if role is not None else None
+        if role_agent is not None and not _zh_names(role_agent[0]):
+            role_agent = None
         if agent is not None and (len(parts) >= 2 or include_last):
             out.append((cur, zh_noun_type(agent[1])))
             cur = "#"
+        elif role is not None and role_agent is not None:
+            # "青蘅书局创办人毕业的学堂": the founder first, then where # graduated.
+            out.append((role[0], zh_noun_type(role_agent[1])))
+            cur, verb_after_role = f"#{role[1]}", True
     for i in range(1, len(parts)):
         last = i == len(parts) - 1
         if last and not include_last:
             break
-        if _zh_is_relative(cur):
+        if verb_after_role or _zh_is_relative(cur):
             head, rest = _zh_head(parts[i], last)
             out.extend(_zh_relative(cur, head))
             cur = f"#{rest}"
+            verb_after_role = False
             if rest and not _zh_is_relative(cur):
                 out.append((f"#的{rest}", zh_noun_type(rest)))
                 cur = "#"
         else:
             head, rest = _zh_head(parts[i], last)
-            if rest and _zh_is_relative(rest) and not rest.startswith(_ZH_RELATIONAL):
+            role = None if last else _zh_role_split(parts[i])
+            if not rest and role is not None:
+                head, rest = role  # "潆水船闸的设计者师从的教授": 师从 is the verb
+                verb_after_role = True
+            if (
+                rest
+                and (verb_after_role or _zh_is_relative(rest))
+                and not rest.startswith(_ZH_RELATIONAL)
+            ):
                 # "闻人素的丈夫创办的剧团": the owner's noun (丈夫) is the subject of the
                 # relative clause that follows it (创办的剧团).
                 out.append((f"{cur}的{head}", zh_noun_type(head)))

@@ -477,6 +477,25 @@ def test_rule_plans_from_grammar(
             "青禾数据现任首席执行官此前在哪家集团担任财务总监？",
             ["青禾数据现任首席执行官", "#1此前在哪家集团担任财务总监"],
         ),
+        # A relative clause whose subject is an organisation's person noun finds that person
+        # first, also when jieba tags the clause's verb a noun (毕业, 师从); a common noun
+        # before a person noun is one name with it (铁轨诗人 is a band).
+        (
+            "栎川电子创始人就读的大学位于哪座城市？",
+            ["栎川电子创始人", "#1就读的大学", "#2位于哪座城市"],
+        ),
+        (
+            "青蘅书局创办人毕业的学堂在哪里？",
+            ["青蘅书局创办人", "#1毕业的学堂", "#2在哪里"],
+        ),
+        (
+            "潆水船闸的设计者师从的那位英籍教授，是哪一年到岑州工学院任教的？",
+            ["潆水船闸的设计者", "#1师从的英籍教授", "#2是哪一年到岑州工学院任教的"],
+        ),
+        (
+            "铁轨诗人签约的唱片公司是由谁创立的？",
+            ["铁轨诗人签约的唱片公司", "#1是由谁创立的"],
+        ),
         # 同乡 / 同学: 同 + a noun says the two share a home town or a school.
         (
             "谭启钧与甘世德是同乡吗？",
