@@ -1245,6 +1245,15 @@ _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
+# A negation earlier in the clause of a name: what the clause says is denied of it ("was not
+# related to Captain Hugh Tolliver", "not to be confused with X", "并非X", "从未…X").
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|neither|nor)\b|\bconfused\s+with\b|\bunrelated\s+to\b)[^,.;:!?]{0,40}$"
+    r"|(?:不是|并非|并不是|从未|从来没有|没有|不曾|无关)[^，。；：！？,.;]{0,12}$",
+    re.IGNORECASE,
+)
+
+
 # The verb of a birth or a death shortly before a place: "was born in X", "died at X".
 _EN_LIFE_BEFORE = {
     "birth": re.compile(r"\b(?:born|birth|birthplace)\b[^.;]{0,25}$", re.IGNORECASE),
@@ -2086,6 +2095,8 @@ def read_evidence(
                     and _AGENTIVE.search(sentence[max(0, a - 6) : a])
                 ):
                     bonus *= 1.2
+                if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):
+                    bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
                 score = (
                     (1.0 / (1.0 + 0.35 * rank)) * (overlap + 0.3) * fit * (0.6 + proximity) * bonus
                 )

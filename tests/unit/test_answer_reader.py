@@ -1842,3 +1842,56 @@ def test_a_generation_word_names_another_person(text: str, name: str, mentioned:
     from kg_rag.answer.reader import _mentioned
 
     assert _mentioned(text, name) is mentioned
+
+
+@pytest.mark.parametrize(
+    ("before", "negated"),
+    [
+        ("Tolliver was not related to ", True),
+        ("The Kell Bridge is not to be confused with ", True),
+        ("She never worked for ", True),
+        ("The firm was unrelated to ", True),
+        ("He was born in Osk, not far from ", True),  # a negation in the clause: no say
+        ("She worked for ", False),
+        ("It is not large. It was built by ", False),  # another sentence
+        ("Not a word was said, but ", False),  # the comma ends the negated clause
+        ("林墨并非", True),
+        ("两人从未见过", True),
+        ("林墨不是韩柏的学生，她拜", False),  # the comma ends the negated clause
+        ("林墨拜画家", False),
+    ],
+)
+def test_a_negation_earlier_in_the_clause(before: str, negated: bool) -> None:
+    from kg_rag.answer.reader import _NEGATED_BEFORE
+
+    assert bool(_NEGATED_BEFORE.search(before)) is negated
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "pieces", "subject", "answer"),
+    [
+        (
+            "林墨的老师",
+            "PERSON",
+            ["林墨并非韩柏的学生，两人只是同乡。", "后来林墨拜画家苏映雪为师。"],
+            "林墨",
+            "苏映雪",
+        ),
+        (
+            "mentor of Ada Moe",
+            "PERSON",
+            [
+                "Ada Moe was not related to Captain Orm Moe, the ferry master, though both were "
+                "well known in Tarnby.",
+                "When her mentor Ivo Tarrant died in 1909, she took over the observatory.",
+            ],
+            "Ada Moe",
+            "Ivo Tarrant",
+        ),
+    ],
+)
+def test_a_name_the_clause_denies_is_no_answer(
+    query: str, kind: AnswerType, pieces: list[str], subject: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, kind, _ev(*pieces), _linked(subject))
+    assert best is not None and best.text == answer
