@@ -1254,10 +1254,11 @@ _NEGATED_BEFORE = re.compile(
 )
 
 
-# The verb of a birth or a death shortly before a place: "was born in X", "died at X".
+# The verb of a birth or a death shortly before a place, in its clause: "was born in X", "died
+# at X" (not "…where she was born, and moved to X").
 _EN_LIFE_BEFORE = {
-    "birth": re.compile(r"\b(?:born|birth|birthplace)\b[^.;]{0,25}$", re.IGNORECASE),
-    "death": re.compile(r"\b(?:died|death|buried)\b[^.;]{0,25}$", re.IGNORECASE),
+    "birth": re.compile(r"\b(?:born|birth|birthplace)\b[^.;,]{0,25}$", re.IGNORECASE),
+    "death": re.compile(r"\b(?:died|death|buried)\b[^.;,]{0,25}$", re.IGNORECASE),
 }
 
 

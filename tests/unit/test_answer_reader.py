@@ -1808,9 +1808,17 @@ def test_namesakes_and_life_events_decide_a_person_s_place(
         ("He was born in Merrinford, a village.", "Merrinford", "birth", 1.5),
         ("She died at Westmere in 1901.", "Westmere", "birth", 0.5),
         ("She died at Westmere in 1901.", "Westmere", "death", 1.5),
-        ("Her birthplace, the port of Kell, lies north.", "Kell", "birth", 1.5),
+        ("Her birthplace was the port of Kell.", "Kell", "birth", 1.5),
+        ("the town where she was born, and moved to Tallbridge", "Tallbridge", "birth", 1.0),
         ("He married a clerk's daughter from Osterby.", "Osterby", "birth", 1.0),
-        ("Born in Tarnby, she died in Haldby.", "Haldby", "birth", 1.0),  # both verbs: no say
+        (
+            "Born in Tarnby, she died in Haldby.",
+            "Haldby",
+            "birth",
+            0.5,
+        ),  # "born" is another clause's
+        ("Born in Tarnby, she died in Haldby.", "Tarnby", "birth", 1.5),
+        ("She was born and died in Haldby.", "Haldby", "birth", 1.0),  # both verbs: no say
         ("He was buried at Holm Cross.", "Holm Cross", "death", 1.5),
     ],
 )
