@@ -1245,6 +1245,26 @@ _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
+# A participle and a preposition right before a date name the event it dates: "founded in
+# 1856", "completed on 4 May 1879".
+_OTHER_EVENT = 0.3
+"""A date's score when another event's participle dates it (see _event_date_factor)."""
+_EVENT_BEFORE_DATE = re.compile(r"\b([a-z]+)\s+(?:in|on|during)\s+(?:the\s+)?(?:year\s+)?$")
+
+
+def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -> float:
+    """:data:`_OTHER_EVENT` for a date another event's participle dates ("was founded in 1856"
+    for when the company merged); 1.0 when the participle is the step's own verb or there is
+    none."""
+    m = _EVENT_BEFORE_DATE.search(sentence, max(0, a - 30), a)
+    if m is None or m.end() != a:
+        return 1.0
+    verb = m.group(1)
+    if not is_participle(verb) or verb in relation_terms or _stem(verb) in relation_terms:
+        return 1.0
+    return _OTHER_EVENT
+
+
 # A negation earlier in the clause of a name: what the clause says is denied of it ("was not
 # related to Captain Hugh Tolliver", "not to be confused with X", "并非X", "从未…X").
 _NEGATED_BEFORE = re.compile(
@@ -1656,6 +1676,12 @@ def read_evidence(
     def names_subject(text: str) -> bool:
         return any(n and _mentioned(text, n, holders.get(n, ())) for n in linked_names)
 
+    # The step's own event verb, when it has one ("merged", "founded"): a date another
+    # event's participle dates is not its date.
+    step_event = not cjk_query and any(
+        is_participle(w) and (w in relation_terms or _stem(w) in relation_terms)
+        for w in _EN_WORD.findall(query.lower())
+    )
     # "The hall opened in 1908" in a document about Alcombe Hall: the class noun the subject
     # is called by goes on about it as a pronoun does.
     subject_nouns = (
@@ -2096,6 +2122,8 @@ def read_evidence(
                     and _AGENTIVE.search(sentence[max(0, a - 6) : a])
                 ):
                     bonus *= 1.2
+                if kind == "DATE" and step_event:
+                    bonus *= _event_date_factor(sentence, a, relation_terms)
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):
                     bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
                 score = (

@@ -1903,3 +1903,39 @@ def test_a_name_the_clause_denies_is_no_answer(
 ) -> None:
     best, _ = read_evidence(query, kind, _ev(*pieces), _linked(subject))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "date", "terms", "factor"),
+    [
+        ("The company was founded in 1856 by a shipowner.", "1856", {"merg", "rival"}, 0.3),
+        ("The company was founded in 1856 by a shipowner.", "1856", {"found"}, 1.0),
+        ("The two lines were merged in 1931.", "1931", {"merg"}, 1.0),
+        ("In 1931 they were merged to form one line.", "1931", {"merg"}, 1.0),  # no participle
+        ("The tower was completed on 4 May 1879.", "4 May 1879", {"lit"}, 0.3),
+        ("She was born in 1871 in the port.", "1871", {"birth"}, 1.0),  # born → birth
+        ("It was sold in the year 1903.", "1903", {"sell"}, 1.0),
+        ("Her work in 1903 was praised.", "1903", {"merg"}, 1.0),  # "work" is no participle
+    ],
+)
+def test_a_date_another_event_dates(
+    sentence: str, date: str, terms: set[str], factor: float
+) -> None:
+    from kg_rag.answer.reader import _event_date_factor
+
+    assert _event_date_factor(sentence, sentence.index(date), terms) == factor
+
+
+def test_the_year_of_the_asked_event_not_of_another() -> None:
+    pieces = [
+        "The Osk Packet Company was founded in 1856 by Barnabas Pell, a shipowner.",
+        "From 1874 the Osk Packet Company faced competition from another line. In 1931, "
+        "weakened by falling traffic, they were merged to form Osk Ferries.",
+    ]
+    best, _ = read_evidence(
+        "In which year was the Osk Packet Company merged with its rival",
+        "DATE",
+        _ev(*pieces),
+        _linked("Osk Packet Company"),
+    )
+    assert best is not None and best.text == "1931"
