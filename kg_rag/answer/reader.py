@@ -1494,6 +1494,19 @@ def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
     return {normalize_name(m["x"]) for text in texts for m in rx.finditer(text)}
 
 
+_ZH_INDEFINITE = re.compile(r"[一两几每某][家座所个位条间部本支种]$")
+
+
+def _zh_defined_as(noun: str, texts: Sequence[str]) -> set[str]:
+    """Names that ``texts`` define as a ``noun`` with 是 and a classifier: "济禾堂是鹤汀镇的一家
+    中药铺" defines 济禾堂 as a 药铺 (the name opens its clause)."""
+    rx = _rx(
+        rf"(?:^|[，。；：！？、\s])(?P<x>[{HAN}]{{2,8}}?)是[^，。；]{{0,12}}?"
+        rf"[一这][家座所个位条间部本支][^，。；]{{0,4}}?{re.escape(noun)}"
+    )
+    return {m["x"] for text in texts for m in rx.finditer(text)}
+
+
 # English agent nouns are made from the verb or noun they do: drum → drummer, guitar →
 # guitarist, direct → director, write → writer, library → librarian is left out (a changed stem).
 _AGENT_SUFFIXES = ("er", "ers", "or", "ors", "ist", "ists", "ian", "ians")
@@ -1595,8 +1608,10 @@ def read_evidence(
     place_head = _place_head(head, expected)
     kin_gender = _KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
     defined_as_head = (
-        _defined_as(head, [e.text for e in evidence[:top]])
-        if head and not _CJK.search(query)
+        (_zh_defined_as if _CJK.search(query) else _defined_as)(
+            head, [e.text for e in evidence[:top]]
+        )
+        if head
         else set()
     )
     cjk_query = bool(_CJK.search(query))
@@ -1952,6 +1967,8 @@ def read_evidence(
                     continue
                 if kind == "NAME" and _indefinite_head(sentence, a, b, span):
                     continue
+                if kind in ("NAME", "NOUN") and _ZH_INDEFINITE.search(sentence, max(0, a - 2), a):
+                    continue  # "一家中药铺": a count and a classifier make a common noun of it
                 if expected == "PERSON" and _office_title(span):
                     continue
                 span_terms = _term_set(span)

@@ -1939,3 +1939,44 @@ def test_the_year_of_the_asked_event_not_of_another() -> None:
         _linked("Osk Packet Company"),
     )
     assert best is not None and best.text == "1931"
+
+
+@pytest.mark.parametrize(
+    ("noun", "text", "names"),
+    [
+        ("药铺", "济禾堂是鹤汀镇的一家中药铺，店面位于桥头。", {"济禾堂"}),
+        ("大学", "松城大学是一所综合性大学，位于岑川市。", {"松城大学"}),
+        ("桥", "望仙桥是苎溪上的一座石拱桥。", {"望仙桥"}),
+        ("药铺", "他在镇上开了一家药铺。", set()),  # no name opens the clause
+        ("乐队", "青石乐队于2005年在江城组建。", set()),  # no 是 + classifier
+    ],
+)
+def test_chinese_names_defined_as_the_asked_noun(noun: str, text: str, names: set[str]) -> None:
+    from kg_rag.answer.reader import _zh_defined_as
+
+    assert _zh_defined_as(noun, [text]) == names
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "subject", "answer"),
+    [
+        # "一家中药铺" is a count of a common noun, no name; the name defined as one answers.
+        (
+            "望仙桥的桥东头有一家什么药铺",
+            "济禾堂是鹤汀镇的一家中药铺，店面位于望仙桥东头的桥头。",
+            "望仙桥",
+            "济禾堂",
+        ),
+        (
+            "松城有一所什么大学",
+            "岑川学院是松城的一所师范大学，创办于1902年。",
+            "松城",
+            "岑川学院",
+        ),
+    ],
+)
+def test_a_chinese_name_defined_as_the_asked_noun_answers(
+    query: str, text: str, subject: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NAME", _ev(text), _linked(subject))
+    assert best is not None and best.text == answer
