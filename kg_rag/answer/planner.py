@@ -1534,8 +1534,28 @@ _ZH_PRONOUN = re.compile(
 )
 
 
+# 首任 / 现任 / 第二任 … say which holder of an office: with the office after them they make one
+# noun ("首任监督", jieba tags 监督 a verbal noun).
+_ZH_TERM_OF_OFFICE = re.compile(r"^(?:首|现|前|历|继|末|第[一二三四五六七八九十\d]+)任$")
+
+
 def _zh_words(text: str) -> list[tuple[str, str]]:
-    return list(pos_tags(text))
+    words = list(pos_tags(text))
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(words):
+        word, flag = words[i]
+        if (
+            _ZH_TERM_OF_OFFICE.match(word)
+            and i + 1 < len(words)
+            and words[i + 1][1] in ("vn", "n", "v")
+        ):
+            out.append((word + words[i + 1][0], "n"))
+            i += 2
+            continue
+        out.append((word, flag))
+        i += 1
+    return out
 
 
 # A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers
