@@ -694,7 +694,9 @@ _EN_REL_PASSIVE = re.compile(
 _EN_PASSIVE_BEFORE = re.compile(
     r"^\s*(?:,[^,]{0,60},\s*)?(?:was|were|is|are|had\s+been|has\s+been|being)\s+(?:[a-z]+ly\s+)?$"
 )
-_EN_BY_AFTER = re.compile(r"^\s+by\s+(?:the\s+)?$")
+# "ordered by the rival X": an article and up to two lower-case modifiers between by and the
+# name.
+_EN_BY_AFTER = re.compile(r"^\s+by\s+(?:(?:the|a|an|its|their|his|her)\s+(?:[a-z]+\s+){0,2})?$")
 _EN_OBJECT_AFTER = re.compile(r"^\s+(?:the\s+|a\s+|an\s+)?$")
 _EN_SUBJECT_BEFORE = re.compile(r"^\s*(?:,[^,]{0,60},\s*)?(?:[a-z]+ly\s+)?$")
 

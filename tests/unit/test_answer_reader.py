@@ -1980,3 +1980,30 @@ def test_a_chinese_name_defined_as_the_asked_noun_answers(
 ) -> None:
     best, _ = read_evidence(query, "NAME", _ev(text), _linked(subject))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "subject", "answer"),
+    [
+        # The agent after "VERBed by" may carry an article and modifiers: "by the rival X".
+        (
+            "ferry line that ordered the Petrel",
+            "In 1903 Ivo Tarrant followed her with the smaller Petrel, which had been ordered by "
+            "the rival Osk & Isles Steam Navigation Company for its summer run.",
+            "Petrel",
+            "Osk & Isles Steam Navigation Company",
+        ),
+        (
+            "company that built the Kell Viaduct",
+            "The Kell Viaduct, designed by Mara Quill, was built by the engineering firm Harrow Works "
+            "in 1871.",
+            "Kell Viaduct",
+            "Harrow Works",
+        ),
+    ],
+)
+def test_the_agent_after_by_may_carry_modifiers(
+    query: str, text: str, subject: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked(subject))
+    assert best is not None and best.text == answer
