@@ -579,7 +579,10 @@ _TYPED_KINDS = frozenset(["PERSON", "LOCATION", "ORGANIZATION"])
 _DEFINITE_START = re.compile(r"^\s*The\s+([a-z][a-z-]+)\b")
 # After the class noun of a definition: a preposition, a participle or a relative word ends
 # the noun phrase ("a concert hall in Pellworth", "an orchestra founded in 1911").
-_DEFINITION_END = r"(?=\s+(?:in|of|on|at|for|from|with|by|near|that|which|who|based|founded|located|built|set|run|owned)\b|\s*[,.;:(]|$)"
+_DEFINITION_END = (
+    r"(?=\s+(?:in|of|on|at|for|from|with|by|near|that|which|who|based|founded|located|built|set|"
+    r"run|owned)\b|\s*[,.;:(]|$)"
+)
 
 
 def _subject_nouns(names: Sequence[str], texts: Sequence[str]) -> frozenset[str]:
@@ -1247,10 +1250,10 @@ _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
-# A participle and a preposition right before a date name the event it dates: "founded in
-# 1856", "completed on 4 May 1879".
 _OTHER_EVENT = 0.3
 """A date's score when another event's participle dates it (see _event_date_factor)."""
+# A participle and a preposition right before a date name the event it dates: "founded in
+# 1856", "completed on 4 May 1879".
 _EVENT_BEFORE_DATE = re.compile(r"\b([a-z]+)\s+(?:in|on|during)\s+(?:the\s+)?(?:year\s+)?$")
 
 
