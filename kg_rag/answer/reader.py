@@ -1376,12 +1376,22 @@ def _said_of_the_latter(sentence: str, a: int, names: Sequence[str]) -> bool:
 _ZH_MODIFIER_AFTER = re.compile(f"[{HAN}]{{1,3}}的")
 
 
+# "N由Y担任": the role N is given to Y (由 before the name, a verb of taking office after it).
+_ZH_TAKE_ROLE = ("担任", "出任", "接任", "继任", "兼任", "充任")
+
+
 def _zh_holds_role(
     sentence: str, a: int, b: int, head: str, spans: Sequence[tuple[int, int, str, str | None]]
 ) -> float:
     """How the name at ``a:b`` stands to a clause that ends in the asked noun: its subject
     holds the role (2.0: 苏映雪在片中饰演女主角 for 《X》的女主角); a name in a modifier inside
     the clause does not (0.5: 她在周明执导的《X》中担任女主角); 1.0 when no such clause."""
+    if (
+        sentence[:a].endswith("由")
+        and head in sentence[max(0, a - len(head) - 6) : a]
+        and sentence.startswith(_ZH_TAKE_ROLE, b)
+    ):
+        return 2.0  # 总编辑由谭启明担任: the role is given to the name after 由
     for e0, _ in _occurrences(head, sentence):
         gap = sentence[b:e0]
         if e0 < b or len(gap) > 16 or _ZH_CLAUSE_BREAK.search(gap):

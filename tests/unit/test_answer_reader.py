@@ -981,6 +981,23 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
 
 
 READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # "N由Y担任" gives the role N to Y.
+    (
+        "青蘅书局的总编辑",
+        "PERSON",
+        [
+            "1930年起，青蘅书局的总编辑由谭启明担任，谭启钧则为书局写稿二十多年。",
+        ],
+        ["青蘅书局"],
+        "谭启明",
+    ),
+    (
+        "栎川电子的总经理",
+        "PERSON",
+        ["2015年起，栎川电子的总经理一职由韩柏出任，此前由周明兼任。"],
+        ["栎川电子"],
+        "韩柏",
+    ),
     # A measure is a number with its unit, never a date.
     (
         "How tall is the Kell Light",
@@ -1959,3 +1976,20 @@ def test_chinese_names_defined_as_the_asked_noun(noun: str, text: str, names: se
     from kg_rag.answer.reader import _zh_defined_as
 
     assert _zh_defined_as(noun, [text]) == names
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "head", "factor"),
+    [
+        ("1930年起，书局的总编辑由谭启明担任。", "谭启明", "总编辑", 2.0),
+        ("栎川电子的总经理一职由韩柏出任。", "韩柏", "总经理", 2.0),
+        ("总编辑由谭启明推荐的人担任。", "谭启明", "总编辑", 1.0),  # no verb of office after him
+    ],
+)
+def test_a_role_is_given_to_the_name_after_by(
+    sentence: str, name: str, head: str, factor: float
+) -> None:
+    from kg_rag.answer.reader import _zh_holds_role
+
+    a = sentence.index(name)
+    assert _zh_holds_role(sentence, a, a + len(name), head, []) == factor
