@@ -1684,8 +1684,7 @@ def _zh_relative(part: str, head: str) -> list[tuple[str, AnswerType]]:
         words = _zh_words(part)
         verb = next((i for i, (_, f) in enumerate(words) if f.startswith("v")), 0)
         agent = "".join(w for w, _ in words[:verb])
-        split = _zh_split_agent(agent) if verb > 0 else None
-        if split is not None and zh_noun_type(split[1]) == "PERSON" and _zh_names(split[0]):
+        if verb > 0 and _zh_named_role(agent) is not None:
             rest = "".join(w for w, _ in words[verb:])
             return [(agent, "PERSON"), (f"#{rest}的{head}", zh_noun_type(head))]
     return [(f"{part}的{head}", zh_noun_type(head))]
@@ -1782,6 +1781,15 @@ def _zh_names(owner: str) -> bool:
     )
 
 
+def _zh_named_role(np: str) -> tuple[str, str] | None:
+    """(owner, person noun) when ``np`` is a named owner's person noun ("栎川电子创始人" →
+    ("栎川电子", "创始人")); None for a common noun before it (铁轨诗人) or no person noun."""
+    split = _zh_split_agent(np)
+    if split is None or zh_noun_type(split[1]) != "PERSON" or not _zh_names(split[0]):
+        return None
+    return split
+
+
 def _zh_role_split(part: str) -> tuple[str, str] | None:
     """A part that ends in a person noun and then a word of no class, before 的: the word is
     the relative clause's verb whatever its tag (jieba tags 毕业 and 师从 as nouns), and the
@@ -1841,9 +1849,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     if phrase is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
         agent = _zh_split_agent(cur)
         role = _zh_role_split(cur) if agent is None and len(parts) >= 2 else None
-        role_agent = _zh_split_agent(role[0]) if role is not None else None
-        if role_agent is not None and not _zh_names(role_agent[0]):
-            role_agent = None
+        role_agent = _zh_named_role(role[0]) if role is not None else None
         if agent is not None and (len(parts) >= 2 or include_last):
             out.append((cur, zh_noun_type(agent[1])))
             cur = "#"

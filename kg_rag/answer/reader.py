@@ -1655,11 +1655,8 @@ def read_evidence(
     view = graph or GraphView()
     # A document titled with the subject's name is about it: its sentences say "It was
     # founded in 1911" without repeating the name.
-    topic_docs = {
-        d
-        for d, title in view.doc_titles([e.doc_id for e in evidence[:top]]).items()
-        if names_topic(title, linked_norms)
-    }
+    titles = view.doc_titles([e.doc_id for e in evidence[:top]])
+    topic_docs = {d for d, title in titles.items() if names_topic(title, linked_norms)}
     # The reader reads the top pieces, and further down the pieces of a document about the
     # subject: all of it is about the subject, so a piece ranked lower for not naming it
     # ("The company's head office is in …") may still say what is asked.
@@ -2201,7 +2198,6 @@ def read_evidence(
         ]
         if leaders:
             usage = view.usage([c.text for c in leaders], [c.entity_id for c in leaders])
-            titles = view.doc_titles(sorted({e.doc_id for e in ranked}))
             definite = _rx(rf"\b[Tt]he\s+{re.escape(head)}\b")
             for c in leaders:
                 norm = normalize_name(c.text)
