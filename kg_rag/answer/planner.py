@@ -207,15 +207,27 @@ def _strip_option(option: str) -> str:
 
 # -- English ----------------------------------------------------------------------------------
 
+# An option is a name: a title may hold a subtitle after a colon ("Harbor Days: The Return")
+# and, last in the question, a comma before a capitalised word ("Die Laughing, Marten").
+# "or" between options is lower-case: "Harbor Or Bust" is one title.
+_EN_OPTION = r"(?:[^,:;]|:(?=\s+[A-Z0-9]))+?"
+_EN_LAST_OPTION = r"(?:[^,:;]|[:,](?=\s+[A-Z0-9]))+?"
 _EN_OPTIONS_AFTER = re.compile(
-    r"^(?P<pre>.+?)\s*[,:;]\s*(?:the\s+(?=\w+\s+[A-Z]))?(?P<a>[^,:;]+?)\s*,?\s+or\s+(?P<b>[^,:;]+?)$",
+    r"^(?P<pre>.+?)\s*[,:;]\s*(?:the\s+(?=\w+\s+[A-Z]))?"
+    rf"(?P<a>{_EN_OPTION})\s*,?\s+(?-i:or)\s+(?P<b>{_EN_LAST_OPTION})$",
     re.IGNORECASE,
 )
 _EN_BETWEEN = re.compile(
     r"^between\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s*,\s*(?P<pre>.+)$", re.IGNORECASE
 )
+# "Who was born first out of A and B", "… between A and B", "… among A and B".
+_EN_AMONG = re.compile(
+    r"^(?P<pre>.+?)\s+(?:out\s+of|between|among)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)$",
+    re.IGNORECASE,
+)
 _EN_OPTIONS_FIRST = re.compile(
-    r"^(?P<a>[^,:;]+?)\s+or\s+(?P<b>[^,:;]+?)\s*[:;,]\s*(?P<pre>(?:which|who|what)\b.+)$",
+    rf"^(?P<a>{_EN_OPTION})\s+(?-i:or)\s+(?P<b>{_EN_OPTION})\s*[:;,]\s*"
+    r"(?P<pre>(?:which|who|what)\b.+)$",
     re.IGNORECASE,
 )
 _EN_OPTIONS_INSIDE = re.compile(
@@ -255,6 +267,7 @@ def _en_predicate(pre: str) -> str:
     pred = _WH_LEAD.sub("", pre.strip())
     pred = re.sub(r"^(?:[a-z]+\s+)?(?=(?:is|was|were|are|did|does|has|had|came|come)\b)", "", pred)
     pred = _COMPARATIVE_WORDS.sub("", pred)
+    pred = re.sub(r"\bthan\s+(?:the\s+)?other(?:s|\s+one)?\b", "", pred)  # "older than the other"
     pred = re.sub(r"\b(?:than|the|of the two)\b\s*$", "", pred.strip())
     return _clean(pred)
 
@@ -276,7 +289,7 @@ def _en_compare(q: str, question: str) -> Plan | None:
     if m:
         pre, a, b = m["pre"], m["a"], m["b"]
     else:
-        m = _EN_OPTIONS_AFTER.match(q)
+        m = _EN_OPTIONS_AFTER.match(q) or _EN_AMONG.match(q)
         if m is not None:
             pre, a, b = m["pre"], m["a"], m["b"]
         else:
@@ -303,6 +316,8 @@ def _en_compare(q: str, question: str) -> Plan | None:
             verb = role_words[-1]
             role = role_words[0]
             pred = _clean(f"{'' if verb in _FUNCTION else 'was'} {verb} {pred}")
+        if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
+            pred = "was born"  # "the director who is older": the role is a person's
         queries = [_en_value_query(f"the {role} of {o}", pred, kind) for o in options]
     else:
         pred = _en_predicate(pre)

@@ -590,7 +590,7 @@ _EARLY = re.compile(
     r"更早|最早|早些|较早|得早|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长"
 )
 _LATE = re.compile(
-    r"\b(later|latest|last|younger|youngest|more recent|most recent|newer|newest)\b|"
+    r"\b(later|latest|last|younger|youngest|(?:more|most) recent(?:ly)?|newer|newest)\b|"
     r"更晚|最晚|较晚|得晚|更年轻|年轻|更新"
 )
 _SMALL = re.compile(

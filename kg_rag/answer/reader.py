@@ -601,8 +601,9 @@ def _subject_nouns(names: Sequence[str], texts: Sequence[str]) -> frozenset[str]
             rf"((?:[\w-]+\s+){{0,3}}?[a-z][\w-]*){_DEFINITION_END}"
         )
         for text in texts:
-            for m in rx.finditer(text):
-                nouns.add(m.group(1).split()[-1])
+            if name in text:
+                for m in rx.finditer(text):
+                    nouns.add(m.group(1).split()[-1])
     return frozenset(nouns)
 
 

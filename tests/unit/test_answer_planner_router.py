@@ -85,6 +85,43 @@ PLANNER = RulePlanner()
             "Are Ada Moe and Orm Vell of the same nationality?",
             ["What is the nationality of Ada Moe", "What is the nationality of Orm Vell"],
         ),
+        # Options are whole titles: a capitalised "Or" inside a title, a subtitle after a
+        # colon, a comma before the last option's final word.
+        (
+            "Which film whose director was born first, Harbor Or Bust or Ballad Of Venn?",
+            ["director of Harbor Or Bust", "When was #1 born", "director of Ballad Of Venn"],
+        ),
+        (
+            "Which film came out first, Grey Tide or Die Laughing, Marten?",
+            ["When Grey Tide came out", "When Die Laughing, Marten came out"],
+        ),
+        (
+            "Which album came out first, Salt Roads: The Return or Grey Tide?",
+            ["When Salt Roads: The Return came out", "When Grey Tide came out"],
+        ),
+        # "out of / between / among A and B" after the predicate.
+        (
+            "Who was born first out of C. Ada Berg and Lars Moe-Vik?",
+            ["When was C. Ada Berg born", "When was Lars Moe-Vik born"],
+        ),
+        (
+            "Who died later between Ada Berg and Orm Vell?",
+            ["When Ada Berg died", "When Orm Vell died"],
+        ),
+        # "more recently" is a date comparison; "than the other" adds nothing; an older
+        # director is the one born first.
+        (
+            "Which film was released more recently, Grey Tide or Blue Harbor?",
+            ["When was Grey Tide released", "When was Blue Harbor released"],
+        ),
+        (
+            "Which film has the director who is older than the other, Grey Tide or Blue Harbor?",
+            ["director of Grey Tide", "When was #1 born", "director of Blue Harbor"],
+        ),
+        (
+            "Who is younger than the other, Ada Berg or Lars Moe?",
+            ["When was Ada Berg born", "When was Lars Moe born"],
+        ),
     ],
 )
 def test_compounds_do_questions_measures_and_same_values(question: str, queries: list[str]) -> None:
