@@ -79,6 +79,8 @@ class RulePlanner:
         """Split ``question`` into typed steps."""
         q = _clean(question)
         zh = bool(_CJK.search(q))
+        if not zh:
+            q = _GENERATION_WORD.sub(lambda m: m["name"] + m["gen"].title(), q)  # Creed Junior
         strategies = (
             (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
@@ -102,6 +104,13 @@ class RulePlanner:
             strategy="single",
             answer_type=kind,
         )
+
+
+# A generation word after a person's name is part of the name ("Silas Creed junior",
+# "Ada Moe the younger"): written capitalised, it stays with the name in every step.
+_GENERATION_WORD = re.compile(
+    r"(?P<name>\b[A-Z][\w'-]*)(?P<gen>\s+(?:junior|senior|the\s+younger|the\s+elder))\b"
+)
 
 
 # -- shared building blocks -----------------------------------------------------------------

@@ -33,7 +33,12 @@ from extraction.chinese import (
     pos_tags,
 )
 from extraction.language import HAN, NON_NAME_WORDS, is_participle, normalize_name, split_sentences
-from extraction.lexicon import CALENDAR_WORDS, CHINESE_ADMIN_UNITS, CHINESE_KIN_WORDS
+from extraction.lexicon import (
+    CALENDAR_WORDS,
+    CHINESE_ADMIN_UNITS,
+    CHINESE_KIN_WORDS,
+    HONORIFICS,
+)
 from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
@@ -392,6 +397,19 @@ _TITLE_GENDER = {
         "f",
     ),
 }
+
+
+def _article_before(sentence: str, start: int, name: str) -> bool:
+    """Is the English name at ``start`` written after a lower-case "the" ("the Hollin
+    Arboretum")? A person's name takes no article, except after a title ("the Duke of Orm")
+    or as a generation ("the younger")."""
+    first = name.split(maxsplit=1)[0].lower().rstrip(".") if name.strip() else ""
+    return (
+        sentence[max(0, start - 4) : start] == "the "
+        and (start == 4 or not sentence[start - 5].isalnum())
+        and first not in HONORIFICS
+        and not _CJK.match(name)
+    )
 
 
 def _title_gender(span: str) -> str | None:
@@ -1783,6 +1801,8 @@ def read_evidence(
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
+                    elif kind == "PERSON" and _article_before(sentence, start, name):
+                        kind = "NAME"  # "the Hollin Arboretum": no person's name takes "the"
                     spans.append((start, end, kind, ent_id))
             for d_start, d_end, _ in find_dates(sentence):
                 spans.append((d_start, d_end, "DATE", None))

@@ -99,6 +99,19 @@ PLANNER = RulePlanner()
             "Which album came out first, Salt Roads: The Return or Grey Tide?",
             ["When Salt Roads: The Return came out", "When Grey Tide came out"],
         ),
+        # A generation word after a name is part of it: it stays in the name's step.
+        (
+            "Which ship did the line run by Ivo Tarrant junior buy?",
+            ["line run by Ivo Tarrant Junior", "Which ship did #1 buy"],
+        ),
+        (
+            "Where was the son of Orm Vell the younger born?",
+            ["son of Orm Vell The Younger", "Where was #1 born"],
+        ),
+        (
+            "Who was the elder brother of Ada Moe?",
+            ["Who was the elder brother of Ada Moe"],
+        ),
         # "out of / between / among A and B" after the predicate.
         (
             "Who was born first out of C. Ada Berg and Lars Moe-Vik?",

@@ -1746,7 +1746,7 @@ class _Titles:
             [
                 (
                     "mq",
-                    "Mara Quill founded the Brisling Academy of Art on Tern Street in 1902, "
+                    "Mara Quill founded Brisling Academy of Art on Tern Street in 1902, "
                     "and taught there until 1930.",
                 ),
             ],
@@ -1993,3 +1993,21 @@ def test_a_role_is_given_to_the_name_after_by(
 
     a = sentence.index(name)
     assert _zh_holds_role(sentence, a, a + len(name), head, []) == factor
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "article"),
+    [
+        ("She founded the Hollin Arboretum in 1894.", "Hollin Arboretum", True),
+        ("The Kell Light stands on a rock.", "Kell Light", False),  # capital The: sentence start
+        ("He was the pupil of Edmund Rooke.", "Edmund Rooke", False),
+        ("It was granted by the Duke of Orm in 1700.", "Duke of Orm", False),  # a title
+        ("It was blessed by the Reverend Ada Moe.", "Reverend Ada Moe", False),
+        ("They bathe Ada Moe's dog.", "Ada Moe", False),  # "the" inside a word
+        ("the Tamsey Valley Railway opened in 1903.", "Tamsey Valley Railway", True),
+    ],
+)
+def test_a_name_written_after_the_is_no_persons(sentence: str, name: str, article: bool) -> None:
+    from kg_rag.answer.reader import _article_before
+
+    assert _article_before(sentence, sentence.index(name), name) is article
