@@ -374,7 +374,9 @@ def _same_value_query(aux: str, option: str, verb_phrase: str, attr: str) -> str
 
 def _en_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
-        return None
+        # "At the 1901 census, did A have more N than B?": a yes/no question after a phrase.
+        led = re.match(r"^[^,]+,\s+(.+)$", q)
+        return _en_two_quantities(q, question) if led and is_yes_no(led.group(1)) else None
     m = _EN_BOTH.match(q)
     if m is not None:
         a, b, rest = _strip_option(m["a"]), _strip_option(m["b"]), _clean(m["rest"])
@@ -469,6 +471,9 @@ def _en_threshold(q: str, question: str) -> Plan | None:
         order = "lt" if _LESS.match(m["rel"].lower()) else "gt"
         query = f"When {m['aux'].lower()} {m['subj']} {m['verb']}"
         return _threshold_plan(question, m["subj"], query, "DATE", order, m["when"])
+    two = _en_two_quantities(q, question)
+    if two is not None:
+        return two
     m = _EN_EVENT_ORDER.match(q)
     if m is not None and (m["aux"].lower() in ("did", "does", "do") or is_participle(m["verb"])):
         aux, subj, verb, rel, when = m["aux"].lower(), m["subj"], m["verb"], m["rel"], m["when"]
@@ -477,6 +482,50 @@ def _en_threshold(q: str, question: str) -> Plan | None:
             return _threshold_plan(question, subj, f"When {aux} {subj} {verb}", "DATE", order, when)
         return _en_event_order(question, aux, subj, verb, rel, when)
     return None
+
+
+# Two named sides of one quantity: "Did A have more inhabitants than B?", "Is A taller than
+# B?", after an optional phrase that dates or qualifies both ("At the 1901 census, …").
+_EN_LEAD = r"^(?:(?P<lead>[^,]+),\s+)?"
+_EN_HAVE_THAN = re.compile(
+    _EN_LEAD + r"(?P<aux>does|did|do|has|had)\s+(?P<a>.+?)\s+(?:have\s+|has\s+|had\s+)?"
+    r"(?P<more>more|fewer|less)\s+(?P<noun>[a-z][a-z\s]*?)\s+than\s+(?P<b>.+?)\s*$",
+    re.IGNORECASE,
+)
+_EN_ADJ_THAN = re.compile(
+    _EN_LEAD
+    + r"(?P<aux>is|was|are|were)\s+(?P<a>.+?)\s+(?P<adjer>[a-z]+er)\s+than\s+(?P<b>.+?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _en_two_quantities(q: str, question: str) -> Plan | None:
+    """ "Did A have more N than B?" / "Is A longer than B?": each side's quantity, and yes when
+    the first is above (below, for fewer/shorter) the second. A number after "than" is a
+    threshold, read before this."""
+    m = _EN_HAVE_THAN.match(q)
+    adj = None
+    if m is None:
+        m = _EN_ADJ_THAN.match(q)
+        adj = _COMPARATIVE_ADJ.get(m["adjer"].lower()) if m is not None else None
+        if adj in (None, "old"):  # older/younger compare dates, not a quantity
+            return None
+    assert m is not None
+    if re.match(r"\d", m["b"]) or not re.search(r"[A-Z]", m["a"] + m["b"]):
+        return None
+    lead = m["lead"] or ""
+    tail = f" {lead[:1].lower()}{lead[1:]}" if lead else ""
+    aux = m["aux"].lower()
+    word = (m.groupdict().get("more") or m.groupdict().get("adjer") or "").lower()
+    order = "lt" if _LESS.match(word) else "gt"
+    a, b = _strip_option(m["a"]), _strip_option(m["b"])
+    if adj is not None:
+        queries = [_clean(f"How {adj} {aux} {o}{tail}") for o in (a, b)]
+    else:
+        queries = [_clean(f"How many {m['noun']} {aux} {o} have{tail}") for o in (a, b)]
+    return _order_plan(
+        question, [a, b], queries, "NUMBER", order, m["noun"] if adj is None else adj
+    )
 
 
 # "Was A founded before B?", "Did A open after B was founded?", "Did A die before 1950?": an
@@ -1375,6 +1424,13 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     ordered = _zh_order(question, re.sub(r"[吗么]$", "", q))
     if ordered is not None:
         return ordered
+    m = _ZH_THAN.match(re.sub(r"[吗么]$", "", q))
+    if m is not None and not re.match(r"\d", m["b"]):
+        # "按1935年的调查，A的人口比B多吗": each side's quantity, yes when A's is above B's.
+        lead = m["lead"] or ""
+        queries = [f"{lead}{o}的{m['noun']}是多少" for o in (m["a"], m["b"])]
+        order = "lt" if m["cmp"].lstrip("更还") in _ZH_LESS_WORDS else "gt"
+        return _order_plan(question, [m["a"], m["b"]], queries, "NUMBER", order, m["noun"])
     m = _ZH_THRESHOLD.match(re.sub(r"[吗么]$", "", q))
     if m is not None:
         order = "lt" if m["rel"] in _ZH_LESS else "gt"
@@ -1546,6 +1602,12 @@ _ZH_THRESHOLD = re.compile(
     r"小于|不足|短于)了?(?P<num>\d[\d,.]*(?:万|亿)?)(?P<unit>[^\d，,]{0,4})$"
 )
 _ZH_LESS = frozenset(["少于", "不到", "低于", "小于", "不足", "短于"])
+# "A的人口比B多", "A的长度比B的长度短", after an optional phrase before a comma.
+_ZH_THAN = re.compile(
+    r"^(?:(?P<lead>[^，,]+)[，,])?(?P<a>[^，,的]+)的(?P<noun>[^，,的比]+)比(?P<b>[^，,的]+?)"
+    r"(?:的(?P=noun))?(?P<cmp>[更还]?(?:多|少|高|低|大|小|长|短|宽|窄|深|浅|重|轻))(?:一些|得多)?$"
+)
+_ZH_LESS_WORDS = frozenset("少低小短窄浅轻")
 
 
 _ZH_WH_PRED = re.compile(

@@ -99,6 +99,26 @@ PLANNER = RulePlanner()
             "Which album came out first, Salt Roads: The Return or Grey Tide?",
             ["When Salt Roads: The Return came out", "When Grey Tide came out"],
         ),
+        # Two named sides of one quantity: each side's value (a leading phrase that dates
+        # both goes into each), decided yes/no by the first against the second.
+        (
+            "At the 1901 census, did Tollby have more inhabitants than Varna?",
+            [
+                "How many inhabitants did Tollby have at the 1901 census",
+                "How many inhabitants did Varna have at the 1901 census",
+            ],
+        ),
+        (
+            "Does the Kell Yard have fewer workers than the Osk Yard?",
+            ["How many workers does Kell Yard have", "How many workers does Osk Yard have"],
+        ),
+        ("Is the Osk longer than the Varn?", ["How long is Osk", "How long is Varn"]),
+        ("Was the Kell Light taller than 40 metres?", ["How tall was the Kell Light"]),
+        (
+            "按1935年的调查，鹤塘镇的人口比鹤汀镇多吗？",
+            ["按1935年的调查鹤塘镇的人口是多少", "按1935年的调查鹤汀镇的人口是多少"],
+        ),
+        ("白河的长度比青河的长度更短吗？", ["白河的长度是多少", "青河的长度是多少"]),
         # A generation word after a name is part of it: it stays in the name's step.
         (
             "Which ship did the line run by Ivo Tarrant junior buy?",
