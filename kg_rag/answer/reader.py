@@ -23,7 +23,7 @@ import functools
 import logging
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from extraction.chinese import (
@@ -215,6 +215,7 @@ def _fit(expected: AnswerType, kind: str) -> float:
 
 
 _HAN_RUN = re.compile(f"[{HAN}]{{3,}}")
+_HAN_NAME = re.compile(f"[{HAN}]{{2,4}}")  # a Chinese personal name: two to four characters
 # Entity types worth finding by name in passages whose extraction missed them.
 _KNOWN_NAME_TYPES = frozenset(["PERSON", "ORGANIZATION", "LOCATION", "WORK"])
 
@@ -2251,6 +2252,15 @@ def read_evidence(
                 c.score *= _fit(expected, "LOCATION") / _fit(expected, "NAME")
                 c.kind = "LOCATION"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    if zh_head and best.text.startswith(zh_head) and len(best.text) > len(zh_head):
+        # "由茶商程瑞霖出资修建" for "…的茶商": the asked noun before a name is its apposition;
+        # the name itself answers when it is a candidate of its own.
+        rest = best.text[len(zh_head) :]
+        apposed = pool.get(normalize_name(rest))
+        if apposed is not None and apposed.kind in ("PERSON", "NAME"):
+            best = apposed
+        elif best.kind == "PERSON" and _HAN_NAME.fullmatch(rest):
+            best = replace(best, text=rest, entity_id=None)
     if _log.isEnabledFor(logging.DEBUG):
         ranked_pool = sorted(pool.values(), key=lambda c: -c.score)[:6]
         _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])

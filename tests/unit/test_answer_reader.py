@@ -2011,3 +2011,46 @@ def test_a_name_written_after_the_is_no_persons(sentence: str, name: str, articl
     from kg_rag.answer.reader import _article_before
 
     assert _article_before(sentence, sentence.index(name), name) is article
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "extracted", "answer"),
+    [
+        (
+            "出资修建望江戏园的茶商",
+            "望江戏园位于鹤汀镇，1893年落成，由茶商祁朔亭出资修建。",
+            "茶商祁朔亭",
+            "祁朔亭",
+        ),
+        (
+            "创办鸥门书局的出版商",
+            "鸥门书局于1921年由出版商闻人涟创办，总部设在鸥门市。",
+            "出版商闻人涟",
+            "闻人涟",
+        ),
+    ],
+)
+def test_the_asked_noun_before_a_name_is_its_apposition(
+    tmp_path: Path, query: str, text: str, extracted: str, answer: str
+) -> None:
+    """Extraction may keep the role noun with the name (茶商祁朔亭): the step asks for that
+    noun, so the name after it answers."""
+    from kg_rag.models import Entity, Mention
+    from kg_rag.retrieval.graph import EntityLinker
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    evidence = [
+        Evidence(
+            chunk_id="c0", doc_id="d", text=text, score=1.0, level="paragraph", char_end=len(text)
+        )
+    ]
+    graph = EmbeddedGraphStore(tmp_path / "kb")
+    graph.open()
+    try:
+        graph.upsert_entities([Entity(entity_id="g0", name=extracted, type="PERSON")])
+        graph.upsert_mentions([Mention(entity_id="g0", chunk_id="c0", doc_id="d")])
+        view = GraphView(linker=EntityLinker(graph), store=_Titles({"d": "d"}))
+        best, _ = read_evidence(query, "PERSON", evidence, _linked(text[:4]), graph=view)
+        assert best is not None and best.text == answer
+    finally:
+        graph.close()
