@@ -1719,6 +1719,9 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
             f.startswith(_ZH_PRED_FLAGS)
             or (words[start][0] == "于" and len(w) >= 2)
             or (len(w) >= 3 and w.endswith("于"))
+            # After a time word or an adverb, a word is the verb they modify, whatever its tag
+            # ("早年师从/n 哪位学者", "曾经师从").
+            or (start >= 2 and words[start - 2][1].startswith(("t", "d")) and len(w) >= 2)
         )
         if w == "的" or not verbal or (f.startswith("v") and start - 1 == 0):
             break

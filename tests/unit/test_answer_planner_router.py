@@ -685,6 +685,9 @@ def test_rule_plans_from_grammar(
                 "《晚钟报》和青岚大学相比，哪个历史更悠久",
             ],
         ),
+        # After a time word or an adverb the next word is a verb, though jieba tags it a noun.
+        ("鸥门书局的创办人早年师从哪位学者？", ["鸥门书局的创办人", "#1早年师从哪位学者"]),
+        ("《北渡》的作者曾经师从哪位画家？", ["《北渡》的作者", "#1曾经师从哪位画家"]),
     ],
 )
 def test_chinese_subject_and_predicate_make_the_chain(question: str, queries: list[str]) -> None:
