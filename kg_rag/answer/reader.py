@@ -215,6 +215,15 @@ def _fit(expected: AnswerType, kind: str) -> float:
 
 
 _HAN_RUN = re.compile(f"[{HAN}]{{3,}}")
+# A renaming verb and its new name: "改名为X", "更名为X", "改称X"; a step asking what
+# something was renamed ("改成了什么名字", "更名为什么") reads the name after it.
+_ZH_RENAME_Q = re.compile(r"(?:改|更|易)(?:名|称)|改成了?什么名|改叫")
+_ZH_RENAMED = re.compile(
+    rf"(?:改名|更名|易名|改称|改叫)(?:为|作|成)?[“\"《]?(?P<name>[{HAN}A-Za-z0-9]{{2,12}}?)"
+    r"(?=[”\"》，。；、,.;（(]|$|此后|后来|以后|之后)"
+)
+# 该 / 此 + a noun points back to something named before ("常驻该园", "此校"): never a name.
+_ZH_ANAPHOR = re.compile(f"[该此][{HAN}]{{1,2}}")
 _HAN_NAME = re.compile(f"[{HAN}]{{2,4}}")  # a Chinese personal name: two to four characters
 # Entity types worth finding by name in passages whose extraction missed them.
 _KNOWN_NAME_TYPES = frozenset(["PERSON", "ORGANIZATION", "LOCATION", "WORK"])
@@ -1651,6 +1660,7 @@ def read_evidence(
     )
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
+    renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
     zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
     work_head = (
@@ -1796,6 +1806,7 @@ def read_evidence(
                 continue
             spans: list[tuple[int, int, str, str | None]] = []
             attached: set[tuple[int, int]] = set()
+            renamed: set[tuple[int, int]] = set()
             own = {e[0] for e in ents}
             for ent_id, name, etype in ents + [e for e in zh_known if e[0] not in own]:
                 for start, end in _occurrences(name, sentence):
@@ -1815,6 +1826,11 @@ def read_evidence(
                     spans.append((m.start(), unit.end() if unit else m.end(), "NUMBER", None))
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
+                if renaming:
+                    # "改名为棠溪大戏院": the new name is the whole run after the verb.
+                    for m in _ZH_RENAMED.finditer(sentence):
+                        spans.append((m.start("name"), m.end("name"), "NAME", None))
+                        renamed.add((m.start("name"), m.end("name")))
                 if zh_head:
                     spans += [(a, b, k, None) for a, b, k in _head_compounds(sentence, zh_head)]
             else:
@@ -1979,6 +1995,7 @@ def read_evidence(
                     len(span) < 2
                     or span in _CAP_STOP
                     or (span.split()[0] in ("The",) and len(span.split()) == 1)
+                    or _ZH_ANAPHOR.fullmatch(span)
                 ):
                     continue
                 norm = normalize_name(span)
@@ -2175,6 +2192,8 @@ def read_evidence(
                     bonus *= 1.2
                 if kind == "DATE" and step_event:
                     bonus *= _event_date_factor(sentence, a, relation_terms)
+                if (a, b) in renamed:
+                    bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):
                     bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
                 score = (

@@ -981,6 +981,36 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
 
 
 READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # A renaming verb gives the new name whole (the segmenter cuts it: 鹤汀 + 大戏院).
+    (
+        "望江戏园在1931年改成了什么名字",
+        "NAME",
+        ["1931年，望江戏园加装了电灯和座椅，改名为鹤汀大戏院，此后也放映电影。"],
+        ["望江戏园"],
+        "鹤汀大戏院",
+    ),
+    (
+        "鸥门书局后来更名为什么",
+        "NAME",
+        ["鸥门书局创办于1921年，1952年更名为“鸥门人民出版社”，总部仍在鸥门市。"],
+        ["鸥门书局"],
+        "鸥门人民出版社",
+    ),
+    # 该 + a noun refers back: the name it stands for answers, never the anaphor.
+    (
+        "鹤汀剧社常驻的戏园",
+        "NAME",
+        ["1893年望江戏园落成以后，鹤汀剧社便常驻该园，几乎天天开锣。"],
+        ["鹤汀剧社"],
+        "望江戏园",
+    ),
+    (
+        "祁朔亭任教的学校",
+        "ORGANIZATION",
+        ["祁朔亭1920年起在鸥门中学任教，此校后来并入鸥门大学。"],
+        ["祁朔亭"],
+        "鸥门中学",
+    ),
     # "N由Y担任" gives the role N to Y.
     (
         "青蘅书局的总编辑",
