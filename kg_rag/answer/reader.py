@@ -222,6 +222,13 @@ _ZH_RENAMED = re.compile(
     rf"(?:改名|更名|易名|改称|改叫)(?:为|作|成)?[“\"《]?(?P<name>[{HAN}A-Za-z0-9]{{2,12}}?)"
     r"(?=[”\"》，。；、,.;（(]|$|此后|后来|以后|之后)"
 )
+# After a name, a copula and a possessive pronoun before the asked noun: the name is that
+# noun of the one the pronoun stands for ("Rooke remained her mentor", "Ada Moe was his
+# second wife", "Harl Works became its owner").
+_EN_POSSESSED_ROLE = (
+    r"\s+(?:was|is|were|are|remained|became|had\s+been|has\s+been|served\s+as)\s+"
+    r"(?:her|his|their|its)\s+(?:[a-z]+\s+){{0,2}}{head}s?\b"
+)
 # 该 / 此 + a noun points back to something named before ("常驻该园", "此校"): never a name.
 _ZH_ANAPHOR = re.compile(f"[该此][{HAN}]{{1,2}}")
 _HAN_NAME = re.compile(f"[{HAN}]{{2,4}}")  # a Chinese personal name: two to four characters
@@ -2125,6 +2132,13 @@ def read_evidence(
                             fit = max(fit, _fit(expected, head_noun_type(head)))
                     elif _en_slot(sentence, a, b, _other_role(en_relative, "patient"), named):
                         bonus /= _SLOT_BONUS
+                if (
+                    head
+                    and not cjk_query
+                    and kind in ("NAME", "PERSON", "ORGANIZATION")
+                    and _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))).match(sentence, b)
+                ):
+                    bonus *= _SLOT_BONUS  # "Rooke remained her mentor" for "mentor of X"
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

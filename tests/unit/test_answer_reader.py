@@ -981,6 +981,24 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
 
 
 READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # A name, a copula and a possessive before the asked noun: "Orm Vell remained her mentor".
+    (
+        "mentor of Ada Moe",
+        "PERSON",
+        [
+            "Ada Moe studied seeds at Kelbridge with her cousin Ivo Tarrant, and Orm Vell "
+            "remained her mentor until his death."
+        ],
+        ["Ada Moe"],
+        "Orm Vell",
+    ),
+    (
+        "owner of the Kell Works",
+        "ORGANIZATION",
+        ["The Kell Works made bottles for Varn Brewing. In 1901 Harl Glass became its owner."],
+        ["Kell Works"],
+        "Harl Glass",
+    ),
     # A renaming verb gives the new name whole (the segmenter cuts it: 鹤汀 + 大戏院).
     (
         "望江戏园在1931年改成了什么名字",
