@@ -80,7 +80,7 @@ class RulePlanner:
         q = _clean(question)
         zh = bool(_CJK.search(q))
         if not zh:
-            q = _GENERATION_WORD.sub(lambda m: m["name"] + m["gen"].title(), q)  # Creed Junior
+            q = _GENERATION_WORD.sub(lambda m: m["name"] + m["gen"].title(), q)  # Vell Junior
         strategies = (
             (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
@@ -106,7 +106,7 @@ class RulePlanner:
         )
 
 
-# A generation word after a person's name is part of the name ("Silas Creed junior",
+# A generation word after a person's name is part of the name ("Orm Vell junior",
 # "Ada Moe the younger"): written capitalised, it stays with the name in every step.
 _GENERATION_WORD = re.compile(
     r"(?P<name>\b[A-Z][\w'-]*)(?P<gen>\s+(?:junior|senior|the\s+younger|the\s+elder))\b"
@@ -1882,7 +1882,7 @@ def _zh_named_role(np: str) -> tuple[str, str] | None:
 def _zh_role_split(part: str) -> tuple[str, str] | None:
     """A part that ends in a person noun and then a word of no class, before 的: the word is
     the relative clause's verb whatever its tag (jieba tags 毕业 and 师从 as nouns), and the
-    person noun phrase its subject: "青蘅书局创办人毕业" → ("青蘅书局创办人", "毕业"),
+    person noun phrase its subject: "青芷书局创办人毕业" → ("青芷书局创办人", "毕业"),
     "设计者师从" → ("设计者", "师从")."""
     words = _zh_words(part)
     for k in range(len(words) - 2, -1, -1):
@@ -1943,7 +1943,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
             out.append((cur, zh_noun_type(agent[1])))
             cur = "#"
         elif role is not None and role_agent is not None:
-            # "青蘅书局创办人毕业的学堂": the founder first, then where # graduated.
+            # "青芷书局创办人毕业的学堂": the founder first, then where # graduated.
             out.append((role[0], zh_noun_type(role_agent[1])))
             cur, verb_after_role = f"#{role[1]}", True
     for i in range(1, len(parts)):

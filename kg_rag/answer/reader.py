@@ -223,7 +223,7 @@ _ZH_RENAMED = re.compile(
     r"(?=[”\"》，。；、,.;（(]|$|此后|后来|以后|之后)"
 )
 # After a name, a copula and a possessive pronoun before the asked noun: the name is that
-# noun of the one the pronoun stands for ("Rooke remained her mentor", "Ada Moe was his
+# noun of the one the pronoun stands for ("Vell remained her mentor", "Ada Moe was his
 # second wife", "Harl Works became its owner").
 _EN_POSSESSED_ROLE = (
     r"\s+(?:was|is|were|are|remained|became|had\s+been|has\s+been|served\s+as)\s+"
@@ -417,7 +417,7 @@ _TITLE_GENDER = {
 
 
 def _article_before(sentence: str, start: int, name: str) -> bool:
-    """Is the English name at ``start`` written after a lower-case "the" ("the Hollin
+    """Is the English name at ``start`` written after a lower-case "the" ("the Kell
     Arboretum")? A person's name takes no article, except after a title ("the Duke of Orm")
     or as a generation ("the younger")."""
     first = name.split(maxsplit=1)[0].lower().rstrip(".") if name.strip() else ""
@@ -976,7 +976,7 @@ def _zh_head_noun(query: str) -> str:
         if words and len(words[-1]) < 2 and len(words) >= 2:
             return "".join(words[-2:])  # 周末 + 版: a one-character head takes its modifier
         if len(words) == 1:
-            return str(words[0])  # "甘世德修建的桥": a one-character noun heads the phrase alone
+            return str(words[0])  # "苏世仁修建的桥": a one-character noun heads the phrase alone
         return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
     return words[0] if words and len(words[0]) >= 2 else ""
@@ -1307,7 +1307,7 @@ def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -
 
 
 # A negation earlier in the clause of a name: what the clause says is denied of it ("was not
-# related to Captain Hugh Tolliver", "not to be confused with X", "并非X", "从未…X").
+# related to Captain Hugh Kestley", "not to be confused with X", "并非X", "从未…X").
 _NEGATED_BEFORE = re.compile(
     r"(?:\b(?:not|never|neither|nor)\b|\bconfused\s+with\b|\bunrelated\s+to\b)[^,.;:!?]{0,40}$"
     r"|(?:不是|并非|并不是|从未|从来没有|没有|不曾|无关)[^，。；：！？,.;]{0,12}$",
@@ -1324,8 +1324,8 @@ _EN_LIFE_BEFORE = {
 
 
 def _en_life_place_bonus(sentence: str, a: int, event: str) -> float:
-    """A place the asked life event's verb introduces ("He was born in Merrinford" for a birth)
-    counts more; one the other event's verb introduces ("died at Merrinport") less."""
+    """A place the asked life event's verb introduces ("He was born in Varnford" for a birth)
+    counts more; one the other event's verb introduces ("died at Varnport") less."""
     before = sentence[max(0, a - 40) : a]
     own = _EN_LIFE_BEFORE[event].search(before) is not None
     other = _EN_LIFE_BEFORE["death" if event == "birth" else "birth"].search(before) is not None
@@ -1337,7 +1337,7 @@ def _en_life_place_bonus(sentence: str, a: int, event: str) -> float:
 
 
 # After a person's name, a word that tells a father from a son of the same name: "Alasdair
-# Fenwright the younger" is another person than Alasdair Fenwright.
+# Quayne the younger" is another person than Alder Quayne.
 _GENERATION_AFTER = re.compile(
     r",?\s+(?:the\s+(?:[Yy]ounger|[Ee]lder)|Jr\b\.?|Sr\b\.?|Junior\b|Senior\b|I{2,3}\b|IV\b)"
 )
@@ -1346,7 +1346,7 @@ _GENERATION_AFTER = re.compile(
 def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
     """Does ``text`` write ``name`` other than as part of one of the longer names
     ``holders`` (栎川电子 in 栎川电子科技 is the other company's name) or of a namesake told
-    apart by a generation word ("Alasdair Fenwright the younger")?"""
+    apart by a generation word ("Alder Quayne the younger")?"""
     start = text.find(name)
     while start >= 0:
         if not any(
@@ -1427,7 +1427,7 @@ def _zh_holds_role(
         and head in sentence[max(0, a - len(head) - 6) : a]
         and sentence.startswith(_ZH_TAKE_ROLE, b)
     ):
-        return 2.0  # 总编辑由谭启明担任: the role is given to the name after 由
+        return 2.0  # 总编辑由邵启明担任: the role is given to the name after 由
     for e0, _ in _occurrences(head, sentence):
         gap = sentence[b:e0]
         if e0 < b or len(gap) > 16 or _ZH_CLAUSE_BREAK.search(gap):
@@ -1549,8 +1549,8 @@ _ZH_INDEFINITE = re.compile(r"[一两几每某][家座所个位条间部本支�
 
 
 def _zh_defined_as(noun: str, texts: Sequence[str]) -> set[str]:
-    """Names that ``texts`` define as a ``noun`` with 是 and a classifier: "济禾堂是鹤汀镇的一家
-    中药铺" defines 济禾堂 as a 药铺 (the name opens its clause)."""
+    """Names that ``texts`` define as a ``noun`` with 是 and a classifier: "仁和斋是沙汀镇的一家
+    中药铺" defines 仁和斋 as a 药铺 (the name opens its clause)."""
     rx = _rx(
         rf"(?:^|[，。；：！？、\s])(?P<x>[{HAN}]{{2,8}}?)是[^，。；]{{0,12}}?"
         rf"[一这][家座所个位条间部本支][^，。；]{{0,4}}?{re.escape(noun)}"
@@ -1821,7 +1821,7 @@ def read_evidence(
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
                     elif kind == "PERSON" and _article_before(sentence, start, name):
-                        kind = "NAME"  # "the Hollin Arboretum": no person's name takes "the"
+                        kind = "NAME"  # "the Kell Arboretum": no person's name takes "the"
                     spans.append((start, end, kind, ent_id))
             for d_start, d_end, _ in find_dates(sentence):
                 spans.append((d_start, d_end, "DATE", None))
@@ -1834,7 +1834,7 @@ def read_evidence(
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
                 if renaming:
-                    # "改名为棠溪大戏院": the new name is the whole run after the verb.
+                    # "改名为沙汀大戏院": the new name is the whole run after the verb.
                     for m in _ZH_RENAMED.finditer(sentence):
                         spans.append((m.start("name"), m.end("name"), "NAME", None))
                         renamed.add((m.start("name"), m.end("name")))
@@ -1937,7 +1937,7 @@ def read_evidence(
                     and zh_head
                     and _names_head(sentence[a:b], zh_head)
                 ):
-                    # 望仙桥 for "…修建的桥": a name ending in the asked noun is one of that class,
+                    # 望云桥 for "…修建的桥": a name ending in the asked noun is one of that class,
                     # whatever the segmenter guessed (a person's name).
                     kind = zh_noun_type(zh_head)
                 if (a, b) not in seen_spans:
@@ -2138,7 +2138,7 @@ def read_evidence(
                     and kind in ("NAME", "PERSON", "ORGANIZATION")
                     and _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))).match(sentence, b)
                 ):
-                    bonus *= _SLOT_BONUS  # "Rooke remained her mentor" for "mentor of X"
+                    bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:
@@ -2286,7 +2286,7 @@ def read_evidence(
                 c.kind = "LOCATION"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
     if zh_head and best.text.startswith(zh_head) and len(best.text) > len(zh_head):
-        # "由茶商程瑞霖出资修建" for "…的茶商": the asked noun before a name is its apposition;
+        # "由茶商祁朔亭出资修建" for "…的茶商": the asked noun before a name is its apposition;
         # the name itself answers when it is a candidate of its own.
         rest = best.text[len(zh_head) :]
         apposed = pool.get(normalize_name(rest))

@@ -70,8 +70,8 @@ PLANNER = RulePlanner()
         # "the same N" after a verb phrase asks each side with its verb; without a verb, the
         # attribute itself.
         (
-            "Were Josiah Tarrant and Oswin Haddrell born in the same town?",
-            ["In which town was Josiah Tarrant born", "In which town was Oswin Haddrell born"],
+            "Were Josiah Kestley and Oswin Marl born in the same town?",
+            ["In which town was Josiah Kestley born", "In which town was Oswin Marl born"],
         ),
         (
             "Did Ada Moe and Orm Vell attend the same school?",
@@ -115,8 +115,8 @@ PLANNER = RulePlanner()
         ("Is the Osk longer than the Varn?", ["How long is Osk", "How long is Varn"]),
         ("Was the Kell Light taller than 40 metres?", ["How tall was the Kell Light"]),
         (
-            "按1935年的调查，鹤塘镇的人口比鹤汀镇多吗？",
-            ["按1935年的调查鹤塘镇的人口是多少", "按1935年的调查鹤汀镇的人口是多少"],
+            "按1935年的调查，沙塘镇的人口比沙汀镇多吗？",
+            ["按1935年的调查沙塘镇的人口是多少", "按1935年的调查沙汀镇的人口是多少"],
         ),
         ("白河的长度比青河的长度更短吗？", ["白河的长度是多少", "青河的长度是多少"]),
         # A generation word after a name is part of it: it stays in the name's step.
@@ -555,8 +555,8 @@ def test_rule_plans_from_grammar(
             ["栎川电子创始人", "#1就读的大学", "#2位于哪座城市"],
         ),
         (
-            "青蘅书局创办人毕业的学堂在哪里？",
-            ["青蘅书局创办人", "#1毕业的学堂", "#2在哪里"],
+            "青芷书局创办人毕业的学堂在哪里？",
+            ["青芷书局创办人", "#1毕业的学堂", "#2在哪里"],
         ),
         (
             "潆水船闸的设计者师从的那位英籍教授，是哪一年到岑州工学院任教的？",
@@ -568,8 +568,8 @@ def test_rule_plans_from_grammar(
         ),
         # 首任 / 现任 / 第二任 with the office after it is one noun (监督 is tagged a verb).
         (
-            "青蘅书局创办人毕业的那所学堂，首任监督是谁？",
-            ["青蘅书局创办人", "#1毕业的学堂", "#2的首任监督是谁"],
+            "青芷书局创办人毕业的那所学堂，首任监督是谁？",
+            ["青芷书局创办人", "#1毕业的学堂", "#2的首任监督是谁"],
         ),
         (
             "松城大学的首任校长是哪一年出生的？",
@@ -581,8 +581,8 @@ def test_rule_plans_from_grammar(
         ),
         # 同乡 / 同学: 同 + a noun says the two share a home town or a school.
         (
-            "谭启钧与甘世德是同乡吗？",
-            ["谭启钧出生在哪里", "甘世德出生在哪里", "谭启钧与甘世德是同乡吗"],
+            "邵启钧与苏世仁是同乡吗？",
+            ["邵启钧出生在哪里", "苏世仁出生在哪里", "邵启钧与苏世仁是同乡吗"],
         ),
         (
             "林墨与韩柏是否是同乡？",

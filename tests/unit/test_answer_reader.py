@@ -986,7 +986,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "mentor of Ada Moe",
         "PERSON",
         [
-            "Ada Moe studied seeds at Kelbridge with her cousin Ivo Tarrant, and Orm Vell "
+            "Ada Moe studied seeds at Kellford with her cousin Ivo Tarrant, and Orm Vell "
             "remained her mentor until his death."
         ],
         ["Ada Moe"],
@@ -999,13 +999,13 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Kell Works"],
         "Harl Glass",
     ),
-    # A renaming verb gives the new name whole (the segmenter cuts it: 鹤汀 + 大戏院).
+    # A renaming verb gives the new name whole (the segmenter cuts it: 沙汀 + 大戏院).
     (
         "望江戏园在1931年改成了什么名字",
         "NAME",
-        ["1931年，望江戏园加装了电灯和座椅，改名为鹤汀大戏院，此后也放映电影。"],
+        ["1931年，望江戏园加装了电灯和座椅，改名为沙汀大戏院，此后也放映电影。"],
         ["望江戏园"],
-        "鹤汀大戏院",
+        "沙汀大戏院",
     ),
     (
         "鸥门书局后来更名为什么",
@@ -1016,10 +1016,10 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     ),
     # 该 + a noun refers back: the name it stands for answers, never the anaphor.
     (
-        "鹤汀剧社常驻的戏园",
+        "沙汀剧社常驻的戏园",
         "NAME",
-        ["1893年望江戏园落成以后，鹤汀剧社便常驻该园，几乎天天开锣。"],
-        ["鹤汀剧社"],
+        ["1893年望江戏园落成以后，沙汀剧社便常驻该园，几乎天天开锣。"],
+        ["沙汀剧社"],
         "望江戏园",
     ),
     (
@@ -1031,13 +1031,13 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     ),
     # "N由Y担任" gives the role N to Y.
     (
-        "青蘅书局的总编辑",
+        "青芷书局的总编辑",
         "PERSON",
         [
-            "1930年起，青蘅书局的总编辑由谭启明担任，谭启钧则为书局写稿二十多年。",
+            "1930年起，青芷书局的总编辑由邵启明担任，邵启钧则为书局写稿二十多年。",
         ],
-        ["青蘅书局"],
-        "谭启明",
+        ["青芷书局"],
+        "邵启明",
     ),
     (
         "栎川电子的总经理",
@@ -1106,26 +1106,26 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # A name ending in the asked noun is one of that class, whatever the segmenter guessed:
     # the bridge, not the town it stands in.
     (
-        "甘世德主持修建的桥",
+        "苏世仁主持修建的桥",
         "NAME",
-        ["鹤汀镇的望仙桥由甘世德主持修建，1883年建成，代替了年年被山洪冲毁的木桥。"],
-        ["甘世德"],
-        "望仙桥",
+        ["沙汀镇的望云桥由苏世仁主持修建，1883年建成，代替了年年被山洪冲毁的木桥。"],
+        ["苏世仁"],
+        "望云桥",
     ),
     (
-        "柯子衡设计的塔",
+        "柯子平设计的塔",
         "NAME",
-        ["1910年，柯子衡在霁川县城为县里设计了文峰塔，塔高七层。"],
-        ["柯子衡"],
+        ["1910年，柯子平在霁川县城为县里设计了文峰塔，塔高七层。"],
+        ["柯子平"],
         "文峰塔",
     ),
     # A lone surname takes a two-character given name jieba read as a verb (谭 + 启明).
     (
-        "青蘅书局的总编辑",
+        "青芷书局的总编辑",
         "NAME",
-        ["1930年起，青蘅书局的总编辑由谭启明担任，他主持编辑工作二十多年。"],
-        ["青蘅书局"],
-        "谭启明",
+        ["1930年起，青芷书局的总编辑由邵启明担任，他主持编辑工作二十多年。"],
+        ["青芷书局"],
+        "邵启明",
     ),
     # Namesakes and life events decide a person's place.
     # A namesake told apart by a generation word is another person: his birthplace is not
@@ -1136,11 +1136,11 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         [
             "Orm Vell the younger (1869–1944) was a naval architect, the son of the engineer. "
             "He was born in Tarnby, in a house on Quay Street.",
-            "Orm Vell (1838–1901) was a lighthouse engineer. He was born in Haldby, a village "
+            "Orm Vell (1838–1901) was a lighthouse engineer. He was born in Hulmby, a village "
             "on the Osk.",
         ],
         ["Orm Vell"],
-        "Haldby",
+        "Hulmby",
     ),
     (
         "Where did Ines Marr die",
@@ -1208,11 +1208,11 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # A Chinese name defined as the asked noun answers; a counted common noun does not.
     # "一家中药铺" is a count of a common noun, no name; the name defined as one answers.
     (
-        "望仙桥的桥东头有一家什么药铺",
+        "望云桥的桥东头有一家什么药铺",
         "NAME",
-        ["济禾堂是鹤汀镇的一家中药铺，店面位于望仙桥东头的桥头。"],
-        ["望仙桥"],
-        "济禾堂",
+        ["仁和斋是沙汀镇的一家中药铺，店面位于望云桥东头的桥头。"],
+        ["望云桥"],
+        "仁和斋",
     ),
     (
         "松城有一所什么大学",
@@ -1228,10 +1228,10 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "ORGANIZATION",
         [
             "In 1903 Ivo Tarrant followed her with the smaller Petrel, which had been ordered by "
-            "the rival Osk & Isles Steam Navigation Company for its summer run."
+            "the rival Osk & Varn Steam Navigation Company for its summer run."
         ],
         ["Petrel"],
-        "Osk & Isles Steam Navigation Company",
+        "Osk & Varn Steam Navigation Company",
     ),
     (
         "company that built the Kell Viaduct",
@@ -1311,9 +1311,9 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("state where Ostby is located", "state", "United Kestrian States", False),  # number
         ("Which rivers cross Varn", "rivers", "River Osk", True),
         ("栎川评论的周末版", "周末版", "栎川评论·周末版", True),  # 周末 + 版: one-character head
-        ("甘世德主持修建的桥", "桥", "望仙桥", True),  # a one-character noun heads it alone
+        ("苏世仁主持修建的桥", "桥", "望云桥", True),  # a one-character noun heads it alone
         ("他出生的村", "村", "石门村", True),
-        ("她创办的学校", "学校", "鹤塘小学", False),
+        ("她创办的学校", "学校", "沙塘小学", False),
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
@@ -1919,20 +1919,20 @@ def test_subject_nouns_from_names_and_definitions(
 @pytest.mark.parametrize(
     ("sentence", "place", "event", "factor"),
     [
-        ("He was born in Merrinford, a village.", "Merrinford", "birth", 1.5),
+        ("He was born in Varnford, a village.", "Varnford", "birth", 1.5),
         ("She died at Westmere in 1901.", "Westmere", "birth", 0.5),
         ("She died at Westmere in 1901.", "Westmere", "death", 1.5),
         ("Her birthplace was the port of Kell.", "Kell", "birth", 1.5),
         ("the town where she was born, and moved to Tallbridge", "Tallbridge", "birth", 1.0),
         ("He married a clerk's daughter from Osterby.", "Osterby", "birth", 1.0),
         (
-            "Born in Tarnby, she died in Haldby.",
-            "Haldby",
+            "Born in Tarnby, she died in Hulmby.",
+            "Hulmby",
             "birth",
             0.5,
         ),  # "born" is another clause's
-        ("Born in Tarnby, she died in Haldby.", "Tarnby", "birth", 1.5),
-        ("She was born and died in Haldby.", "Haldby", "birth", 1.0),  # both verbs: no say
+        ("Born in Tarnby, she died in Hulmby.", "Tarnby", "birth", 1.5),
+        ("She was born and died in Hulmby.", "Hulmby", "birth", 1.0),  # both verbs: no say
         ("He was buried at Holm Cross.", "Holm Cross", "death", 1.5),
     ],
 )
@@ -1948,11 +1948,11 @@ def test_a_life_event_verb_before_a_place(
     ("text", "name", "mentioned"),
     [
         (
-            "Alasdair Fenwright the younger (1869) was a naval architect.",
-            "Alasdair Fenwright",
+            "Alder Quayne the younger (1869) was a naval architect.",
+            "Alder Quayne",
             False,
         ),
-        ("Alasdair Fenwright (1838–1901) was an engineer.", "Alasdair Fenwright", True),
+        ("Alder Quayne (1838–1901) was an engineer.", "Alder Quayne", True),
         ("Orm Vell Jr. sold the yard.", "Orm Vell", False),
         ("Orm Vell, Sr., founded the yard.", "Orm Vell", False),
         ("King Orm Vell II built it.", "Orm Vell", False),
@@ -1969,7 +1969,7 @@ def test_a_generation_word_names_another_person(text: str, name: str, mentioned:
 @pytest.mark.parametrize(
     ("before", "negated"),
     [
-        ("Tolliver was not related to ", True),
+        ("Kestley was not related to ", True),
         ("The Kell Bridge is not to be confused with ", True),
         ("She never worked for ", True),
         ("The firm was unrelated to ", True),
@@ -2013,9 +2013,9 @@ def test_a_date_another_event_dates(
 @pytest.mark.parametrize(
     ("noun", "text", "names"),
     [
-        ("药铺", "济禾堂是鹤汀镇的一家中药铺，店面位于桥头。", {"济禾堂"}),
+        ("药铺", "仁和斋是沙汀镇的一家中药铺，店面位于桥头。", {"仁和斋"}),
         ("大学", "松城大学是一所综合性大学，位于岑川市。", {"松城大学"}),
-        ("桥", "望仙桥是苎溪上的一座石拱桥。", {"望仙桥"}),
+        ("桥", "望云桥是苎溪上的一座石拱桥。", {"望云桥"}),
         ("药铺", "他在镇上开了一家药铺。", set()),  # no name opens the clause
         ("乐队", "青石乐队于2005年在江城组建。", set()),  # no 是 + classifier
     ],
@@ -2029,9 +2029,9 @@ def test_chinese_names_defined_as_the_asked_noun(noun: str, text: str, names: se
 @pytest.mark.parametrize(
     ("sentence", "name", "head", "factor"),
     [
-        ("1930年起，书局的总编辑由谭启明担任。", "谭启明", "总编辑", 2.0),
+        ("1930年起，书局的总编辑由邵启明担任。", "邵启明", "总编辑", 2.0),
         ("栎川电子的总经理一职由韩柏出任。", "韩柏", "总经理", 2.0),
-        ("总编辑由谭启明推荐的人担任。", "谭启明", "总编辑", 1.0),  # no verb of office after him
+        ("总编辑由邵启明推荐的人担任。", "邵启明", "总编辑", 1.0),  # no verb of office after him
     ],
 )
 def test_a_role_is_given_to_the_name_after_by(
@@ -2046,13 +2046,13 @@ def test_a_role_is_given_to_the_name_after_by(
 @pytest.mark.parametrize(
     ("sentence", "name", "article"),
     [
-        ("She founded the Hollin Arboretum in 1894.", "Hollin Arboretum", True),
+        ("She founded the Kell Arboretum in 1894.", "Kell Arboretum", True),
         ("The Kell Light stands on a rock.", "Kell Light", False),  # capital The: sentence start
-        ("He was the pupil of Edmund Rooke.", "Edmund Rooke", False),
+        ("He was the pupil of Edmund Rusk.", "Edmund Rusk", False),
         ("It was granted by the Duke of Orm in 1700.", "Duke of Orm", False),  # a title
         ("It was blessed by the Reverend Ada Moe.", "Reverend Ada Moe", False),
         ("They bathe Ada Moe's dog.", "Ada Moe", False),  # "the" inside a word
-        ("the Tamsey Valley Railway opened in 1903.", "Tamsey Valley Railway", True),
+        ("the Osk Valley Railway opened in 1903.", "Osk Valley Railway", True),
     ],
 )
 def test_a_name_written_after_the_is_no_persons(sentence: str, name: str, article: bool) -> None:
@@ -2066,7 +2066,7 @@ def test_a_name_written_after_the_is_no_persons(sentence: str, name: str, articl
     [
         (
             "出资修建望江戏园的茶商",
-            "望江戏园位于鹤汀镇，1893年落成，由茶商祁朔亭出资修建。",
+            "望江戏园位于沙汀镇，1893年落成，由茶商祁朔亭出资修建。",
             "茶商祁朔亭",
             "祁朔亭",
         ),
