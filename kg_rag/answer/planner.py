@@ -1996,6 +1996,30 @@ _ZH_WH_OWNER = re.compile(
 )
 
 
+# "X的创办人收过一位女弟子，那位女弟子…": a clause introduces a noun with a numeral and a
+# classifier, and the next clause points back to it with a demonstrative.
+_ZH_INTRODUCES = re.compile(
+    rf"^(?P<np>.+?的[{HAN}]{{1,4}}?)(?:有|收|收过|收了|生有|育有|娶了|带过|教过)"
+    rf"(?:一|两)(?P<cl>[个位名家所座])(?P<noun>[{HAN}]{{1,4}})$"
+)
+
+
+def _zh_introduced(clauses: list[str], kind: AnswerType) -> list[PlanStep] | None:
+    """Steps for a noun one clause introduces and the next points back to: the noun phrase
+    owning it, then "#的N", then the rest of the second clause asked of that N."""
+    m = _ZH_INTRODUCES.match(clauses[0].strip())
+    if m is None:
+        return None
+    second = clauses[1].strip()
+    back = re.match(rf"^(?:这|那|此)(?:一)?{m['cl']}?{re.escape(m['noun'])}", second)
+    rest = second[back.end() :] if back is not None else ""
+    if back is None or not rest or not _ZH_WH_CHARS.search(rest):
+        return None
+    chain = _zh_chain(m["np"], include_last=True) or [(m["np"], zh_noun_type(m["np"]))]
+    steps = _zh_steps([*chain, (f"#的{m['noun']}", zh_noun_type(m["noun"]))])
+    return [*steps, _zh_step(len(steps) + 1, f"#{len(steps)}{rest}", kind, final=True)]
+
+
 def _zh_bridge(q: str, question: str) -> Plan | None:
     kind = answer_type(q)
     q = _zh_owned_without_de(_ZH_DEMONSTRATIVE.sub("", q))
@@ -2010,6 +2034,9 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         steps[-1] = _zh_step(last.index, last.query, kind, final=True)
         return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
     clauses = re.split(r"[，,？?]", q, maxsplit=1)
+    introduced = _zh_introduced(clauses, kind) if len(clauses) == 2 else None
+    if introduced is not None:
+        return Plan(question=question, steps=introduced, strategy="bridge", answer_type=kind)
     if len(clauses) == 2 and _ZH_PRONOUN.match(clauses[1].strip()):
         # Two clauses, the second referring back: "P就读的大学，其校长是谁"; the first may be a
         # question of its own ("X是由哪家书局出版的？这家书局的创办人是谁").

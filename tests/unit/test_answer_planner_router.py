@@ -685,6 +685,15 @@ def test_rule_plans_from_grammar(
                 "《晚钟报》和青岚大学相比，哪个历史更悠久",
             ],
         ),
+        # A clause introduces a noun with a numeral and a classifier; the next points back.
+        (
+            "沙汀剧社的创办人收过一位女弟子，那位女弟子后来在县城创办了什么剧社？",
+            ["沙汀剧社的创办人", "#1的女弟子", "#2后来在县城创办了什么剧社"],
+        ),
+        (
+            "鸥门书局的创办人有一个女儿，这个女儿后来嫁给了谁？",
+            ["鸥门书局的创办人", "#1的女儿", "#2后来嫁给了谁"],
+        ),
         # After a time word or an adverb the next word is a verb, though jieba tags it a noun.
         ("鸥门书局的创办人早年师从哪位学者？", ["鸥门书局的创办人", "#1早年师从哪位学者"]),
         ("《北渡》的作者曾经师从哪位画家？", ["《北渡》的作者", "#1曾经师从哪位画家"]),
