@@ -293,6 +293,14 @@ def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
     return _clean(f"{wh} {option} {pred}")
 
 
+def _age_predicate(pred: str, pre: str, kind: AnswerType, person: bool) -> str:
+    """An age comparison with no verb of its own ("Who is older", "the director who is
+    older") compares births, or foundings when the options are no people ("which is older")."""
+    if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
+        return "was born" if person else "was founded"
+    return pred
+
+
 def _en_compare(q: str, question: str) -> Plan | None:
     m = _EN_BETWEEN.match(q) or _EN_OPTIONS_FIRST.match(q)
     if m:
@@ -325,14 +333,11 @@ def _en_compare(q: str, question: str) -> Plan | None:
             verb = role_words[-1]
             role = role_words[0]
             pred = _clean(f"{'' if verb in _FUNCTION else 'was'} {verb} {pred}")
-        if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
-            pred = "was born"  # "the director who is older": the role is a person's
+        pred = _age_predicate(pred, pre, kind, person=True)  # "the director who is older"
         queries = [_en_value_query(f"the {role} of {o}", pred, kind) for o in options]
     else:
-        pred = _en_predicate(pre)
-        if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
-            # "Who is older, A or B?": age compares births ("which is older": foundings).
-            pred = "was born" if re.match(r"\s*who\b", pre, re.IGNORECASE) else "was founded"
+        person = re.match(r"\s*who\b", pre, re.IGNORECASE) is not None
+        pred = _age_predicate(_en_predicate(pre), pre, kind, person)
         measure = _MEASURE_COMPARATIVE.search(pre)
         if kind == "NUMBER" and pred.lower() in _BE and measure is not None:
             # "Which lighthouse is taller, A or B?": each option's measure, "How tall is A".
@@ -1421,17 +1426,18 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
-    ordered = _zh_order(question, re.sub(r"[吗么]$", "", q))
+    bare = re.sub(r"[吗么]$", "", q)  # the claim without its question particle
+    ordered = _zh_order(question, bare)
     if ordered is not None:
         return ordered
-    m = _ZH_THAN.match(re.sub(r"[吗么]$", "", q))
+    m = _ZH_THAN.match(bare)
     if m is not None and not re.match(r"\d", m["b"]):
         # "按1935年的调查，A的人口比B多吗": each side's quantity, yes when A's is above B's.
         lead = m["lead"] or ""
         queries = [f"{lead}{o}的{m['noun']}是多少" for o in (m["a"], m["b"])]
         order = "lt" if m["cmp"].lstrip("更还") in _ZH_LESS_WORDS else "gt"
         return _order_plan(question, [m["a"], m["b"]], queries, "NUMBER", order, m["noun"])
-    m = _ZH_THRESHOLD.match(re.sub(r"[吗么]$", "", q))
+    m = _ZH_THRESHOLD.match(bare)
     if m is not None:
         order = "lt" if m["rel"] in _ZH_LESS else "gt"
         subject = m["subj"]

@@ -1668,6 +1668,9 @@ def read_evidence(
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
     renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
+    possessed_role = (
+        _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))) if head and not cjk_query else None
+    )
     zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
     work_head = (
@@ -2133,10 +2136,9 @@ def read_evidence(
                     elif _en_slot(sentence, a, b, _other_role(en_relative, "patient"), named):
                         bonus /= _SLOT_BONUS
                 if (
-                    head
-                    and not cjk_query
+                    possessed_role is not None
                     and kind in ("NAME", "PERSON", "ORGANIZATION")
-                    and _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))).match(sentence, b)
+                    and possessed_role.match(sentence, b)
                 ):
                     bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
                 if _names_head(span, head):
