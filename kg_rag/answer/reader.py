@@ -618,6 +618,11 @@ _DEFINITION_END = (
     r"(?=\s+(?:in|of|on|at|for|from|with|by|near|that|which|who|based|founded|located|built|set|"
     r"run|owned)\b|\s*[,.;:(]|$)"
 )
+# What follows a name that a copula and an article define: " is a concert hall in …" → hall.
+_COPULA_DEFINITION = re.compile(
+    r"\s+(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+"
+    rf"((?:[\w-]+\s+){{0,3}}?[a-z][\w-]*){_DEFINITION_END}"
+)
 
 
 def _subject_nouns(names: Sequence[str], texts: Sequence[str]) -> frozenset[str]:
@@ -631,14 +636,15 @@ def _subject_nouns(names: Sequence[str], texts: Sequence[str]) -> frozenset[str]
         last = name.split()[-1].lower()
         if last.isalpha() and len(last) > 2:
             nouns.add(last)
-        rx = _rx(
-            rf"{re.escape(name)}\s+(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+"
-            rf"((?:[\w-]+\s+){{0,3}}?[a-z][\w-]*){_DEFINITION_END}"
-        )
         for text in texts:
-            if name in text:
-                for m in rx.finditer(text):
+            # Each occurrence of the name, then the definition after it (one pattern for all
+            # names: a pattern per name would be compiled anew for every question).
+            start = text.find(name)
+            while start != -1:
+                m = _COPULA_DEFINITION.match(text, start + len(name))
+                if m is not None:
                     nouns.add(m.group(1).split()[-1])
+                start = text.find(name, m.end() if m is not None else start + 1)
     return frozenset(nouns)
 
 

@@ -1905,6 +1905,13 @@ def test_the_corpus_definition_of_a_name_overrides_the_extracted_type(
         (["Ada Moe"], ["Ada Moe was a Norwegian engineer who built bridges."], {"moe", "engineer"}),
         (["Osk"], ["The Osk is a river in Varn."], {"osk", "river"}),
         (["Varn Rail"], ["Varn Rail ran the line until 1950."], {"rail"}),  # no definition
+        (  # every occurrence of the name is read, not only the first
+            ["Tarn Works"],
+            [
+                "Tarn Works burned in 1901; Tarn Works was a cotton mill in Hebb. Tarn Works is an archive."
+            ],
+            {"works", "mill", "archive"},
+        ),
         (["栎川电子"], ["栎川电子是一家公司。"], set()),  # English class nouns only
     ],
 )
