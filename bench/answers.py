@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen7-zh`` (``bench/data/generalization2`` to ``…7``, invented corpora
+  ``gen2-en`` … ``gen8-zh`` (``bench/data/generalization2`` to ``…8``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -29,8 +29,8 @@ embeddings, stores, config). Answering code is not in the key: edit
 ingest.
 
 Run: ``nice .venv/bin/python bench/answers.py [--sets musique-dev 2wiki-dev gen-en gen-zh
-gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh gen5-en gen5-zh gen6-en gen6-zh gen7-en gen7-zh]
-[--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
+gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh gen5-en gen5-zh gen6-en gen6-zh gen7-en gen7-zh
+gen8-en gen8-zh] [--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ GEN_SETS = {
     "gen6-zh": ("zh", "generalization6"),
     "gen7-en": ("en", "generalization7"),
     "gen7-zh": ("zh", "generalization7"),
+    "gen8-en": ("en", "generalization8"),
+    "gen8-zh": ("zh", "generalization8"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
