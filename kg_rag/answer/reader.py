@@ -20,6 +20,7 @@ every other name of the claim (or, without names, most of its terms).
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import re
 from collections.abc import Collection, Sequence
@@ -63,9 +64,10 @@ _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
     r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*)*"
 )
-# A quantity, never a piece of an ordinal or a code ("35th", "B-29" stay whole or out).
+# A quantity, never a piece of an ordinal or a code ("35th", "B-29" stay whole or out), nor
+# of a decimal before a Chinese unit ("3.1万" is whole, not "3").
 _NUMBER = re.compile(
-    r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b"
+    r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b(?!\.\d)"
     r"|(?<![A-Za-z0-9.])\d+(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
 )
 # A lower-case particle that opens a name ("de Vries & Co", "van Loon Brothers"): no English
@@ -1312,6 +1314,93 @@ def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -
     return _OTHER_EVENT
 
 
+# A Markdown pipe table: a header row, a separator row of dashes, then body rows.
+_TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*")
+_TABLE_RULE = re.compile(r"[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*")
+
+
+@dataclass(frozen=True)
+class _TableRow:
+    start: int  # where the row's line starts in the text
+    end: int
+    header: tuple[str, ...]
+    cells: tuple[str, ...]
+    bounds: tuple[tuple[int, int], ...]  # each cell's span in the text
+    rows: tuple[tuple[str, ...], ...]  # every body row of its table
+
+
+@functools.lru_cache(maxsize=4096)
+def _table_rows(text: str) -> tuple[_TableRow, ...]:
+    """The body rows of the Markdown pipe tables in ``text``, each with its table's header."""
+    if "|" not in text:
+        return ()
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    out: list[_TableRow] = []
+    i = 0
+    while i + 2 < len(lines):
+        head, rule = (text[a:b] for a, b in lines[i : i + 2])
+        if not (_TABLE_ROW.fullmatch(head) and _TABLE_RULE.fullmatch(rule)):
+            i += 1
+            continue
+        header = tuple(c.strip() for c in head.strip().strip("|").split("|"))
+        body: list[tuple[int, int, tuple[str, ...], tuple[tuple[int, int], ...]]] = []
+        j = i + 2
+        while j < len(lines) and _TABLE_ROW.fullmatch(text[lines[j][0] : lines[j][1]]):
+            a, b = lines[j]
+            bars = [k for k in range(a, b) if text[k] == "|"]
+            bounds = tuple((x + 1, y) for x, y in itertools.pairwise(bars))
+            body.append((a, b, tuple(text[x:y].strip() for x, y in bounds), bounds))
+            j += 1
+        rows = tuple(r[2] for r in body)
+        out += [_TableRow(a, b, header, cells, bounds, rows) for a, b, cells, bounds in body]
+        i = j
+    return tuple(out)
+
+
+def _cell_fit(cell: str, query: str, terms: Collection[str]) -> bool:
+    """Does the question name ``cell`` (a name it writes, or at least half of its terms)?"""
+    if not cell or cell.strip("()-–— ") == "":
+        return False
+    if _CJK.search(cell):
+        return cell in query
+    own = _term_set(cell)
+    return bool(own) and 2 * len(own & set(terms)) >= len(own)
+
+
+def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> float:
+    """How a table places the value at ``text[pos]``: ×3 in the row the question names
+    (a row label or cell it writes) and the column whose header it names ("1881" for "in
+    1881", "River" for "which river"); ×0.3 in another row of a table whose row the question
+    names, or in another column than the one it names; 1 otherwise (outside tables, or in
+    the named row when no header is named: the answer may be the table's subject)."""
+    for row in _table_rows(text):
+        if not row.start <= pos < row.end:
+            continue
+        col = next((k for k, (a, b) in enumerate(row.bounds) if a <= pos < b), None)
+        if col is None:
+            return 1.0
+        hits = {k for k, c in enumerate(row.cells) if k != col and _cell_fit(c, query, terms)}
+        if not hits:
+            others = any(
+                any(k != col and _cell_fit(c, query, terms) for k, c in enumerate(r))
+                for r in row.rows
+            )
+            return 0.3 if others else 1.0
+        named = {
+            k
+            for k, h in enumerate(row.header)
+            if k not in hits and k < len(row.cells) and _term_set(h) & set(terms)
+        }
+        if col in named:
+            return 3.0
+        return 0.3 if named else 1.0
+    return 1.0
+
+
 # A negation earlier in the clause of a name: what the clause says is denied of it ("was not
 # related to Captain Hugh Kestley", "not to be confused with X", "并非X", "从未…X").
 _NEGATED_BEFORE = re.compile(
@@ -2218,6 +2307,8 @@ def read_evidence(
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):
                     bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
+                if "|" in text:
+                    bonus *= _table_factor(text, s_start + a, query, terms)
                 score = (
                     (1.0 / (1.0 + 0.35 * rank)) * (overlap + 0.3) * fit * (0.6 + proximity) * bonus
                 )

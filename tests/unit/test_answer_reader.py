@@ -1908,7 +1908,7 @@ def test_the_corpus_definition_of_a_name_overrides_the_extracted_type(
         (  # every occurrence of the name is read, not only the first
             ["Tarn Works"],
             [
-                "Tarn Works burned in 1901; Tarn Works was a cotton mill in Hebb. Tarn Works is an archive."
+                "Tarn Works burned in 1901; Tarn Works was a cotton mill in Orlowe. Tarn Works is an archive."
             ],
             {"works", "mill", "archive"},
         ),
@@ -2109,3 +2109,78 @@ def test_the_asked_noun_before_a_name_is_its_apposition(
         assert best is not None and best.text == answer
     finally:
         graph.close()
+
+
+_TOWNS = (
+    "| Town | River | 1861 | 1891 |\n"
+    "|------|-------|------|------|\n"
+    "| Corlby | Wenn Water | 4,120 | 7,310 |\n"
+    "| Corlbridge | River Sade | 1,940 | 2,660 |\n"
+    "| Hatchley | (none) | 210 | 180 |"
+)
+_ZH_TOWNS = (
+    "| 地名 | 所临河流 | 人口（1936年） |\n"
+    "|---|---|---|\n"
+    "| 苇城 | 渌水 | 3.4万人 |\n"
+    "| 苇汀镇 | 渌水 | 8600人 |\n"
+    "| 石埠村 | 青溪 | 540人 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "linked", "table", "answer"),
+    [
+        ("How many people lived in 1891 in Corlbridge", "NUMBER", "Corlbridge", _TOWNS, "2,660"),
+        ("How many people lived in Corlbridge in 1861", "NUMBER", "Corlbridge", _TOWNS, "1,940"),
+        ("How many inhabitants did Corlby have in 1891", "NUMBER", "Corlby", _TOWNS, "7,310"),
+        ("On which river does Corlbridge stand", "LOCATION", "Corlbridge", _TOWNS, "River Sade"),
+        ("On which river does Corlby stand", "LOCATION", "Corlby", _TOWNS, "Wenn Water"),
+        ("苇汀镇1936年的人口是多少", "NUMBER", "苇汀镇", _ZH_TOWNS, "8600"),
+        ("苇城1936年有多少人口", "NUMBER", "苇城", _ZH_TOWNS, "3.4万"),
+        ("石埠村临哪条河流", "LOCATION", "石埠村", _ZH_TOWNS, "青溪"),
+    ],
+)
+def test_a_table_is_read_by_the_row_and_the_column_the_question_names(
+    query: str, kind: AnswerType, linked: str, table: str, answer: str
+) -> None:
+    """A Markdown table's value is the cell where the row the question names (its label)
+    meets the column whose header it names; the other rows and columns hold distractors."""
+    intro = "Both towns grew with the mines." if table is _TOWNS else "两地都靠河运兴起。"
+    best, _ = read_evidence(query, kind, _ev(table, intro), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("text", "pos_of", "query", "factor"),
+    [
+        (_TOWNS, "2,660", "How many people lived in 1891 in Corlbridge", 3.0),
+        (_TOWNS, "1,940", "How many people lived in 1891 in Corlbridge", 0.3),  # other column
+        (_TOWNS, "7,310", "How many people lived in 1891 in Corlbridge", 0.3),  # other row
+        (_TOWNS, "River Sade", "Who founded Corlbridge", 1.0),  # no header named
+        (_TOWNS, "7,310", "How many people lived in Varn in 1891", 1.0),  # no row named
+        ("Corlbridge had 2,660 people in 1891.", "2,660", "How many lived in Corlbridge", 1.0),
+        (_ZH_TOWNS, "8600", "苇汀镇1936年的人口是多少", 3.0),
+        (_ZH_TOWNS, "540", "苇汀镇1936年的人口是多少", 0.3),
+    ],
+)
+def test_table_factor(text: str, pos_of: str, query: str, factor: float) -> None:
+    from kg_rag.answer.reader import _table_factor
+
+    assert _table_factor(text, text.index(pos_of), query, _term_set(query)) == factor
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("人口3.1万人", ["3.1万"]),
+        ("41万人", ["41万"]),
+        ("3,200 ft high", ["3,200"]),
+        ("35.1 per km", ["35.1"]),
+        ("2.5 million people", ["2.5 million"]),
+        ("620人", ["620"]),
+    ],
+)
+def test_a_decimal_before_a_chinese_unit_is_one_number(text: str, numbers: list[str]) -> None:
+    from kg_rag.answer.reader import _NUMBER
+
+    assert [m.group(0) for m in _NUMBER.finditer(text)] == numbers
