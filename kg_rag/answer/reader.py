@@ -1314,6 +1314,15 @@ def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -
     return _OTHER_EVENT
 
 
+# A generation word after a name tells two people of one name apart ("Orm Vell the younger",
+# "Ada Moe Jr.").
+_GENERATION_WORDS = r"(?i:the\s+younger|the\s+elder|junior|senior|jr\.?|sr\.?)(?![\w])"
+_GENERATION = re.compile(rf"\s*,?\s+{_GENERATION_WORDS}")
+_GENERATION_NAME = re.compile(
+    rf"(?P<name>(?:[A-Z][\w'’-]*\s+)*[A-Z][\w'’-]*)\s*,?\s+{_GENERATION_WORDS}"
+)
+
+
 # A Markdown pipe table: a header row, a separator row of dashes, then body rows.
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*")
 _TABLE_RULE = re.compile(r"[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*")
@@ -1746,6 +1755,12 @@ def read_evidence(
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
     q_norm = normalize_name(query_for_names) + " " + normalize_name(question_for_names)
+    # "the father of Orm Vell the younger": the name without its generation word is
+    # another person of the family, who may answer.
+    other_generation = {
+        normalize_name(m["name"])
+        for m in _GENERATION_NAME.finditer(f"{query_for_names} {question_for_names}")
+    }
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
     measure = bool(_MEASURE_Q.search(query))
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
@@ -2104,11 +2119,11 @@ def read_evidence(
                 ):
                     continue
                 norm = normalize_name(span)
+                if not norm:
+                    continue
                 if (
-                    not norm
-                    or norm in q_norm
-                    or any(norm in ln or ln == norm for ln in linked_norms if ln)
-                ):
+                    norm in q_norm or any(norm in ln or ln == norm for ln in linked_norms if ln)
+                ) and not (norm in other_generation and not _GENERATION.match(sentence, b)):
                     continue
                 if eid is not None and eid in linked_ids:
                     continue
@@ -2132,6 +2147,7 @@ def read_evidence(
                     span_terms
                     and span_terms <= own_terms
                     and not (kind == "TITLE" and _names_head(span, head))
+                    and norm not in other_generation
                 ):
                     continue  # the question's own words, except a title that carries the asked
                     # noun: 《栎川评论·周末版》 for 栎川评论的周末版

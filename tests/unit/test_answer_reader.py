@@ -2184,3 +2184,37 @@ def test_a_decimal_before_a_chinese_unit_is_one_number(text: str, numbers: list[
     from kg_rag.answer.reader import _NUMBER
 
     assert [m.group(0) for m in _NUMBER.finditer(text)] == numbers
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        (
+            "father of Orm Vell the younger",
+            "He was born at Tarnby in 1850, the eldest son of the ferryman Orm Vell, and took "
+            "his father's name.",
+            "Orm Vell the younger",
+            "Orm Vell",
+        ),
+        (
+            "Who was the father of Ada Moe Jr.",
+            "Ada Moe Jr. (1901-1960) was a boatbuilder. His father, the carpenter Ada Moe, taught "
+            "him the trade.",
+            "Ada Moe Jr.",
+            "Ada Moe",
+        ),
+        (  # no generation word: the question's own name never answers
+            "Who was the father of Orm Vell",
+            "Orm Vell was the son of the ferryman Tam Vell. Orm Vell sailed in 1871.",
+            "Orm Vell",
+            "Tam Vell",
+        ),
+    ],
+)
+def test_the_name_without_its_generation_word_is_another_person(
+    query: str, text: str, linked: str, answer: str
+) -> None:
+    """ "Orm Vell the younger" and "Orm Vell" are two people: the bare name may answer a step
+    about the one with the generation word."""
+    best, _ = read_evidence(query, "PERSON", _ev(text), _linked(linked, type="PERSON"))
+    assert best is not None and best.text == answer
