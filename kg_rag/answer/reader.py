@@ -1093,6 +1093,11 @@ def _place_head(head: str, expected: AnswerType) -> str:
 
 
 _LOCALITY_NOUNS = frozenset(["birthplace", "hometown", "deathplace"])
+_STREET_TOWN = re.compile(r"(?:\s*,\s*|\s+in\s+)([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
+# The class nouns of the names of streets and squares, which lie inside a town.
+_STREET_NOUNS = frozenset(
+    ["street", "road", "lane", "avenue", "boulevard", "square", "terrace", "alley"]
+)
 _PLACE_CLASSES = "|".join(sorted(_ADDRESS_RANK, key=len, reverse=True))
 _CLASS_OF = re.compile(rf"\b({_PLACE_CLASSES})\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _CLASS_IS = re.compile(
@@ -2394,6 +2399,18 @@ def read_evidence(
         for c in places:
             classes, positions = _place_evidence(c.text, read + texts.get(c.text, []))
             c.score *= _size_factor(_size_from(classes, positions), place_head)
+            if head in _ADDRESS_RANK and c.text.split()[-1].lower() in _STREET_NOUNS:
+                # "Bridge Street" names a street: no town, county or country. The town the
+                # evidence puts it in ("on Bridge Street in Varn", "Bridge Street, Varn") is
+                # where the asked thing is, as much as the street was.
+                home = evidence[c.evidence_index].text[c.sentence[0] : c.sentence[1]]
+                at = home.find(c.text)
+                town = _STREET_TOWN.match(home, at + len(c.text)) if at >= 0 else None
+                if town is not None:
+                    inside = pool.get(normalize_name(town.group(1)))
+                    if inside is not None and inside.kind in ("LOCATION", "NAME"):
+                        inside.score = max(inside.score, c.score)
+                c.score *= 0.2
             if classes and c.kind == "NAME":
                 # The corpus calls it a state, a city …: a place, so it fits a place question
                 # as one ("Maharashtra state").

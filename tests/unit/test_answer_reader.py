@@ -1135,7 +1135,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "LOCATION",
         [
             "Orm Vell the younger (1869–1944) was a naval architect, the son of the engineer. "
-            "He was born in Tarnby, in a house on Quay Street.",
+            "He was born in Tarnby, in a house on Tanner Street.",
             "Orm Vell (1838–1901) was a lighthouse engineer. He was born in Hulmby, a village "
             "on the Osk.",
         ],
@@ -2217,4 +2217,26 @@ def test_the_name_without_its_generation_word_is_another_person(
     """ "Orm Vell the younger" and "Orm Vell" are two people: the bare name may answer a step
     about the one with the generation word."""
     best, _ = read_evidence(query, "PERSON", _ev(text), _linked(linked, type="PERSON"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        (
+            "town where Orrel Mills had its head office",
+            "Orrel Mills kept its head office on Tanner Street in Tansby, near its bankers.",
+            "Tansby",
+        ),
+        (
+            "In which town was the office of Orrel Mills",
+            "The office of Orrel Mills stood at Hay Lane, Tansby, from 1850.",
+            "Tansby",
+        ),
+    ],
+)
+def test_a_street_is_no_town(query: str, text: str, answer: str) -> None:
+    """A name whose class noun is a street's ("Tanner Street") answers no town, county or
+    country question; the town the evidence puts the street in does."""
+    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("Orrel Mills"))
     assert best is not None and best.text == answer
