@@ -2403,13 +2403,13 @@ def read_evidence(
                 # "Bridge Street" names a street: no town, county or country. The town the
                 # evidence puts it in ("on Bridge Street in Varn", "Bridge Street, Varn") is
                 # where the asked thing is, as much as the street was.
-                home = evidence[c.evidence_index].text[c.sentence[0] : c.sentence[1]]
-                at = home.find(c.text)
-                town = _STREET_TOWN.match(home, at + len(c.text)) if at >= 0 else None
+                where = evidence[c.evidence_index].text[c.sentence[0] : c.sentence[1]]
+                at = where.find(c.text)
+                town = _STREET_TOWN.match(where, at + len(c.text)) if at >= 0 else None
                 if town is not None:
-                    inside = pool.get(normalize_name(town.group(1)))
-                    if inside is not None and inside.kind in ("LOCATION", "NAME"):
-                        inside.score = max(inside.score, c.score)
+                    in_town = pool.get(normalize_name(town.group(1)))
+                    if in_town is not None and in_town.kind in ("LOCATION", "NAME"):
+                        in_town.score = max(in_town.score, c.score)
                 c.score *= 0.2
             if classes and c.kind == "NAME":
                 # The corpus calls it a state, a city …: a place, so it fits a place question
