@@ -1314,9 +1314,23 @@ def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -
     if m is None or m.end() != a:
         return 1.0
     verb = m.group(1)
-    if not is_participle(verb) or verb in relation_terms or _stem(verb) in relation_terms:
+    if not is_participle(verb) or _same_verb(verb, relation_terms):
         return 1.0
     return _OTHER_EVENT
+
+
+# The verb after "did"/"does" and its subject: "When did Harl Mills close", "did the firm move".
+_DID_VERB = re.compile(
+    r"\b(?:did|does|do)\s+(?:(?:the|a|an|its|his|her|their)\s+)?"
+    r"(?:[A-Z][\w'’.&-]*(?:\s+(?:(?:of|and|the|de|von|van)\s+)?[A-Z][\w'’.&-]*)*|[a-z][\w-]*)"
+    r"\s+([a-z]+)\b"
+)
+
+
+def _same_verb(verb: str, terms: Collection[str]) -> bool:
+    """Is ``verb`` (any form) one of the stemmed ``terms``: "closed" for "close"?"""
+    stem = _stem(verb.lower())
+    return verb in terms or stem in terms or stem.rstrip("e") in {t.rstrip("e") for t in terms}
 
 
 # A generation word after a name tells two people of one name apart ("Orm Vell the younger",
@@ -1860,9 +1874,13 @@ def read_evidence(
 
     # The step's own event verb, when it has one ("merged", "founded"): a date another
     # event's participle dates is not its date.
-    step_event = not cjk_query and any(
-        is_participle(w) and (w in relation_terms or _stem(w) in relation_terms)
-        for w in _EN_WORD.findall(query.lower())
+    # Or the verb after "did" ("When did X close?"): the evidence writes it as a participle.
+    step_event = not cjk_query and (
+        any(
+            is_participle(w) and (w in relation_terms or _stem(w) in relation_terms)
+            for w in _EN_WORD.findall(query.lower())
+        )
+        or any(_same_verb(m.group(1), relation_terms) for m in _DID_VERB.finditer(query))
     )
     # "The hall opened in 1908" in a document about Alcombe Hall: the class noun the subject
     # is called by goes on about it as a pronoun does.

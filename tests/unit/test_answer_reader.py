@@ -2240,3 +2240,34 @@ def test_a_street_is_no_town(query: str, text: str, answer: str) -> None:
     country question; the town the evidence puts the street in does."""
     best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("Orrel Mills"))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        (
+            "When did Orrel Mills close",
+            [
+                "Orrel Mills was formed in 1859, when two weavers bought the old fulling mill.",
+                "Trade fell away after the war, and Orrel Mills closed in 1911, nine years on.",
+            ],
+            "1911",
+        ),
+        (
+            "In which year did Orrel Mills move to Tansby",
+            [
+                "Orrel Mills was founded in 1859 by two weavers at Hebbly on the Tarn.",
+                "After the flood the firm's looms were carried down the valley, and Orrel Mills "
+                "moved to Tansby in 1872.",
+            ],
+            "1872",
+        ),
+    ],
+)
+def test_the_verb_after_did_is_the_event_asked_for(
+    query: str, texts: list[str], answer: str
+) -> None:
+    """ "When did X close?" asks for the date the evidence writes with "closed", not the one
+    another event's participle dates ("formed in 1859") in a better-ranked passage."""
+    best, _ = read_evidence(query, "DATE", _ev(*texts), _linked("Orrel Mills"))
+    assert best is not None and best.text == answer
