@@ -895,8 +895,9 @@ _BE = frozenset(["is", "was", "are", "were"])
 def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
     """Where a relative clause inside the subject of a do-question ends: after a participle
     ("where the Olympics will be held"), a name or a quoted title ("who prepared "X""), a
-    stranded copula ("where X is"), or a whose-clause's complement ("whose sport is jousting"),
-    when the next word is a bare verb (lower-case, neither a function word nor a participle)."""
+    stranded copula ("where X is"), a whose-clause's complement ("whose sport is jousting") or
+    a possessive's noun ("that carried the ore of X's company"), when the next word is a bare
+    verb (lower-case, neither a function word nor a participle)."""
     toks = [(m.group(0), m.end()) for m in _CLAUSE_TOKEN.finditer(text, start)]
     for i in range(len(toks) - 1):
         word = toks[i][0]
@@ -905,10 +906,14 @@ def _do_clause_end(text: str, start: int, whose: bool) -> int | None:
         if word.endswith(",") and len(word) > 1:
             word = word[:-1]
             toks[i] = (word, toks[i][1] - 1)
-        ends = (
+        # "that carried the ore of X's company open?": the possessed noun, then the question's
+        # last word, its bare verb: the clause ends after the noun, not after the owner.
+        owner_of_last = word.endswith(("'s", "’s")) and i + 3 == len(toks)
+        ends = not owner_of_last and (
             word[0] in '"“'
             or is_participle(word)
             or (word[0].isupper() or word[0].isdigit() or word[0] == "#")
+            or (prev.endswith(("'s", "’s")) and i + 2 == len(toks))
             or (word in _BE and prev[:1].isupper())
             or (whose and prev in _BE and word not in _FUNCTION)
             or (prev in _DETERMINERS and before_prev in _BE and word not in _FUNCTION)

@@ -50,6 +50,15 @@ PLANNER = RulePlanner()
             "Which club did Ivo Tarrant's brother join?",
             ["brother of Ivo Tarrant", "Which club did #1 join"],
         ),
+        # A possessed noun before the closing bare verb ends the relative clause with it.
+        (
+            "When did the firm that bought Ada Moe's mill close?",
+            ["mill of Ada Moe", "firm that bought #1", "When did #2 close"],
+        ),
+        (
+            "Where did the man who married Orm Vell's daughter die?",
+            ["daughter of Orm Vell", "man who married #1", "Where did #2 die"],
+        ),
         (
             "Which college did the son of the Kell Light's designer attend?",
             ["designer of Kell Light", "son of #1", "Which college did #2 attend"],
