@@ -2073,6 +2073,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             rest = f"#{len(steps)}" + ("的" if owned else "") + rest
             more = [*steps, _zh_step(len(steps) + 1, rest, kind, final=True)]
         return Plan(question=question, steps=more, strategy="bridge", answer_type=kind)
+    adverbial = ""
     if (
         len(clauses) == 2
         and not _ZH_WH_CHARS.search(clauses[0])
@@ -2081,15 +2082,43 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         # A topic and a comment about it: "由X担任配乐的电影，导演是谁" reads "…电影的导演是谁";
         # a comment that opens with a verb is the topic's predicate ("…的教授，是哪一年来的").
         comment = clauses[1].strip()
-        first_word = _zh_words(comment)[:1]
+        words = _zh_words(comment)
+        first_word = words[:1]
         verbal = bool(first_word) and (
             first_word[0][0] in ("是", "为") or first_word[0][1].startswith(("p", "d"))
         )
+        # … or a time phrase that is no noun's modifier (光绪末年迁到了…, 1920年迁往…, 后来…):
+        # an adverbial of the topic's predicate, not an attribute of the topic. It is set
+        # aside while the topic is planned and goes back before the last step's verb.
+        adverbial = _zh_time_adverbial(words)
+        verbal = verbal or bool(adverbial)
+        if all(f.startswith("t") for _, f in _zh_words(adverbial)):
+            adverbial = ""  # time words alone (后来, 早年) the predicate walks over itself
+        comment = comment[len(adverbial) :]
         q = f"{clauses[0].strip()}{'' if verbal else '的'}{comment}"
     planned = _zh_predicate_steps(q, kind, [])
     if planned is None:
         return None
+    if adverbial:
+        last = planned[-1]
+        ref = re.match(r"#\d+", last.query)
+        at = ref.end() if ref else 0
+        gap = " " if at and adverbial[:1].isdigit() else ""  # "#1 1920年…", never "#11920年"
+        query = f"{last.query[:at]}{gap}{adverbial}{last.query[at:]}"
+        planned = [*planned[:-1], last.model_copy(update={"query": query})]
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
+
+
+def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> str:
+    """The time phrase the clause opens with (up to three words ending in a time word, a year
+    年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的 follows it, else ""."""
+    for end in range(min(3, len(words) - 1)):
+        word, flag = words[end]
+        if flag.startswith(("v", "p", "d", "r", "u", "c")) or _ZH_WH_CHARS.search(word):
+            return ""  # a verb, a pronoun, a wh-word … before any time word: none opens it
+        if flag.startswith("t") or word.endswith(("年", "年间")):
+            return "" if words[end + 1][0] == "的" else "".join(w for w, _ in words[: end + 1])
+    return ""
 
 
 # A copula or a verb of being somewhere before the wh-word: "X的总部设在哪座城市" asks where
