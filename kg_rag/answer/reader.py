@@ -2493,13 +2493,30 @@ def _full_name(short: str, text: str) -> str:
 
 
 def verify_claim(
-    claim: str, evidence: Sequence[Evidence], linked: Sequence[Any]
+    claim: str,
+    evidence: Sequence[Evidence],
+    linked: Sequence[Any],
+    graph: GraphView | None = None,
 ) -> tuple[bool, str]:
     """Yes when one sentence about the claim's subject holds the claim's other names (or,
-    without other names, two thirds of its content terms)."""
+    without other names, two thirds of its content terms). A piece about the subject names
+    it, or belongs to a document titled with its name ("He was born in Varn" in the
+    subject's own article)."""
     linked_names = [_get(le, "span") or _get(le, "name") for le in linked]
     subject = linked_names[0] if linked_names else ""
-    others = [n for n in linked_names[1:] if n and n.lower() not in subject.lower()]
+    subject_names = {normalize_name(n) for le in linked[:1] for n in (_get(le, "name"), subject)}
+    titles = (graph or GraphView()).doc_titles([e.doc_id for e in evidence[:4]])
+    about = {d for d, title in titles.items() if names_topic(title, subject_names - {""})}
+    # Other names the claim writes, apart from the subject's: a span that holds the subject
+    # is the subject again ("Were Ada Moe" for a namesake the linker added).
+    others = [
+        n
+        for n in linked_names[1:]
+        if n
+        and n.lower() not in subject.lower()
+        and subject.lower() not in n.lower()
+        and n.lower() in claim.lower()
+    ]
     if not _CJK.search(claim):
         for m in _CAP_NAME.finditer(claim):
             name = m.group(0)
@@ -2514,7 +2531,7 @@ def verify_claim(
         terms -= _term_set(other)
     for ev in evidence[:4]:
         text = ev.text
-        if subject and subject not in text:
+        if subject and subject not in text and ev.doc_id not in about:
             continue
         for s, e in _sentences(text):
             sentence = text[s:e]
@@ -2547,7 +2564,7 @@ class OfflineStepReader:
                 grade=Grade(score=0.0, passed=False, reason="no evidence", grader="offline")
             )
         if step.answer_type == "YESNO":
-            ok, why = verify_claim(ctx.query, evidence, ctx.linked)
+            ok, why = verify_claim(ctx.query, evidence, ctx.linked, self.graph)
             return StepReading(
                 answer="yes" if ok else "no",
                 grade=Grade(score=1.0 if ok else 0.5, passed=True, reason=why, grader="offline"),

@@ -2271,3 +2271,30 @@ def test_the_verb_after_did_is_the_event_asked_for(
     another event's participle dates ("formed in 1859") in a better-ranked passage."""
     best, _ = read_evidence(query, "DATE", _ev(*texts), _linked("Orrel Mills"))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "extra", "holds"),
+    [
+        ("Ada Moe", "She was born in Tarnby in 1842, the daughter of a miller.", [], True),
+        ("Ada Moe", "Born in Tarnby in 1842, she was taught by her father.", [], True),
+        ("Orm Vell", "He was born in Tarnby in 1850, the son of a ferryman.", [], False),
+        ("Ada Moe", "She died in Tarnby in 1901, aged fifty-nine.", [], False),
+        # a namesake the linker added, with a span holding the subject, asks nothing more
+        ("Ada Moe", "She was born in Tarnby in 1842.", [("Lise Moe", "Was Ada Moe")], True),
+    ],
+)
+def test_a_claim_holds_in_the_subjects_own_article(
+    title: str, text: str, extra: list[tuple[str, str]], holds: bool
+) -> None:
+    """ "Was Ada Moe born in Tarnby?" holds on "She was born in Tarnby" in the article titled
+    with her name, not in another person's article nor on another event."""
+    from kg_rag.answer.reader import verify_claim
+
+    linked = [
+        LinkedEntity(entity_id=f"e{i}", name=n, type="", method="exact", span=sp, weight=1.0)
+        for i, (n, sp) in enumerate([("Ada Moe", "Ada Moe"), *extra, ("Tarnby", "Tarnby")])
+    ]
+    view = GraphView(store=_Titles({"d0": title}))
+    ok, _ = verify_claim("Was Ada Moe born in Tarnby", _ev(text, doc="d0"), linked, view)
+    assert ok is holds
