@@ -1333,12 +1333,11 @@ def _same_verb(verb: str, terms: Collection[str]) -> bool:
     return verb in terms or stem in terms or stem.rstrip("e") in {t.rstrip("e") for t in terms}
 
 
-# A generation word after a name tells two people of one name apart ("Orm Vell the younger",
-# "Ada Moe Jr.").
-_GENERATION_WORDS = r"(?i:the\s+younger|the\s+elder|junior|senior|jr\.?|sr\.?)(?![\w])"
-_GENERATION = re.compile(rf"\s*,?\s+{_GENERATION_WORDS}")
+# A name the question writes with a generation word ("Orm Vell the younger", "Ada Moe Jr.",
+# "Orm Vell The Younger" as a plan writes it); in evidence, see _GENERATION_AFTER.
 _GENERATION_NAME = re.compile(
-    rf"(?P<name>(?:[A-Z][\w'’-]*\s+)*[A-Z][\w'’-]*)\s*,?\s+{_GENERATION_WORDS}"
+    r"(?P<name>(?:[A-Z][\w'’-]*\s+)*[A-Z][\w'’-]*)\s*,?\s+"
+    r"(?i:the\s+younger|the\s+elder|junior|senior|jr\.?|sr\.?)(?![\w])"
 )
 
 
@@ -1481,6 +1480,20 @@ def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
             return True
         start = text.find(name, start + 1)
     return False
+
+
+# "the eldest son of the mine captain Orm Vell": a name after a kin noun and "of" is the
+# relative of the sentence's subject, who is someone else.
+_KIN_OF = re.compile(
+    rf"\b(?:{'|'.join(sorted(_KIN_GENDER))}|child|children|heir|widow|widower)s?\s+of\s+"
+    r"(?:(?:the|a|an|his|her|their)\s+)?(?:[a-z][\w-]*\s+){0,3}$"
+)
+
+
+def _only_as_kin(text: str, name: str) -> bool:
+    """Does ``text`` write ``name`` only as someone's kin ("the son of Orm Vell")?"""
+    starts = _offsets(text, name)
+    return bool(starts) and all(_KIN_OF.search(text, max(0, i - 60), i) for i in starts)
 
 
 def _offsets(text: str, part: str) -> list[int]:
@@ -1870,7 +1883,10 @@ def read_evidence(
     }
 
     def names_subject(text: str) -> bool:
-        return any(n and _mentioned(text, n, holders.get(n, ())) for n in linked_names)
+        return any(
+            n and _mentioned(text, n, holders.get(n, ())) and not _only_as_kin(text, n)
+            for n in linked_names
+        )
 
     # The step's own event verb, when it has one ("merged", "founded"): a date another
     # event's participle dates is not its date.
@@ -2146,7 +2162,7 @@ def read_evidence(
                     continue
                 if (
                     norm in q_norm or any(norm in ln or ln == norm for ln in linked_norms if ln)
-                ) and not (norm in other_generation and not _GENERATION.match(sentence, b)):
+                ) and not (norm in other_generation and not _GENERATION_AFTER.match(sentence, b)):
                     continue
                 if eid is not None and eid in linked_ids:
                     continue

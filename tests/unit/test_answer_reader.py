@@ -2298,3 +2298,37 @@ def test_a_claim_holds_in_the_subjects_own_article(
     view = GraphView(store=_Titles({"d0": title}))
     ok, _ = verify_claim("Was Ada Moe born in Tarnby", _ev(text, doc="d0"), linked, view)
     assert ok is holds
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "only"),
+    [
+        ("He was born in 1823, the eldest son of the mine captain Orm Vell.", "Orm Vell", True),
+        ("She was the widow of Orm Vell.", "Orm Vell", True),
+        ("Orm Vell was born in 1790.", "Orm Vell", False),
+        ("Ada is the daughter of Orm Vell. Orm Vell died in 1850.", "Orm Vell", False),
+        ("The firm of Orm Vell built boats.", "Orm Vell", False),  # no kin noun
+    ],
+)
+def test_a_name_after_a_kin_noun_is_someone_elses_relative(
+    text: str, name: str, only: bool
+) -> None:
+    from kg_rag.answer.reader import _only_as_kin
+
+    assert _only_as_kin(text, name) is only
+
+
+def test_a_date_of_the_son_is_not_the_fathers() -> None:
+    """ "When was Orm Vell born?": the son's article says "He was born in 1823, the eldest son
+    of Orm Vell"; the father's own sentence, ranked lower, holds his year."""
+    texts = [
+        "He was born at Tarnby in 1823, the eldest son of the mine captain Orm Vell.",
+        "He was born in 1790 at Wrayside, a hamlet of moorland farms.",
+    ]
+    evidence = [
+        Evidence(chunk_id="c0", doc_id="d0", text=texts[0], score=1.0, char_end=len(texts[0])),
+        Evidence(chunk_id="c1", doc_id="d1", text=texts[1], score=0.9, char_end=len(texts[1])),
+    ]
+    view = GraphView(store=_Titles({"d0": "Orm Vell the younger", "d1": "Orm Vell"}))
+    best, _ = read_evidence("When was Orm Vell born", "DATE", evidence, _linked("Orm Vell"), view)
+    assert best is not None and best.text == "1790"
