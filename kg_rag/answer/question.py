@@ -423,6 +423,10 @@ _ZH_ORG_END = re.compile(
     r"球队|俱乐部|协会|学会|基金会|委员会|出版社|报社|电视台|机构|组织|单位|政府|工厂|厂|馆|社|"
     r"党|部|局|院|所|队|团|会|店|台|校)$"
 )
+# 任 counts the holders of an office: 首任 (the first), 第二任, 前任, 现任, 历任 + the office.
+_ZH_OFFICE_HOLDER = re.compile(
+    r"^(?:首任|前任|现任|历任|继任|末任|第[一二三四五六七八九十两\d]+任)"
+)
 _ZH_DATE_END = re.compile(r"(?:年份|年代|年|日期|时间|时候|时期|月份|世纪)$")
 
 Order = Literal["min", "max"]
@@ -473,6 +477,8 @@ def zh_noun_type(noun: str) -> AnswerType:
         return "NAME"
     if _ZH_DATE_END.search(noun):
         return "DATE"
+    if _ZH_OFFICE_HOLDER.match(noun) and len(noun) > 2:
+        return "PERSON"  # 首任监督, 第二任山长: the holder of an office, whatever the office
     # The longest known ending classifies: 总部 is a place (部 alone ends 外交部).
     ends = [
         (len(m.group(0)), i, kind)

@@ -494,6 +494,9 @@ def test_rule_plans_from_grammar(
         ("收购北辰软件的公司是由谁创办的？", ["收购北辰软件的公司", "#1是由谁创办的"]),
         ("周明的导师的母校的校长是谁？", ["周明的导师", "#1的母校", "#2的校长是谁"]),
         ("蓝海科技创始人毕业于哪所大学？", ["蓝海科技创始人", "#1毕业于哪所大学"]),
+        # 首任/第二任 + an office is its holder, a person, whatever the office's own ending.
+        ("青芷书局首任监督生于哪一年？", ["青芷书局首任监督", "#1生于哪一年"]),
+        ("青芷书局首任监督毕业于哪所学堂？", ["青芷书局首任监督", "#1毕业于哪所学堂"]),
         ("赵一鸣曾就读的大学，其校长是谁？", ["赵一鸣曾就读的大学", "#1的校长是谁"]),
         # A question, then another that points back with a demonstrative and a classifier
         # (after a comma or a question mark): the first is asked first, the second of its answer.
