@@ -1333,6 +1333,10 @@ def _same_verb(verb: str, terms: Collection[str]) -> bool:
     return verb in terms or stem in terms or stem.rstrip("e") in {t.rstrip("e") for t in terms}
 
 
+# A generation word after a name in evidence, which makes it another person's name.
+_GENERATION_WORD = re.compile(
+    r"\s+(?:the\s+(?:younger|elder)|junior|senior|Junior|Senior|Jr\.|Sr\.|Jr\b|Sr\b)(?![\w-])"
+)
 # A name the question writes with a generation word ("Orm Vell the younger", "Ada Moe Jr.",
 # "Orm Vell The Younger" as a plan writes it); in evidence, see _GENERATION_AFTER.
 _GENERATION_NAME = re.compile(
@@ -2078,6 +2082,8 @@ def read_evidence(
                     a = hon.end()  # "Hon. Ama Quell": the person is Ama Quell
                 if not cjk_query:
                     a = _particle_start(sentence, a)  # "joined de Vries & Co"
+                    if kind in ("PERSON", "NAME") and (gen := _GENERATION_WORD.match(sentence, b)):
+                        b = gen.end()  # "Silas Creed junior": the son, another person
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山
                 if _CJK.match(sentence[a : a + 1]) and a > 0 and sentence[a - 1] == "《":

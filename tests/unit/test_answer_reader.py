@@ -2332,3 +2332,18 @@ def test_a_date_of_the_son_is_not_the_fathers() -> None:
     view = GraphView(store=_Titles({"d0": "Orm Vell the younger", "d1": "Orm Vell"}))
     best, _ = read_evidence("When was Orm Vell born", "DATE", evidence, _linked("Orm Vell"), view)
     assert best is not None and best.text == "1790"
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Their elder son, known as Orm Vell junior, became a surveyor.", "Orm Vell junior"),
+        ("Orm Vell the younger (1864-1931) was the elder son of Orm Vell.", "Orm Vell the younger"),
+        ("Orm Vell had one son, Orm Vell Jr., who ran the yard after him.", "Orm Vell Jr"),
+    ],
+)
+def test_a_name_with_a_generation_word_is_the_sons(text: str, answer: str) -> None:
+    """ "son of Orm Vell": the name with its generation word is another person, the son, and
+    not the question's own name cut short."""
+    best, _ = read_evidence("son of Orm Vell", "PERSON", _ev(text), _linked("Orm Vell"))
+    assert best is not None and best.text == answer
