@@ -153,6 +153,8 @@ _LANDMARK_BEFORE = re.compile(
     re.IGNORECASE,
 )
 # Capitalised words that are no name alone: function and common words, months and days.
+_ARTICLES = frozenset(["the", "a", "an"])
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=[A-Z])")
 _CAP_STOP = frozenset(w.capitalize() for w in NON_NAME_WORDS | CALENDAR_WORDS)
 _CJK_FLAGS = {
     "nr": "PERSON",
@@ -2156,6 +2158,10 @@ def read_evidence(
                         first, _, rest = span.partition(" ")
                         if first.rstrip(",").lower() in lower_words and rest[:1].isupper():
                             span = rest
+                        elif first.lower() in NON_NAME_WORDS and first.lower() not in _ARTICLES:
+                            # "When the Light Railway was finished": a function word opens the
+                            # sentence, the name follows it (and its article).
+                            span = _LEADING_ARTICLE.sub("", rest)
                 if (
                     len(span) < 2
                     or span in _CAP_STOP

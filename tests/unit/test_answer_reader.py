@@ -2347,3 +2347,10 @@ def test_a_name_with_a_generation_word_is_the_sons(text: str, answer: str) -> No
     not the question's own name cut short."""
     best, _ = read_evidence("son of Orm Vell", "PERSON", _ev(text), _linked("Orm Vell"))
     assert best is not None and best.text == answer
+
+
+def test_a_function_word_opening_the_sentence_is_no_part_of_a_name() -> None:
+    """ "When the Kell Light Railway was finished …": the name is "Kell Light Railway"."""
+    text = "When the Kell Light Railway was finished he set up as a consulting engineer."
+    best, _ = read_evidence("Which railway was finished", "NAME", _ev(text), [])
+    assert best is not None and best.text == "Kell Light Railway"
