@@ -282,6 +282,22 @@ def html_to_text(html: str) -> tuple[str, str]:
         title = _SITE_SEPARATOR.split(head_title, maxsplit=1)[0].strip() or head_title
     for br in soup.find_all("br"):
         br.replace_with(NavigableString("\n"))
+    # A table keeps its rows and columns as a Markdown pipe table (the first row its header),
+    # so a cell is read under its column, not as words run together.
+    for table in [t for t in soup.find_all("table") if t.find_parent("table") is None]:
+        rows = [
+            [" ".join(c.get_text(" ").split()).replace("|", "/") for c in cells]
+            for tr in table.find_all("tr")
+            if (cells := tr.find_all(["th", "td"]))
+        ]
+        if len(rows) < 2:  # one row: its cells as words, apart
+            words = " ".join(cell for row in rows for cell in row)
+            table.replace_with(NavigableString(f"\n\n{words}\n\n"))
+            continue
+        width = max(len(r) for r in rows)
+        lines = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
+        lines.insert(1, "|" + "---|" * width)
+        table.replace_with(NavigableString("\n\n" + "\n".join(lines) + "\n\n"))
     blocks = [
         "p", "div", "li", "ul", "ol", "table", "tr", "blockquote", "pre", "section",
         "article", "header", "footer", "nav", "aside", "main", "dl", "dt", "dd", "figure",
@@ -294,9 +310,20 @@ def html_to_text(html: str) -> tuple[str, str]:
     for line in soup.get_text().split("\n"):
         lines.append(" ".join(line.split()))
     # Source newlines inside a block are soft: join consecutive non-empty lines of a block.
+    # Table rows stay lines of one paragraph.
     paragraphs: list[str] = []
     current: list[str] = []
+    table: list[str] = []
     for line in lines:
+        if line.startswith("|") and line.endswith("|"):
+            if current:
+                paragraphs.append(" ".join(current))
+                current = []
+            table.append(line)
+            continue
+        if table:
+            paragraphs.append("\n".join(table))
+            table = []
         if line:
             if line.startswith("#"):
                 if current:
@@ -308,6 +335,8 @@ def html_to_text(html: str) -> tuple[str, str]:
         elif current:
             paragraphs.append(" ".join(current))
             current = []
+    if table:
+        paragraphs.append("\n".join(table))
     if current:
         paragraphs.append(" ".join(current))
     return "\n\n".join(paragraphs), title

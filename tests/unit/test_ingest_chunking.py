@@ -184,3 +184,20 @@ def test_html_headings_become_sections() -> None:
         "It stands in Paris.",
         "Built in 1889.",
     ]
+
+
+def test_html_tables_keep_rows_and_columns() -> None:
+    """An HTML table becomes one paragraph of Markdown pipe rows, header first, so a cell stays
+    under its column; a one-row table is left as text."""
+    page = """<html><body><h1>Towns</h1><p>Two towns on the moor.</p>
+    <table><tr><th>Town</th><th>1861</th></tr>
+    <tr><td>Corlby</td><td>4,120</td></tr><tr><td>Tansby | East</td><td>1,940</td></tr></table>
+    <p>Both grew.</p><table><tr><td>lone</td><td>row</td></tr></table></body></html>"""
+    text, _ = html_to_text(page)
+    chunks = chunk_document("h", clean_text(text, ChunkingSettings()), fmt="html")
+    assert [p.text for p in _by_level(chunks, "paragraph")] == [
+        "Two towns on the moor.",
+        "| Town | 1861 |\n|---|---|\n| Corlby | 4,120 |\n| Tansby / East | 1,940 |",
+        "Both grew.",
+        "lone row",
+    ]
