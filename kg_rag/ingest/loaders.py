@@ -313,17 +313,17 @@ def html_to_text(html: str) -> tuple[str, str]:
     # Table rows stay lines of one paragraph.
     paragraphs: list[str] = []
     current: list[str] = []
-    table: list[str] = []
+    table_lines: list[str] = []
     for line in lines:
         if line.startswith("|") and line.endswith("|"):
             if current:
                 paragraphs.append(" ".join(current))
                 current = []
-            table.append(line)
+            table_lines.append(line)
             continue
-        if table:
-            paragraphs.append("\n".join(table))
-            table = []
+        if table_lines:
+            paragraphs.append("\n".join(table_lines))
+            table_lines = []
         if line:
             if line.startswith("#"):
                 if current:
@@ -335,8 +335,8 @@ def html_to_text(html: str) -> tuple[str, str]:
         elif current:
             paragraphs.append(" ".join(current))
             current = []
-    if table:
-        paragraphs.append("\n".join(table))
+    if table_lines:
+        paragraphs.append("\n".join(table_lines))
     if current:
         paragraphs.append(" ".join(current))
     return "\n\n".join(paragraphs), title
