@@ -966,6 +966,14 @@ def _life_date_bonus(sentence: str, pos: int, event: str) -> float:
     return 1.8 if dash else 0.6
 
 
+def _zh_in_lexicon(word: str) -> bool:
+    """Is ``word`` in the segmenter's dictionary (县城, 京城), not a name it guessed (砾城)?"""
+    import jieba
+
+    jieba.initialize()
+    return word in jieba.dt.FREQ and bool(jieba.dt.FREQ[word])
+
+
 def _zh_common_word(name: str) -> bool:
     """Is ``name`` one jieba word tagged a common noun or verb (商业, 回国), not a name?"""
     words = _zh_words(name)
@@ -976,6 +984,9 @@ def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
 
+    one = re.search(rf"(?:哪一|哪)[个部家所座位条本首支名种]([{HAN}])[？?]?$", query)
+    if one is not None:
+        return one.group(1)  # "迁到了哪座城": a one-character noun ends the question
     m = re.search(rf"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([{HAN}]{{2,6}})", query)
     if m is None:
         # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
@@ -2093,7 +2104,12 @@ def read_evidence(
                 if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
                     kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
                 if (
-                    kind in ("PERSON", "LOCATION", "ORGANIZATION")
+                    (
+                        kind in ("PERSON", "LOCATION", "ORGANIZATION")
+                        # a word the lexicon lacks is a name, not the common noun jieba
+                        # tagged it (砾城 for "哪座城"; 县城 is in the lexicon)
+                        or (kind == "NOUN" and not _zh_in_lexicon(sentence[a:b]))
+                    )
                     and zh_head
                     and _names_head(sentence[a:b], zh_head)
                 ):

@@ -2354,3 +2354,20 @@ def test_a_function_word_opening_the_sentence_is_no_part_of_a_name() -> None:
     text = "When the Kell Light Railway was finished he set up as a consulting engineer."
     best, _ = read_evidence("Which railway was finished", "NAME", _ev(text), [])
     assert best is not None and best.text == "Kell Light Railway"
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        ("青芷书局1920年迁到了哪座城", "青芷书局于1920年迁往苇城，在旧址只留下一个门市。", "苇城"),
+        ("邵启明晚年住在哪座城", "邵启明晚年移居苇城，在那里度过了最后十年。", "苇城"),
+        ("渌水流经哪座城", "渌水自西向东流经苇城，在石埠汇入青溪。", "苇城"),
+    ],
+)
+def test_a_one_character_head_noun_and_a_name_the_lexicon_lacks(
+    query: str, text: str, answer: str
+) -> None:
+    """ "哪座城" asks for a 城: a word ending in it that the segmenter's lexicon lacks (苇城) is
+    a name of that class, though tagged a common noun; a river (青溪) is not one."""
+    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked(query[:4]))
+    assert best is not None and best.text == answer
