@@ -2224,13 +2224,13 @@ def test_the_name_without_its_generation_word_is_another_person(
     ("query", "text", "answer"),
     [
         (
-            "town where Orrel Mills had its head office",
-            "Orrel Mills kept its head office on Tanner Street in Tansby, near its bankers.",
+            "town where Brenmoor Mills had its head office",
+            "Brenmoor Mills kept its head office on Tanner Street in Tansby, near its bankers.",
             "Tansby",
         ),
         (
-            "In which town was the office of Orrel Mills",
-            "The office of Orrel Mills stood at Hay Lane, Tansby, from 1850.",
+            "In which town was the office of Brenmoor Mills",
+            "The office of Brenmoor Mills stood at Hay Lane, Tansby, from 1850.",
             "Tansby",
         ),
     ],
@@ -2238,7 +2238,7 @@ def test_the_name_without_its_generation_word_is_another_person(
 def test_a_street_is_no_town(query: str, text: str, answer: str) -> None:
     """A name whose class noun is a street's ("Tanner Street") answers no town, county or
     country question; the town the evidence puts the street in does."""
-    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("Orrel Mills"))
+    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("Brenmoor Mills"))
     assert best is not None and best.text == answer
 
 
@@ -2246,18 +2246,18 @@ def test_a_street_is_no_town(query: str, text: str, answer: str) -> None:
     ("query", "texts", "answer"),
     [
         (
-            "When did Orrel Mills close",
+            "When did Brenmoor Mills close",
             [
-                "Orrel Mills was formed in 1859, when two weavers bought the old fulling mill.",
-                "Trade fell away after the war, and Orrel Mills closed in 1911, nine years on.",
+                "Brenmoor Mills was formed in 1859, when two weavers bought the old fulling mill.",
+                "Trade fell away after the war, and Brenmoor Mills closed in 1911, nine years on.",
             ],
             "1911",
         ),
         (
-            "In which year did Orrel Mills move to Tansby",
+            "In which year did Brenmoor Mills move to Tansby",
             [
-                "Orrel Mills was founded in 1859 by two weavers at Hebbly on the Tarn.",
-                "After the flood the firm's looms were carried down the valley, and Orrel Mills "
+                "Brenmoor Mills was founded in 1859 by two weavers at Hebbly on the Tarn.",
+                "After the flood the firm's looms were carried down the valley, and Brenmoor Mills "
                 "moved to Tansby in 1872.",
             ],
             "1872",
@@ -2269,7 +2269,7 @@ def test_the_verb_after_did_is_the_event_asked_for(
 ) -> None:
     """ "When did X close?" asks for the date the evidence writes with "closed", not the one
     another event's participle dates ("formed in 1859") in a better-ranked passage."""
-    best, _ = read_evidence(query, "DATE", _ev(*texts), _linked("Orrel Mills"))
+    best, _ = read_evidence(query, "DATE", _ev(*texts), _linked("Brenmoor Mills"))
     assert best is not None and best.text == answer
 
 
