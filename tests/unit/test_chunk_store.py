@@ -195,6 +195,29 @@ def test_sentence_similarity_is_the_dense_cosine(store: LanceChunkStore, query: 
     assert store.sentence_similarity(query, docs) == sims  # again, from the cache
 
 
+def test_sentence_vectors_by_row_id_equal_the_filtered_read(
+    store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small table's sentence vectors are taken by row id (one scan maps documents to
+    rows); the result equals the filtered read's, and a write maps the rows again."""
+    docs = ["tower", "beijing", "guide"]
+    by_rows = store.sentence_similarity("Eiffel Tower opened", docs)
+    assert store._sentence_rows is not None and set(docs) <= set(store._sentence_rows)
+    store.clear_caches()
+    with monkeypatch.context() as m:
+        m.setattr(store, "_sentence_row_ids", lambda: None)
+        assert store.sentence_similarity("Eiffel Tower opened", docs) == by_rows
+    moved = "# Museums\n\nA new first line here.\n\n" + DOCS[3].text.split("\n\n", 1)[1]
+    ChunkIngestor(store, ChunkingSettings()).ingest_documents(
+        [SourceDocument(doc_id="guide", title="Guide", format="md", text=moved)]
+    )
+    assert store._sentence_rows is None  # the write forgot the row map
+    fresh = store.sentence_similarity("new first line", ["guide"])
+    store.clear_caches()
+    monkeypatch.setattr(store, "_sentence_row_ids", lambda: None)
+    assert store.sentence_similarity("new first line", ["guide"]) == fresh
+
+
 def test_read_caches_evict_the_least_recently_used(
     store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
