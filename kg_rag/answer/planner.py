@@ -36,6 +36,7 @@ from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
+    ZH_TERM_OF_OFFICE,
     answer_type,
     comparison_order,
     head_noun_type,
@@ -1633,7 +1634,7 @@ _ZH_PRONOUN = re.compile(
 
 # 首任 / 现任 / 第二任 … say which holder of an office: with the office after them they make one
 # noun ("首任监督", jieba tags 监督 a verbal noun).
-_ZH_TERM_OF_OFFICE = re.compile(r"^(?:首|现|前|历|继|末|第[一二三四五六七八九十\d]+)任$")
+_ZH_TERM_OF_OFFICE = re.compile(rf"^{ZH_TERM_OF_OFFICE}$")
 
 
 def _zh_words(text: str) -> list[tuple[str, str]]:

@@ -424,9 +424,8 @@ _ZH_ORG_END = re.compile(
     r"党|部|局|院|所|队|团|会|店|台|校)$"
 )
 # 任 counts the holders of an office: 首任 (the first), 第二任, 前任, 现任, 历任 + the office.
-_ZH_OFFICE_HOLDER = re.compile(
-    r"^(?:首任|前任|现任|历任|继任|末任|第[一二三四五六七八九十两\d]+任)"
-)
+ZH_TERM_OF_OFFICE = r"(?:首|现|前|历|继|末|第[一二三四五六七八九十两\d]+)任"
+_ZH_OFFICE_HOLDER = re.compile(rf"^{ZH_TERM_OF_OFFICE}")
 _ZH_DATE_END = re.compile(r"(?:年份|年代|年|日期|时间|时候|时期|月份|世纪)$")
 
 Order = Literal["min", "max"]
