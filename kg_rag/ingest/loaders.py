@@ -5,7 +5,8 @@ A file that cannot be used (binary, empty, undecodable, corrupt PDF, unsupported
 report and goes on with the other files.
 
 HTML becomes Markdown-like text: headings turn into ``#`` lines (so the chunker makes sections
-from them, exactly as for Markdown) and block elements into paragraphs.
+from them, exactly as for Markdown), block elements into paragraphs and tables into Markdown
+pipe tables (one paragraph each, so a cell stays under its column).
 """
 
 from __future__ import annotations
