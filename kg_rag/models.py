@@ -221,7 +221,8 @@ class Comparison(_Model):
     step whose answer is option i's value. ``order`` says which value wins: ``min`` (earliest,
     smallest), ``max`` (latest, largest), ``same`` (yes when the values agree), ``all`` (yes
     when every value step found support), or ``gt`` / ``lt`` (yes when the one value is above /
-    below ``threshold``, a number or a date as the question gives it).
+    below ``threshold``, a number or a date as the question gives it). Without a threshold the
+    second value is the bar, times ``factor`` ("more than twice as many N as B": 2).
     """
 
     options: list[str]
@@ -229,6 +230,7 @@ class Comparison(_Model):
     order: Literal["min", "max", "same", "all", "gt", "lt"]
     attribute: str = ""
     threshold: str = ""
+    factor: float = 1.0
 
 
 class Plan(_Model):

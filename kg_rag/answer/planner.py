@@ -505,10 +505,38 @@ _EN_ADJ_THAN = re.compile(
 )
 
 
+# "Did A have more than twice as many N as B?": the second side's quantity times a factor.
+_EN_TIMES_AS = re.compile(
+    _EN_LEAD + r"(?P<aux>does|did|do|has|had)\s+(?P<a>.+?)\s+(?:have\s+|has\s+|had\s+)?"
+    r"(?P<more>more|fewer|less)\s+than\s+(?P<factor>twice|thrice|half|(?:two|three|four|five|"
+    r"six|seven|eight|nine|ten|\d+(?:\.\d+)?)\s+times)\s+as\s+(?:many|much)\s+"
+    r"(?P<noun>[a-z][a-z\s]*?)\s+as\s+(?P<b>.+?)\s*$",
+    re.IGNORECASE,
+)
+_FACTOR_WORDS = {
+    "twice": 2.0, "thrice": 3.0, "half": 0.5, "two": 2.0, "three": 3.0, "four": 4.0,
+    "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0, "nine": 9.0, "ten": 10.0,
+}  # fmt: skip
+
+
 def _en_two_quantities(q: str, question: str) -> Plan | None:
     """ "Did A have more N than B?" / "Is A longer than B?": each side's quantity, and yes when
-    the first is above (below, for fewer/shorter) the second. A number after "than" is a
-    threshold, read before this."""
+    the first is above (below, for fewer/shorter) the second; "more than twice as many N as
+    B" sets the bar at twice the second. A number after "than" is a threshold, read before
+    this."""
+    times = _EN_TIMES_AS.match(q)
+    if times is not None:
+        word = times["factor"].lower().split()[0]
+        factor = _FACTOR_WORDS.get(word) or float(word)
+        plan = _en_two_quantities(
+            f"{times['lead'] + ', ' if times['lead'] else ''}{times['aux']} {times['a']} "
+            f"{times['more']} {times['noun']} than {times['b']}",
+            question,
+        )
+        if plan is None or plan.comparison is None:
+            return None
+        comparison = plan.comparison.model_copy(update={"factor": factor})
+        return plan.model_copy(update={"comparison": comparison})
     m = _EN_HAVE_THAN.match(q)
     adj = None
     if m is None:

@@ -927,6 +927,28 @@ def test_chinese_owned_nouns_predicates_and_options(question: str, queries: list
             ("120平方公里", "860平方公里"),
             "yes",
         ),
+        # "more than twice as many N as B": the bar is twice B's value.
+        (
+            "In 1891, did Corlby have more than twice as many inhabitants as Tansby?",
+            [
+                "How many inhabitants did Corlby have in 1891",
+                "How many inhabitants did Tansby have in 1891",
+            ],
+            ("7,310", "2,660"),
+            "yes",
+        ),
+        (
+            "Did Corlby have more than three times as many mills as Tansby?",
+            ["How many mills did Corlby have", "How many mills did Tansby have"],
+            ("14", "6"),
+            "no",
+        ),
+        (
+            "Did Corlby have more mills than Tansby?",
+            ["How many mills did Corlby have", "How many mills did Tansby have"],
+            ("14", "6"),
+            "yes",
+        ),
     ],
 )
 def test_two_events_or_quantities_are_ordered_by_their_values(
