@@ -36,6 +36,7 @@ from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
+    GENERATION_WORDS,
     ZH_TERM_OF_OFFICE,
     answer_type,
     comparison_order,
@@ -109,9 +110,7 @@ class RulePlanner:
 
 # A generation word after a person's name is part of the name ("Orm Vell junior",
 # "Ada Moe the younger"): written capitalised, it stays with the name in every step.
-_GENERATION_WORD = re.compile(
-    r"(?P<name>\b[A-Z][\w'-]*)(?P<gen>\s+(?:junior|senior|the\s+younger|the\s+elder))\b"
-)
+_GENERATION_WORD = re.compile(rf"(?P<name>\b[A-Z][\w'-]*)(?P<gen>\s+(?:{GENERATION_WORDS}))\b")
 
 
 # -- shared building blocks -----------------------------------------------------------------
@@ -2119,10 +2118,10 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         # … or a time phrase that is no noun's modifier (光绪末年迁到了…, 1920年迁往…, 后来…):
         # an adverbial of the topic's predicate, not an attribute of the topic. It is set
         # aside while the topic is planned and goes back before the last step's verb.
-        adverbial = _zh_time_adverbial(words)
-        verbal = verbal or bool(adverbial)
-        if all(f.startswith("t") for _, f in _zh_words(adverbial)):
-            adverbial = ""  # time words alone (后来, 早年) the predicate walks over itself
+        timed = words[: _zh_time_adverbial(words)]
+        verbal = verbal or bool(timed)
+        if not all(f.startswith("t") for _, f in timed):  # time words alone (后来, 早年)
+            adverbial = "".join(w for w, _ in timed)  # the predicate walks over itself
         comment = comment[len(adverbial) :]
         q = f"{clauses[0].strip()}{'' if verbal else '的'}{comment}"
     planned = _zh_predicate_steps(q, kind, [])
@@ -2138,16 +2137,17 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
 
 
-def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> str:
-    """The time phrase the clause opens with (up to three words ending in a time word, a year
-    年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的 follows it, else ""."""
+def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:
+    """How many words the time phrase the clause opens with takes (up to three, ending in a
+    time word, a year 年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的
+    follows it; 0 when there is none."""
     for end in range(min(3, len(words) - 1)):
         word, flag = words[end]
         if flag.startswith(("v", "p", "d", "r", "u", "c")) or _ZH_WH_CHARS.search(word):
-            return ""  # a verb, a pronoun, a wh-word … before any time word: none opens it
+            return 0  # a verb, a pronoun, a wh-word … before any time word: none opens it
         if flag.startswith("t") or word.endswith(("年", "年间")):
-            return "" if words[end + 1][0] == "的" else "".join(w for w, _ in words[: end + 1])
-    return ""
+            return 0 if words[end + 1][0] == "的" else end + 1
+    return 0
 
 
 # A copula or a verb of being somewhere before the wh-word: "X的总部设在哪座城市" asks where

@@ -44,6 +44,7 @@ from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
     DATE_RX,
+    GENERATION_WORDS,
     YEAR_QUESTION,
     date_key,
     find_dates,
@@ -152,9 +153,9 @@ _LANDMARK_BEFORE = re.compile(
     r"(?:km|kilometres|kilometers|miles|mi)\s+(?:\w+\s+)?(?:of|from))\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
-# Capitalised words that are no name alone: function and common words, months and days.
 _ARTICLES = frozenset(["the", "a", "an"])
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=[A-Z])")
+# Capitalised words that are no name alone: function and common words, months and days.
 _CAP_STOP = frozenset(w.capitalize() for w in NON_NAME_WORDS | CALENDAR_WORDS)
 _CJK_FLAGS = {
     "nr": "PERSON",
@@ -971,7 +972,7 @@ def _zh_in_lexicon(word: str) -> bool:
     import jieba
 
     jieba.initialize()
-    return word in jieba.dt.FREQ and bool(jieba.dt.FREQ[word])
+    return bool(jieba.dt.FREQ.get(word))
 
 
 def _zh_common_word(name: str) -> bool:
@@ -1347,14 +1348,14 @@ def _same_verb(verb: str, terms: Collection[str]) -> bool:
 
 
 # A generation word after a name in evidence, which makes it another person's name.
-_GENERATION_WORD = re.compile(
-    r"\s+(?:the\s+(?:younger|elder)|junior|senior|Junior|Senior|Jr\.|Sr\.|Jr\b|Sr\b)(?![\w-])"
+_GENERATION_SUFFIX = re.compile(
+    rf"\s+(?:{GENERATION_WORDS}|Junior|Senior|Jr\.|Sr\.|Jr\b|Sr\b)(?![\w-])"
 )
 # A name the question writes with a generation word ("Orm Vell the younger", "Ada Moe Jr.",
 # "Orm Vell The Younger" as a plan writes it); in evidence, see _GENERATION_AFTER.
 _GENERATION_NAME = re.compile(
     r"(?P<name>(?:[A-Z][\w'’-]*\s+)*[A-Z][\w'’-]*)\s*,?\s+"
-    r"(?i:the\s+younger|the\s+elder|junior|senior|jr\.?|sr\.?)(?![\w])"
+    rf"(?i:{GENERATION_WORDS}|jr\.?|sr\.?)(?![\w])"
 )
 
 
@@ -1405,14 +1406,14 @@ def _table_rows(text: str) -> tuple[_TableRow, ...]:
     return tuple(out)
 
 
-def _cell_fit(cell: str, query: str, terms: Collection[str]) -> bool:
+def _cell_fit(cell: str, query: str, terms: set[str]) -> bool:
     """Does the question name ``cell`` (a name it writes, or at least half of its terms)?"""
     if not cell or cell.strip("()-–— ") == "":
         return False
     if _CJK.search(cell):
         return cell in query
     own = _term_set(cell)
-    return bool(own) and 2 * len(own & set(terms)) >= len(own)
+    return bool(own) and 2 * len(own & terms) >= len(own)
 
 
 def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> float:
@@ -1421,6 +1422,7 @@ def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> fl
     1881", "River" for "which river"); ×0.3 in another row of a table whose row the question
     names, or in another column than the one it names; 1 otherwise (outside tables, or in
     the named row when no header is named: the answer may be the table's subject)."""
+    terms = set(terms)
     for row in _table_rows(text):
         if not row.start <= pos < row.end:
             continue
@@ -1437,7 +1439,7 @@ def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> fl
         named = {
             k
             for k, h in enumerate(row.header)
-            if k not in hits and k < len(row.cells) and _term_set(h) & set(terms)
+            if k not in hits and k < len(row.cells) and _term_set(h) & terms
         }
         if col in named:
             return 3.0
@@ -1475,7 +1477,7 @@ def _en_life_place_bonus(sentence: str, a: int, event: str) -> float:
     return 1.0
 
 
-# After a person's name, a word that tells a father from a son of the same name: "Alasdair
+# After a person's name, a word that tells a father from a son of the same name: "Alder
 # Quayne the younger" is another person than Alder Quayne.
 _GENERATION_AFTER = re.compile(
     r",?\s+(?:the\s+(?:[Yy]ounger|[Ee]lder)|Jr\b\.?|Sr\b\.?|Junior\b|Senior\b|I{2,3}\b|IV\b)"
@@ -2095,7 +2097,9 @@ def read_evidence(
                     a = hon.end()  # "Hon. Ama Quell": the person is Ama Quell
                 if not cjk_query:
                     a = _particle_start(sentence, a)  # "joined de Vries & Co"
-                    if kind in ("PERSON", "NAME") and (gen := _GENERATION_WORD.match(sentence, b)):
+                    if kind in ("PERSON", "NAME") and (
+                        gen := _GENERATION_SUFFIX.match(sentence, b)
+                    ):
                         b = gen.end()  # "Silas Creed junior": the son, another person
                 if _CJK.match(sentence[a : a + 1]) and b - a >= 3 and sentence[a] in "于在从向自":
                     a += 1  # a preposition the segmenter glued to the name: 于雁岭山

@@ -121,12 +121,11 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
         found, limit = _comparable(values[0]), _comparable(bar)
         if found is None or limit is None or found[1] != limit[1]:
             return None
-        factor = comp.factor if not comp.threshold and comp.factor != 1.0 else 1.0
-        if factor != 1.0:
+        if comp.factor != 1.0 and not comp.threshold:
             if found[1] != "number":
                 return None  # "twice as …" scales a quantity, never a date
-            limit = (limit[0] * factor, limit[1])
-            bar = f"{factor:g} × {bar}"
+            limit = (limit[0] * comp.factor, limit[1])
+            bar = f"{comp.factor:g} × {bar}"
         above = found[0] > limit[0]
         ok = above if comp.order == "gt" else found[0] < limit[0]
         relation = "above" if above else ("equal to" if found[0] == limit[0] else "below")
