@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen8-zh`` (``bench/data/generalization2`` to ``…8``, invented corpora
+  ``gen2-en`` … ``gen9-zh`` (``bench/data/generalization2`` to ``…9``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -30,7 +30,7 @@ ingest.
 
 Run: ``nice .venv/bin/python bench/answers.py [--sets musique-dev 2wiki-dev gen-en gen-zh
 gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh gen5-en gen5-zh gen6-en gen6-zh gen7-en gen7-zh
-gen8-en gen8-zh] [--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
+gen8-en gen8-zh gen9-en gen9-zh] [--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -88,6 +88,8 @@ GEN_SETS = {
     "gen7-zh": ("zh", "generalization7"),
     "gen8-en": ("en", "generalization8"),
     "gen8-zh": ("zh", "generalization8"),
+    "gen9-en": ("en", "generalization9"),
+    "gen9-zh": ("zh", "generalization9"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
