@@ -37,6 +37,7 @@ from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
     GENERATION_WORDS,
+    ZH_CLASSIFIERS,
     ZH_TERM_OF_OFFICE,
     answer_type,
     comparison_order,
@@ -1331,12 +1332,16 @@ def _zh_kinship(q: str, question: str) -> Plan | None:
 
 _ZH_COMPARE = re.compile(
     r"^(?P<pre>[^，,]+?)(?:相比)?[，,]?\s*"
-    r"(?P<wh>哪个|哪一个|谁|哪家|哪部|哪位|哪所|哪座|哪条|哪本|哪支|哪一家|哪一位)(?P<rest>.*)$"
+    rf"(?P<wh>谁|哪一?(?P<cl>{ZH_CLASSIFIERS}))(?P<rest>.*)$"
 )
 _ZH_COMPARATIVE = re.compile(
     r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)"
-    r"|得(?:早|晚|大|小|多|少|长|短|高|低)|先|得"
+    r"|得(?:早|晚|大|小|多|少|长|短|高|低)|在前|在先|居前|在后|居后|先|得"
 )
+# "论X，" / "就X而言，" / "以X论，" before a comparison: the topic names what the two are
+# compared by ("论开业时间，A与B谁在前").
+_ZH_COMPARE_BY = re.compile(r"^(?:论|就|按|以)(?P<by>[^，,]{1,10}?)(?:而言|来说|来看|论)?[，,]\s*")
+_ZH_TIME_NOUN = re.compile(r"(?:的)?(?:时间|日期|年份|年代|先后|早晚)$")
 
 
 _ZH_HISTORY = re.compile(r"历史|悠久")
@@ -1360,7 +1365,8 @@ def _zh_pair(text: str) -> tuple[str, str] | None:
 
 
 def _zh_compare(q: str, question: str) -> Plan | None:
-    m = _ZH_COMPARE.match(q)
+    by = _ZH_COMPARE_BY.match(q)
+    m = _ZH_COMPARE.match(q[by.end() :] if by else q)
     if not m:
         return None
     decided = comparison_order(m["rest"])
@@ -1372,9 +1378,20 @@ def _zh_compare(q: str, question: str) -> Plan | None:
         return None
     a, b = (_zh_strip_option(o) for o in pair)
     pred = _clean(_ZH_COMPARATIVE.sub("", m["rest"]))
+    if by is not None and not pred:
+        pred = _ZH_TIME_NOUN.sub("", by["by"])  # 论开业时间: compared by the opening
     wh = "哪一年" if kind == "DATE" else "多少"
-    # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate.
+    # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate;
+    # nor is the head noun the two options share after a classifier ("通江井和通海井…哪口井").
     pred = re.sub(r"^(?:公司|企业|大学|学校|乐队|电影|城市|人|个|位|家|部|所|座)", "", pred)
+    if m["cl"]:
+        shared = 0
+        while shared < min(len(a), len(b)) and a[-1 - shared] == b[-1 - shared]:
+            shared += 1
+        tail = a[len(a) - shared :]  # 青苔井, 白苔井: 苔井
+        head = next((tail[k:] for k in range(len(tail)) if pred.startswith(tail[k:])), "")
+        if head and len(pred) > len(head):
+            pred = pred[len(head) :]
     if re.fullmatch(r"(?:的?(?:年纪|年龄|岁数))?", pred) and re.search(
         r"年长|年轻|年纪|岁数|年龄", m["rest"]
     ):
@@ -2073,6 +2090,24 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         steps[-1] = _zh_step(last.index, last.query, kind, final=True)
         return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
     clauses = re.split(r"[，,？?]", q, maxsplit=1)
+    time_clause = _zh_time_clause(clauses[0]) if len(clauses) == 2 else None
+    if time_clause and _ZH_WH_CHARS.search(clauses[1]):
+        # A clause that is a time phrase alone ("光绪五年时，X…多少") dates the whole question:
+        # an adverbial of its last step, not a topic.
+        rest = clauses[1].strip()
+        plan = _zh_bridge(rest, question) or Plan(
+            question=question,
+            steps=[_zh_step(1, rest, kind, final=True)],
+            strategy="single",
+            answer_type=kind,
+        )
+        last = plan.steps[-1]
+        ref = re.match(r"#\d+", last.query)
+        at = ref.end() if ref else 0
+        query = f"{last.query[:at]}{time_clause}{last.query[at:]}"
+        return plan.model_copy(
+            update={"steps": [*plan.steps[:-1], last.model_copy(update={"query": query})]}
+        )
     introduced = _zh_introduced(clauses, kind) if len(clauses) == 2 else None
     if introduced is not None:
         return Plan(question=question, steps=introduced, strategy="bridge", answer_type=kind)
@@ -2135,6 +2170,20 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         query = f"{last.query[:at]}{gap}{adverbial}{last.query[at:]}"
         planned = [*planned[:-1], last.model_copy(update={"query": query})]
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
+
+
+# What closes a time phrase into a time adverbial: 光绪五年时, 1920年以后, 民国初年间.
+_ZH_TIME_CLOSERS = frozenset(["时", "时候", "之时", "期间", "间", "以后", "之后", "以前", "之前"])
+
+
+def _zh_time_clause(clause: str) -> str | None:
+    """The time phrase a clause consists of, without its closer ("光绪五年时" → "光绪五年"),
+    or None when the clause says more than a time."""
+    words = _zh_words(clause.strip())
+    n = _zh_time_adverbial([*words, ("。", "x")])
+    if n == 0 or not all(w in _ZH_TIME_CLOSERS for w, _ in words[n:]):
+        return None
+    return "".join(w for w, _ in words[:n])
 
 
 def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:

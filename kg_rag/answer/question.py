@@ -428,6 +428,12 @@ _ZH_ORG_END = re.compile(
 GENERATION_WORDS = r"the\s+younger|the\s+elder|junior|senior"
 # 任 counts the holders of an office: 首任 (the first), 第二任, 前任, 现任, 历任 + the office.
 ZH_TERM_OF_OFFICE = r"(?:首|现|前|历|继|末|第[一二三四五六七八九十两\d]+)任"
+# Chinese classifiers (量词) that count or point at things: 哪口井, 哪家公司, 几卷 (a closed class
+# of the language; 年, 天 and other units of time are not among them).
+ZH_CLASSIFIERS = (
+    r"(?:个|家|部|位|所|座|条|本|支|口|间|艘|只|种|项|张|首|幅|件|台|辆|架|栋|块|片|处|门|尊|"
+    r"盏|株|棵|头|匹|届|场|篇|份|封|名|层|枚|颗|卷|册|堂)"
+)
 _ZH_OFFICE_HOLDER = re.compile(rf"^{ZH_TERM_OF_OFFICE}")
 _ZH_DATE_END = re.compile(r"(?:年份|年代|年|日期|时间|时候|时期|月份|世纪)$")
 
@@ -508,7 +514,7 @@ def is_yes_no(question: str) -> bool:
 
 _ZH_WH = [
     (re.compile(r"哪一年|哪年|何年|何时|什么时候|几时|哪一天|哪天|什么时间|几月|何日"), "DATE"),
-    (re.compile(r"多少|几个|几位|几家|几座|几次|几岁|多大|多高|多长|多重|多远|多久"), "NUMBER"),
+    (re.compile(rf"多少|几(?:{ZH_CLASSIFIERS}|次|岁)|多大|多高|多长|多重|多远|多久"), "NUMBER"),
     (
         re.compile(r"哪家|哪所|哪个公司|什么公司|哪支|哪个组织|什么机构|哪个机构|哪个团队"),
         "ORGANIZATION",
@@ -595,11 +601,11 @@ def answer_type(question: str) -> AnswerType:
 
 _EARLY = re.compile(
     r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
-    r"更早|最早|早些|较早|得早|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长"
+    r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长"
 )
 _LATE = re.compile(
     r"\b(later|latest|last|younger|youngest|(?:more|most) recent(?:ly)?|newer|newest)\b|"
-    r"更晚|最晚|较晚|得晚|更年轻|年轻|更新"
+    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新"
 )
 _SMALL = re.compile(
     r"\b(less|least|fewer|fewest|smaller|smallest|shorter|shortest|lower|lowest|"

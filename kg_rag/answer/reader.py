@@ -46,6 +46,7 @@ from kg_rag.answer.question import (
     DATE_RX,
     GENERATION_WORDS,
     YEAR_QUESTION,
+    ZH_CLASSIFIERS,
     date_key,
     find_dates,
     head_noun_type,
@@ -716,8 +717,10 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     if before and not after:
         return before, "agent"
     if after and not before:
-        # "X是由谁创办的": 由/被 before the wh-word asks for the verb's agent.
-        return after, "agent" if re.search(r"[由被](?:谁|哪)", clause) else "partner"
+        # "X是由谁创办的": 由/被 before the wh-word asks for the verb's agent; so does an agent
+        # noun as the clause's head ("关帝庙重修的出资人" is who paid, not what X did it with).
+        agentive = re.search(r"[由被](?:谁|哪)", clause) or _zh_agent_verb(query)
+        return after, "agent" if agentive else "partner"
     return None
 
 
@@ -1217,6 +1220,23 @@ _DECIMAL = re.compile(r"\d\.\d")
 _SIGN = re.compile(r"\s?[°′″]")
 
 
+# The measure word a Chinese count is asked in (多少担, 几卷) and a count written in Chinese
+# numerals with its classifier (四卷; never an ordinal, 第四卷).
+_ZH_ASKED_MEASURE = re.compile(rf"(?:多少|几)([{HAN}])")
+_ZH_NUMERAL_COUNT = re.compile(rf"(?<!第)[一二三四五六七八九十两百千]+{ZH_CLASSIFIERS}")
+# Counters that count people or things alike: 多少人 is answered by 1200名 as well.
+_ZH_GENERAL_COUNTERS = frozenset("个名位人口")
+
+
+def _zh_other_measure(span: str, after: str, asked: str) -> bool:
+    """Is the number ``span`` (followed by ``after``) counted in another measure word than the
+    one asked? ("162丈" for 多少担; 万/亿 are part of the number, not its measure.)"""
+    unit = span[-1] if _CJK.match(span[-1]) and span[-1] not in "万亿" else after
+    if not unit or not _CJK.match(unit) or unit == asked:
+        return False
+    return not {unit, asked} <= _ZH_GENERAL_COUNTERS
+
+
 def _foreign_unit(sentence: str, end: int, terms: set[str]) -> bool:
     """Does a unit the step does not ask for follow the number ending at ``end``? A count
     ("the population", "how many districts") is a bare number; "82,278 sq mi" or "102 °"
@@ -1362,6 +1382,8 @@ _GENERATION_NAME = re.compile(
 # A Markdown pipe table: a header row, a separator row of dashes, then body rows.
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*")
 _TABLE_RULE = re.compile(r"[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*")
+# A bracketed aside in a cell: a gloss of what precedes it ("光绪十年（1884年）").
+_ASIDE = re.compile(r"[（(][^）)]*[）)]")
 
 
 @dataclass(frozen=True)
@@ -1411,9 +1433,20 @@ def _cell_fit(cell: str, query: str, terms: set[str]) -> bool:
     if not cell or cell.strip("()-–— ") == "":
         return False
     if _CJK.search(cell):
-        return cell in query
+        cell = _ASIDE.sub("", cell).strip()  # 光绪十年（1884年）: the gloss is an aside
+        return bool(cell) and cell in query
     own = _term_set(cell)
     return bool(own) and 2 * len(own & terms) >= len(own)
+
+
+def _header_named(header: str, query: str, terms: set[str]) -> bool:
+    """Does the question name a table's column? A Chinese header's word may sit inside a
+    longer word of the question (出资 in 出资人)."""
+    if _CJK.search(header):
+        words = _term_set(header)
+        words |= {w[:-1] for w in words if w.endswith(("者", "人"))}  # 出资者: who 出资
+        return any(len(w) >= 2 and w in query for w in words)
+    return bool(_term_set(header) & terms)
 
 
 def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> float:
@@ -1439,7 +1472,7 @@ def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> fl
         named = {
             k
             for k, h in enumerate(row.header)
-            if k not in hits and k < len(row.cells) and _term_set(h) & terms
+            if k not in hits and k < len(row.cells) and _header_named(h, query, terms)
         }
         if col in named:
             return 3.0
@@ -1816,6 +1849,9 @@ def read_evidence(
     measure = bool(_MEASURE_Q.search(query))
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
+    # "每天能产卤多少担", "分为几卷": the measure word the count is asked in.
+    zh_measure_m = _ZH_ASKED_MEASURE.search(query)
+    zh_measure = zh_measure_m.group(1) if zh_measure_m else ""
     head = _head_noun(query)
     place_head = _place_head(head, expected)
     kin_gender = _KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
@@ -2002,6 +2038,14 @@ def read_evidence(
                 if not DATE_RX.fullmatch(m.group(0)) or _ZH_CLASSIFIER.match(sentence, m.end()):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
                     spans.append((m.start(), unit.end() if unit else m.end(), "NUMBER", None))
+            if zh_measure:
+                # A count in Chinese numerals in the measure word asked: 共四卷 for 几卷 (not
+                # 一部, which is the indefinite article, nor 三百部 for it).
+                spans += [
+                    (m.start(), m.end(), "NUMBER", None)
+                    for m in _ZH_NUMERAL_COUNT.finditer(sentence)
+                    if m.group(0)[:-1] != "一" and not _zh_other_measure(m.group(0), "", zh_measure)
+                ]
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
                 if renaming:
@@ -2346,6 +2390,12 @@ def read_evidence(
                     bonus *= 0.5  # … and a measure is written with its unit ("38 metres")
                 if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
+                if (
+                    kind == "NUMBER"
+                    and zh_measure
+                    and _zh_other_measure(span, sentence[b : b + 1], zh_measure)
+                ):
+                    bonus *= 0.4  # "162丈" for 多少担: the measure of something else
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
                 # A value, or (in Chinese) an organisation, in a sentence about someone else:

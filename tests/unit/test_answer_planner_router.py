@@ -715,6 +715,35 @@ def test_rule_plans_from_grammar(
                 "《晚钟报》和青岚大学相比，哪个历史更悠久",
             ],
         ),
+        # 哪 + any classifier; the options' shared head noun after it is no predicate.
+        (
+            "鹤眠桥和鹤鸣桥相比，哪座桥修建得更早？",
+            ["鹤眠桥修建于哪一年", "鹤鸣桥修建于哪一年", "鹤眠桥和鹤鸣桥相比，哪座桥修建得更早"],
+        ),
+        (
+            "青苔井与白苔井，哪口井开凿得更晚？",
+            ["青苔井开凿于哪一年", "白苔井开凿于哪一年", "青苔井与白苔井，哪口井开凿得更晚"],
+        ),
+        # "论X，": the topic names what the two are compared by; 谁在前 asks for the earlier.
+        (
+            "论开业时间，泓记栈与泓吉栈谁在前？",
+            ["泓记栈开业于哪一年", "泓吉栈开业于哪一年", "论开业时间，泓记栈与泓吉栈谁在前"],
+        ),
+        (
+            "就创办年份而言，岑溪书局和岑西书局谁在后？",
+            [
+                "岑溪书局创办于哪一年",
+                "岑西书局创办于哪一年",
+                "就创办年份而言，岑溪书局和岑西书局谁在后",
+            ],
+        ),
+        # A clause that is a time phrase alone dates the question's last step.
+        ("光绪九年时，鹤眠桥每年收多少两税银？", ["光绪九年鹤眠桥每年收多少两税银"]),
+        ("民国初年，泓记栈的掌柜是谁？", ["民国初年泓记栈的掌柜是谁"]),
+        (
+            "民国初年，泓记栈掌柜的老家在哪个镇？",
+            ["泓记栈掌柜", "#1民国初年的老家在哪个镇"],
+        ),
         # A clause introduces a noun with a numeral and a classifier; the next points back.
         (
             "沙汀剧社的创办人收过一位女弟子，那位女弟子后来在县城创办了什么剧社？",
