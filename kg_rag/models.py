@@ -220,14 +220,16 @@ class Comparison(_Model):
     ``options`` are the compared names as the question gives them; ``value_steps[i]`` is the
     step whose answer is option i's value. ``order`` says which value wins: ``min`` (earliest,
     smallest), ``max`` (latest, largest), ``same`` (yes when the values agree), ``all`` (yes
-    when every value step found support), or ``gt`` / ``lt`` (yes when the one value is above /
-    below ``threshold``, a number or a date as the question gives it). Without a threshold the
-    second value is the bar, times ``factor`` ("more than twice as many N as B": 2).
+    when every value step found support), ``equal`` (yes when every value names
+    ``threshold``: "Is X the birthplace of both A and B?"), or ``gt`` / ``lt`` (yes when the one
+    value is above / below ``threshold``, a number or a date as the question gives it). Without
+    a threshold the second value is the bar, times ``factor`` ("more than twice as many N as
+    B": 2).
     """
 
     options: list[str]
     value_steps: list[int]
-    order: Literal["min", "max", "same", "all", "gt", "lt"]
+    order: Literal["min", "max", "same", "all", "equal", "gt", "lt"]
     attribute: str = ""
     threshold: str = ""
     factor: float = 1.0

@@ -145,7 +145,7 @@ def _value_plan(
             )
         )
         value_steps.append(len(steps))
-    final_type: AnswerType = "YESNO" if order in ("same", "all") else "NAME"
+    final_type: AnswerType = "YESNO" if order in ("same", "all", "equal") else "NAME"
     steps.append(
         PlanStep(
             index=len(steps) + 1,
@@ -178,9 +178,53 @@ def _verify_plan(question: str, claim: str) -> Plan:
     )
 
 
+def _equal_plan(
+    question: str, options: list[str], queries: list[str], kind: AnswerType, name: str, attr: str
+) -> Plan:
+    """Yes when every query's answer names ``name``: "Is X the birthplace of both A and B?",
+    "X是不是Y创办的" (who founded X, and is it Y)."""
+    plan = _value_plan(question, options, queries, kind, "equal", "equal-yesno", attr)
+    assert plan.comparison is not None
+    comparison = plan.comparison.model_copy(update={"threshold": name})
+    return plan.model_copy(update={"comparison": comparison})
+
+
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"“'")
+# "Is X #n", "Was X #n": the claim says a name is what a bridge finds.
+_IDENTITY_CLAIM = re.compile(r"^(?i:is|was|are|were)\s+(?P<x>[A-Z0-9\"“][^#]*?)\s+#(?P<n>\d+)$")
+
+
 def _verify_after(question: str, steps: list[PlanStep], claim: str) -> Plan:
     """A yes/no question whose claim is about the entities the bridge ``steps`` find: the
-    steps, then one verification of ``claim`` (``#n`` for their answers)."""
+    steps, then one verification of ``claim`` (``#n`` for their answers). A claim that a name
+    is what the last bridge found ("Is Varn the birthplace of Ada Moe?") compares the two."""
+    ident = _IDENTITY_CLAIM.match(claim)
+    if (
+        ident is not None
+        and int(ident["n"]) == len(steps)
+        and steps
+        and ident["x"].split()[-1][:1] in _NAME_START  # "Was Ada Moe one of #1": no identity
+    ):
+        last = steps[-1]
+        value = last.model_copy(update={"kind": "lookup"})
+        decide = PlanStep(
+            index=len(steps) + 1,
+            query=_clean(question),
+            needs="decide yes or no",
+            depends_on=[last.index],
+            kind="compare",
+            answer_type="YESNO",
+        )
+        comparison = Comparison(
+            options=[], value_steps=[last.index], order="equal", threshold=_clean(ident["x"])
+        )
+        return Plan(
+            question=question,
+            steps=[*steps[:-1], value, decide],
+            strategy="equal-yesno",
+            answer_type="YESNO",
+            comparison=comparison,
+        )
     steps.append(
         PlanStep(
             index=len(steps) + 1,
@@ -235,6 +279,12 @@ _EN_AMONG = re.compile(
     r"^(?P<pre>.+?)\s+(?:out\s+of|between|among)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)$",
     re.IGNORECASE,
 )
+# "Of A and B, which was founded first?", "Of the two towns, A and B, which is older?"
+_EN_OF_PAIR = re.compile(
+    r"^(?:of|out\s+of)\s+(?:the\s+two(?:\s+[a-z]+)?\s*,\s*)?(?P<a>.+?)\s+and\s+(?P<b>.+?)\s*,\s*"
+    r"(?P<pre>(?:which|who|what)\b.+)$",
+    re.IGNORECASE,
+)
 _EN_OPTIONS_FIRST = re.compile(
     rf"^(?P<a>{_EN_OPTION})\s+(?-i:or)\s+(?P<b>{_EN_OPTION})\s*[:;,]\s*"
     r"(?P<pre>(?:which|who|what)\b.+)$",
@@ -282,6 +332,12 @@ def _en_predicate(pre: str) -> str:
     return _clean(pred)
 
 
+def _copula_only(pred: str) -> str:
+    """ "is the business" → "is": in "Which is the older business" or "… the longer river"
+    the noun after the comparative only classes the options."""
+    return re.sub(r"^(is|was|are|were)\s+(?:the|an?)\s+[a-z][\w\-]*$", r"\1", pred.strip())
+
+
 def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
     wh = {"DATE": "When", "NUMBER": "How many"}.get(kind, "What")
     have = re.match(r"^(has|have|had)\s+(.+)$", pred, re.IGNORECASE)
@@ -297,13 +353,13 @@ def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
 def _age_predicate(pred: str, pre: str, kind: AnswerType, person: bool) -> str:
     """An age comparison with no verb of its own ("Who is older", "the director who is
     older") compares births, or foundings when the options are no people ("which is older")."""
-    if kind == "DATE" and pred.lower() in _BE | {""} and _AGE.search(pre):
+    if kind == "DATE" and _copula_only(pred).lower() in _BE | {""} and _AGE.search(pre):
         return "was born" if person else "was founded"
     return pred
 
 
 def _en_compare(q: str, question: str) -> Plan | None:
-    m = _EN_BETWEEN.match(q) or _EN_OPTIONS_FIRST.match(q)
+    m = _EN_BETWEEN.match(q) or _EN_OF_PAIR.match(q) or _EN_OPTIONS_FIRST.match(q)
     if m:
         pre, a, b = m["pre"], m["a"], m["b"]
     else:
@@ -340,10 +396,11 @@ def _en_compare(q: str, question: str) -> Plan | None:
         person = re.match(r"\s*who\b", pre, re.IGNORECASE) is not None
         pred = _age_predicate(_en_predicate(pre), pre, kind, person)
         measure = _MEASURE_COMPARATIVE.search(pre)
-        if kind == "NUMBER" and pred.lower() in _BE and measure is not None:
+        if kind == "NUMBER" and _copula_only(pred).lower() in _BE and measure is not None:
             # "Which lighthouse is taller, A or B?": each option's measure, "How tall is A".
             adj = _COMPARATIVE_ADJ[measure.group(0).lower()]
-            queries = [_clean(f"How {adj} {pred.lower()} {o}") for o in options]
+            be = _copula_only(pred).lower()
+            queries = [_clean(f"How {adj} {be} {o}") for o in options]
         else:
             queries = [_en_value_query(o, pred, kind) for o in options]
     return _value_plan(question, options, queries, kind, order, "compare", pred)
@@ -355,6 +412,13 @@ _EN_BOTH = re.compile(
     r"both|[a-z]+ed|[a-z]+s|have|has|had|share|come|"
     # any verb whose phrase asks for "the same" thing: "study at the same university"
     r"[a-z]+(?=\s+(?:[a-z]+\s+){0,2}the\s+same\b))\b.*)$"
+)
+# "both" before a coordination closing a yes/no question distributes what precedes it over
+# the two: "Did X play for both A and B?" asks "Did X play for A" and "Did X play for B";
+# "Was X both a poet and a painter?", "Is X the birthplace of both A and B?" alike.
+_EN_BOTH_OBJECT = re.compile(
+    r"^(?P<head>(?i:are|were|is|was|do|did|does|have|had|has)\s+\S.*?)\s+both\s+"
+    r"(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?)$"
 )
 _EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
 
@@ -383,6 +447,23 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
         # "At the 1901 census, did A have more N than B?": a yes/no question after a phrase.
         led = re.match(r"^[^,]+,\s+(.+)$", q)
         return _en_two_quantities(q, question) if led and is_yes_no(led.group(1)) else None
+    both = _EN_BOTH_OBJECT.match(q)
+    if both is not None:
+        options = [_strip_option(both["a"]), _strip_option(both["b"])]
+        head = both["head"]
+        ident = re.match(
+            r"^(?i:is|was|are|were)\s+(?P<x>[A-Z0-9\"“].*?)\s+the\s+(?P<np>[a-z][\w\-]*"
+            r"(?:\s+[a-z][\w\-]*){0,2})\s+of$",
+            head,
+        )
+        if ident is not None:
+            # "Is X the birthplace of both A and B?": each one's birthplace, and is it X.
+            noun = ident["np"]
+            queries = [_clean(f"{noun} of {both[k].strip()}") for k in ("a", "b")]
+            kind = head_noun_type(noun)
+            return _equal_plan(question, options, queries, kind, _clean(ident["x"]), noun)
+        queries = [_clean(f"{head} {both[k].strip()}") for k in ("a", "b")]
+        return _value_plan(question, options, queries, "YESNO", "all", "both-yesno", head)
     m = _EN_BOTH.match(q)
     if m is not None:
         a, b, rest = _strip_option(m["a"]), _strip_option(m["b"]), _clean(m["rest"])
@@ -420,6 +501,7 @@ _COMPARATIVE_ADJ = {
     "wider": "wide",
     "heavier": "heavy",
 }
+_MEASURE_ADJ = frozenset(_COMPARATIVE_ADJ.values())
 _MEASURE_COMPARATIVE = re.compile(rf"\b(?:{'|'.join(_COMPARATIVE_ADJ)})\b", re.IGNORECASE)
 _EN_THRESHOLD = re.compile(
     r"^(?P<aux>is|was|are|were)\s+(?P<subj>.+?)\s+(?:(?P<more>more|less|fewer|over|under)"
@@ -513,6 +595,13 @@ _EN_TIMES_AS = re.compile(
     r"(?P<noun>[a-z][a-z\s]*?)\s+as\s+(?P<b>.+?)\s*$",
     re.IGNORECASE,
 )
+# The verbs that say "more than" of their subject ("Did A outnumber B in population in 1871?",
+# "Does A exceed B in length?"): one quantity, named after "in", and when it was counted.
+_EN_EXCEED = re.compile(
+    _EN_LEAD + r"(?P<aux>does|did|do)\s+(?P<a>.+?)\s+(?:outnumber|exceed|surpass|outstrip)\s+"
+    r"(?P<b>.+?)\s+in\s+(?P<noun>[a-z][a-z\s]*?)(?:\s+(?P<when>(?:in|at|by|during)\s+.+?))?\s*$",
+    re.IGNORECASE,
+)
 _FACTOR_WORDS = {
     "twice": 2.0, "thrice": 3.0, "half": 0.5, "two": 2.0, "three": 3.0, "four": 4.0,
     "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0, "nine": 9.0, "ten": 10.0,
@@ -524,6 +613,16 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
     the first is above (below, for fewer/shorter) the second; "more than twice as many N as
     B" sets the bar at twice the second. A number after "than" is a threshold, read before
     this."""
+    exceed = _EN_EXCEED.match(q)
+    if exceed is not None:
+        # The quantity is a noun ("population", "length"): "What was the population of A".
+        lead = exceed["lead"] or ""
+        when = exceed["when"] or f"{lead[:1].lower()}{lead[1:]}"
+        be = "is" if exceed["aux"].lower() in ("does", "do") else "was"
+        noun = re.sub(r"^(?:the|its|their)\s+", "", exceed["noun"], flags=re.IGNORECASE)
+        options = [_strip_option(exceed["a"]), _strip_option(exceed["b"])]
+        queries = [_clean(f"What {be} the {noun} of {o} {when}") for o in options]
+        return _order_plan(question, options, queries, "NUMBER", "gt", noun)
     times = _EN_TIMES_AS.match(q)
     if times is not None:
         word = times["factor"].lower().split()[0]
@@ -786,7 +885,7 @@ _NAME = (
     r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
 _OF_NAME = re.compile(
-    rf"\bthe\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<the>the\s+)?"
+    rf"(?:\bthe|^The)\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<the>the\s+)?"
     rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
     # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
     rf"(?P<tail>\s+[a-z][\w\-]*)?"
@@ -1051,6 +1150,8 @@ def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
     m = _CONTACT.search(text)
     if m is None or m.start() == 0:
         return None
+    if re.search(r"\b(?:that|which|whom)\s*$", text[: m.start()]):
+        return None  # "the ship that the engineer Ada Moe designed": the clause's subject
     words = m["rest"].split()
     gap = None
     for i in range(len(words) - 1, 0, -1):
@@ -1097,6 +1198,16 @@ def _main_participle(text: str) -> int | None:
     if re.match(r"(?i)who\s+(?:is|was|are|were)\s", text) and _REL_WORD.search(text):
         # "Who is the director of the film that Ada produced": asking who someone is, the
         # closing participle is the relative clause's verb, not a passive main verb.
+        return None
+    how = re.match(r"(?i)how\s+(?P<adj>[a-z]+)\s+(?P<be>is|are|was|were)\s", text)
+    if (
+        how is not None
+        and how["adj"].lower() in _MEASURE_ADJ
+        and (how["be"].lower() in ("is", "are") or how["adj"].lower() != "long")
+    ):
+        # "How long is the quay that … the company X founded?": the adjective is the copula's
+        # complement, so the closing participle belongs to a relative clause ("How long was
+        # the bridge closed?" keeps its passive: a duration).
         return None
     last = _LAST_WORD.search(text)
     if last is None or not is_participle(last["word"]):
@@ -1157,6 +1268,15 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         head_words = _relative_head(words)
         trailing = " ".join(words[len(head_words) :])
         rel_word = rel.group(0)
+        np_words = words[:-1]
+        if (
+            len(words) >= 3
+            and words[-1] in STRANDED_PARTICLES
+            and all(re.fullmatch(r"[a-z][\w\-]*", w) and w not in _FUNCTION for w in np_words)
+        ):
+            # "the salt works of which X was pan-reeve": the noun phrase before the
+            # preposition is the head, whole; the preposition goes with the clause.
+            head_words, trailing = np_words, words[-1]
         if trailing in STRANDED_PARTICLES:
             # "the country in which X is a citizen": the preposition goes with the clause.
             rel_word, trailing = f"{trailing} {rel_word}", ""
@@ -1217,7 +1337,16 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # "What movie stars A, B and the producer of X": the phrase is the object of
             # another verb, an entity to find first; only "Who is the father of Y" asks it.
             closes = False
-        if m2.start() > 0 and not closes:
+        # "The founder of X was born where?": the question's subject, before its verb.
+        verb = text[end:].split()
+        subject = (
+            m2.start() == 0
+            and len(verb) >= 2
+            and (verb[0] in AUXILIARIES or _finite_verb(verb[0]))
+            # "The capital of X is which city?" asks the phrase itself
+            and not (verb[0] in _BE and verb[1].lower() in _CLAUSE_WH)
+        )
+        if (m2.start() > 0 or subject) and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             if joined:
                 name = f"the {name} {tail}"  # "the Tollby violin": the name modifies the noun
@@ -1331,12 +1460,13 @@ def _zh_kinship(q: str, question: str) -> Plan | None:
 # -- Chinese ----------------------------------------------------------------------------------
 
 _ZH_COMPARE = re.compile(
-    r"^(?P<pre>[^，,]+?)(?:相比)?[，,]?\s*"
+    r"^(?P<pre>[^，,]+?)(?:相比较?|相较|比较)?[，,]?\s*"
     rf"(?P<wh>谁|哪一?(?P<cl>{ZH_CLASSIFIERS}))(?P<rest>.*)$"
 )
 _ZH_COMPARATIVE = re.compile(
-    r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|年长|年轻|老|新)"
+    r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|宽|窄|深|浅|重|轻|远|年长|年轻|老|新)"
     r"|得(?:早|晚|大|小|多|少|长|短|高|低)|在前|在先|居前|在后|居后|先|得"
+    r"|(?:早|晚|大|小|多|少|长|短|高|低|宽|窄|深|浅|重|轻)$"  # bare: "谁的人口多"
 )
 # "论X，" / "就X而言，" / "以X论，" before a comparison: the topic names what the two are
 # compared by ("论开业时间，A与B谁在前").
@@ -1345,26 +1475,62 @@ _ZH_TIME_NOUN = re.compile(r"(?:的)?(?:时间|日期|年份|年代|先后|早�
 
 
 _ZH_HISTORY = re.compile(r"历史|悠久")
+_ZH_MEASURE_ADJ = re.compile(r"(长|高|深|宽|重|远)[？?]?$")
+_ZH_CLASS_NOUNS = frozenset(
+    [
+        "公司",
+        "企业",
+        "大学",
+        "学校",
+        "乐队",
+        "电影",
+        "城市",
+        "人",
+        "个",
+        "位",
+        "家",
+        "部",
+        "所",
+        "座",
+    ]
+)
 
 
 def _zh_pair(text: str) -> tuple[str, str] | None:
     """Split "A和B" at its conjunction: 与/跟/同/及 first (和 also ends names: 周清和), a doubled
     和和 between its two characters, else the first 和."""
-    text = re.sub(r"^(?:请问)", "", text.strip())
-    for conj in ("与", "跟", "同", "及"):
+    text = re.sub(r"^(?:请问|在)", "", text.strip())
+    # "在A和B之间", "A和B两者之中": the frame around the pair goes.
+    text = re.sub(r"(?:两者|二者|这两[个家所座位部条]?)?(?:之间|之中|当中|中间)$", "", text)
+    pair = None
+    for conj in ("还是", "与", "跟", "同", "及"):
         if conj in text[1:-1]:
             i = text.index(conj, 1)
-            return _clean(text[:i]), _clean(text[i + 1 :])
-    if "和和" in text:
-        i = text.index("和和") + 1
-        return _clean(text[:i]), _clean(text[i + 1 :])
-    if "和" in text[1:-1]:
-        i = text.index("和", 1)
-        return _clean(text[:i]), _clean(text[i + 1 :])
-    return None
+            pair = _clean(text[:i]), _clean(text[i + len(conj) :])
+            break
+    else:
+        if "和和" in text:
+            i = text.index("和和") + 1
+            pair = _clean(text[:i]), _clean(text[i + 1 :])
+        elif "和" in text[1:-1]:
+            i = text.index("和", 1)
+            pair = _clean(text[:i]), _clean(text[i + 1 :])
+    if pair is not None and pair[1].endswith("中") and not pair[0].endswith("中"):
+        # "A和B中，哪个…": 中 closes the pair, unless both names end in it (杭州一中和杭州二中)
+        pair = pair[0], pair[1][:-1]
+    return pair
+
+
+# "哪家公司成立得更早，A还是B": the options after the question.
+_ZH_OPTIONS_AFTER = re.compile(
+    rf"^(?P<ask>(?:谁|哪一?(?:{ZH_CLASSIFIERS}))[^，,]+)[，,]\s*(?P<a>[^，,]+?)还是(?P<b>[^，,]+?)$"
+)
 
 
 def _zh_compare(q: str, question: str) -> Plan | None:
+    after = _ZH_OPTIONS_AFTER.match(re.sub(r"[？?。]$", "", q))
+    if after is not None:
+        q = f"{after['a']}和{after['b']}，{after['ask']}"
     by = _ZH_COMPARE_BY.match(q)
     m = _ZH_COMPARE.match(q[by.end() :] if by else q)
     if not m:
@@ -1383,14 +1549,16 @@ def _zh_compare(q: str, question: str) -> Plan | None:
     wh = "哪一年" if kind == "DATE" else "多少"
     # The noun after 哪 classifies the options ("哪家公司成立得更早"): not part of the predicate;
     # nor is the head noun the two options share after a classifier ("通江井和通海井…哪口井").
-    pred = re.sub(r"^(?:公司|企业|大学|学校|乐队|电影|城市|人|个|位|家|部|所|座)", "", pred)
+    first = _zh_words(pred)[:1]
+    if first and first[0][0] in _ZH_CLASS_NOUNS:
+        pred = pred[len(first[0][0]) :]  # a whole word: 哪个人口更多 keeps 人口
     if m["cl"]:
         shared = 0
         while shared < min(len(a), len(b)) and a[-1 - shared] == b[-1 - shared]:
             shared += 1
         tail = a[len(a) - shared :]  # 青苔井, 白苔井: 苔井
         head = next((tail[k:] for k in range(len(tail)) if pred.startswith(tail[k:])), "")
-        if head and len(pred) > len(head):
+        if head:
             pred = pred[len(head) :]
     if re.fullmatch(r"(?:的?(?:年纪|年龄|岁数))?", pred) and re.search(
         r"年长|年轻|年纪|岁数|年龄", m["rest"]
@@ -1400,6 +1568,8 @@ def _zh_compare(q: str, question: str) -> Plan | None:
         queries = [f"{o}创立于哪一年" for o in (a, b)]  # a longer history began earlier
     elif kind == "DATE" and pred and _zh_event(f"某{pred}")[1]:
         queries = [f"{o}{pred}于哪一年" for o in (a, b)]  # "哪家成立得早": 成立于哪一年
+    elif not pred and (measure := _ZH_MEASURE_ADJ.search(m["rest"])) is not None:
+        queries = [f"{o}有多{measure.group(1)}" for o in (a, b)]  # 哪座更长: X有多长
     else:
         queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
@@ -1494,8 +1664,51 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         query = f"{subject}是多少" if "的" in subject else f"{subject}有多少"
         limit = m["num"] + (m["unit"] or "")
         return _threshold_plan(question, subject, query, "NUMBER", order, limit)
+    cleft = _zh_cleft(question, bare)
+    if cleft is not None:
+        return cleft
     claim = _clean(re.sub(r"[吗么]$", "", re.sub(r"是否|是不是", "", q)))
     return _zh_claim_plan(question, claim) or _verify_plan(question, claim)
+
+
+# "X是不是Y创办的", "X是否由Y修建": a cleft that names the agent of X's making.
+_ZH_CLEFT = re.compile(
+    r"^(?P<x>[^，,]{2,}?)(?:是不是|是否)(?P<by>由|被)?(?P<rest>[^，,]{3,}?)(?P<de>的)?$"
+)
+_ZH_NAME_TAGS = ("nr", "ns", "nt", "nz")
+# "祁敬舟是不是泓记栈的创办人": is the name what the 的-phrase finds.
+_ZH_IDENTITY = re.compile(
+    r"^(?P<x>[^的，,]{2,}?)(?:是不是|是否)(?![与和跟同在比被由对向从])(?P<np>[^，,]+的[^，,的]{2,})$"
+)
+
+
+def _zh_cleft(question: str, bare: str) -> Plan | None:
+    """Who made X, and is it the agent the question names: "泓记栈是不是祁敬舟创办的" asks
+    "泓记栈是由谁创办的" and compares the answer with 祁敬舟."""
+    ident = _ZH_IDENTITY.match(bare)
+    noun = ident["np"].rpartition("的")[2] if ident is not None else ""
+    if ident is not None and len(_zh_words(noun)) == 1:  # "…的创办人", not "…的老师X同乡"
+        kind = zh_noun_type(noun)
+        wh = {"PERSON": "谁", "LOCATION": "哪里", "DATE": "哪一年"}.get(kind, "什么")
+        if len(noun) >= 2 and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
+            query = f"{ident['np']}是{wh}"
+            return _equal_plan(question, [ident["np"]], [query], kind, ident["x"], noun)
+    m = _ZH_CLEFT.match(bare)
+    if m is None or not (m["de"] or m["by"]) or "的" in m["x"]:
+        return None
+    words = _zh_words(m["rest"])
+    verb = next((i for i, (_, f) in enumerate(words) if f.startswith("v") and i > 0), None)
+    if verb is None or not (words[0][1].startswith(_ZH_NAME_TAGS) or words[0][0][:1] == "《"):
+        return None
+    agent = "".join(w for w, _ in words[:verb])
+    action = "".join(w for w, _ in words[verb:])
+    head = words[verb - 1][0] if verb > 1 and words[verb - 1][1] == "n" else ""
+    kind = zh_noun_type(head) if head else "PERSON"
+    if len(agent) < 2 or kind not in ("PERSON", "ORGANIZATION"):
+        return None
+    wh = "谁" if kind == "PERSON" else f"哪个{head}"
+    query = f"{m['x']}是由{wh}{action}的"
+    return _equal_plan(question, [m["x"]], [query], kind, agent, action)
 
 
 def _zh_claim_plan(question: str, claim: str) -> Plan | None:
@@ -1806,6 +2019,8 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     # predicate says something about the entity the subject names.
     owner_asked = any(w == "的" for w, _ in words[wh + 1 :])
     value = not after_verbal and not owner_asked and (not head or "".join(head) in _ZH_COPULA)
+    if re.search(r"是(?:哪里|哪儿|哪国|哪地|何地|何处|何方)人$", predicate):
+        value = False  # "X的创办人是哪里人": the person's origin, not the attribute's value
     return subject, predicate, value
 
 

@@ -521,7 +521,9 @@ _ZH_WH = [
     ),
     (re.compile(r"谁|哪位|哪个人|何人"), "PERSON"),
     (
-        re.compile(r"哪里|哪儿|何处|何地|什么地方|哪个地方|在哪(?![所家个座部本位支条种一])"),
+        re.compile(
+            r"哪里|哪儿|何处|何地|哪一?国(?!的)|何国(?!的)|什么地方|哪个地方|在哪(?![所家个座部本位支条种一])"
+        ),
         "LOCATION",
     ),
 ]
@@ -601,19 +603,22 @@ def answer_type(question: str) -> AnswerType:
 
 _EARLY = re.compile(
     r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
-    r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长"
+    r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长|"
+    r"(?<=[\u4e00-\u9fff])早[？?]?$"  # a bare adjective closing the question: "哪个早"
 )
 _LATE = re.compile(
     r"\b(later|latest|last|younger|youngest|(?:more|most) recent(?:ly)?|newer|newest)\b|"
-    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新"
+    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|(?<=[\u4e00-\u9fff])晚[？?]?$"
 )
 _SMALL = re.compile(
     r"\b(less|least|fewer|fewest|smaller|smallest|shorter|shortest|lower|lowest|"
-    r"cheaper|lighter|narrower|shallower)\b|更少|更小|更短|更低|较少|较小"
+    r"cheaper|lighter|narrower|shallower)\b|更少|更小|更短|更低|较少|较小|"
+    r"(?<=[\u4e00-\u9fff])(?:少|小|短|低|窄|浅|轻)[？?]?$"
 )
 _LARGE = re.compile(
     r"\b(more|most|larger|largest|bigger|biggest|longer|longest|higher|highest|taller|"
-    r"tallest|greater|greatest|heavier|wider|deeper)\b|更多|更大|更长|更高|较多|较大|最多|最大"
+    r"tallest|greater|greatest|heavier|wider|deeper)\b|更多|更大|更长|更高|较多|较大|最多|最大|"
+    r"(?<=[\u4e00-\u9fff])(?:多|大|长|高|宽|深|重)[？?]?$"
 )
 
 

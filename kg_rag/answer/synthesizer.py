@@ -103,6 +103,13 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
         return ("yes" if ok else "no"), (
             "every claim is supported" if ok else "a claim is not supported"
         )
+    if comp.order == "equal":
+        if not values or not all(values):
+            return None
+        ok = all(_same(v, comp.threshold) for v in values)
+        return ("yes" if ok else "no"), (
+            f"{' and '.join(values)} {'name' if ok else 'do not all name'} {comp.threshold}"
+        )
     if comp.order == "same":
         if len(values) == 2 and all(values):
             if _same(values[0], values[1]):

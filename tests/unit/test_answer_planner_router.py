@@ -150,6 +150,50 @@ PLANNER = RulePlanner()
             "Who died later between Ada Berg and Orm Vell?",
             ["When Ada Berg died", "When Orm Vell died"],
         ),
+        # a noun after an age or measure comparative only classes the options
+        (
+            "Which is the older business: the Tallow Press or Marl's Chandlery?",
+            ["When was Tallow Press founded", "When was Marl's Chandlery founded"],
+        ),
+        (
+            "Which is the longer canal, the Osk Cut or the Varn Cut?",
+            ["How long is Osk Cut", "How long is Varn Cut"],
+        ),
+        # "the N of which …": the preposition goes with the clause, the compound stays whole
+        (
+            "How many pans were dug at the salt works of which Orm Vell senior was pan-reeve?",
+            ["salt works of which Orm Vell Senior was pan-reeve", "How many pans were dug at #1"],
+        ),
+        (
+            "When was the printing house for which Ada Moe worked founded?",
+            ["printing house for which Ada Moe worked", "When was #1 founded"],
+        ),
+        # "Of A and B, which …": the options lead, before the comma.
+        (
+            "Of the Marl Dye Works and the Marl Bay Dye Works, which came into being earlier?",
+            ["When Marl Dye Works came into being", "When Marl Bay Dye Works came into being"],
+        ),
+        (
+            "Of the two towns, Corlby and Tansby, which is older?",
+            ["When was Corlby founded", "When was Tansby founded"],
+        ),
+        (
+            "Out of Ada Berg and Lars Moe-Vik, who died first?",
+            ["When Ada Berg died", "When Lars Moe-Vik died"],
+        ),
+        # "both A and B" closing a yes/no question distributes what comes before it.
+        (
+            "Did Marta Vell play for both the Kell Rovers and the Osk Athletic?",
+            ["Did Marta Vell play for the Kell Rovers", "Did Marta Vell play for the Osk Athletic"],
+        ),
+        (
+            "Was Ida Brun both a poet and a painter?",
+            ["Was Ida Brun a poet", "Was Ida Brun a painter"],
+        ),
+        (
+            "Is Corlby the birthplace of both Ada Berg and Orm Vell?",
+            ["birthplace of Ada Berg", "birthplace of Orm Vell"],
+        ),
         # "more recently" is a date comparison; "than the other" adds nothing; an older
         # director is the one born first.
         (
@@ -252,6 +296,32 @@ def test_compounds_do_questions_measures_and_same_values(question: str, queries:
             "LOCATION",
         ),
         ("When was Ada Berg born?", "single", "When was Ada Berg born", "DATE"),
+        # "The X of Y" opening the question is its subject, a bridge before the verb; after
+        # a copula and a wh-word it is what the question asks.
+        (
+            "The founder of Corlby Mill was born where?",
+            "bridge",
+            "founder of Corlby Mill",
+            "LOCATION",
+        ),
+        (
+            "The owner of the Tollby violin was born in which town?",
+            "bridge",
+            "owner of the Tollby violin",
+            "LOCATION",
+        ),
+        (
+            "The mayor of Tollby founded which company?",
+            "bridge",
+            "mayor of Tollby",
+            "ORGANIZATION",
+        ),
+        (
+            "The capital of Osterland is which city?",
+            "single",
+            "The capital of Osterland is which city",
+            "LOCATION",
+        ),
         # "the X of Y" closing the question is a bridge when another verb takes it; after a
         # wh-word and a copula it is what the question asks.
         (
@@ -272,6 +342,10 @@ def test_compounds_do_questions_measures_and_same_values(question: str, queries:
         # A claim about a chain of 的-nouns finds the entity first.
         ("栎川电子的创办人是不是出生在岑川镇？", "yesno", "栎川电子的创办人", "YESNO"),
         ("周明的出生地是哪里？", "single", "周明的出生地是哪里", "LOCATION"),
+        # "是哪里人 / 是哪国人" asks where the person named is from, not the attribute's value.
+        ("檀泾盐号的创办人是哪里人？", "bridge", "檀泾盐号的创办人", "LOCATION"),
+        ("创办檀泾盐号的人是哪国人？", "bridge", "创办檀泾盐号的人", "LOCATION"),
+        ("檀泾盐号的创办人是谁？", "single", "檀泾盐号的创办人是谁", "PERSON"),
         (
             "Is the River Lenn more than 90 kilometres long?",
             "threshold-yesno",
@@ -739,6 +813,50 @@ def test_rule_plans_from_grammar(
         ),
         # A clause that is a time phrase alone dates the question's last step.
         ("光绪九年时，鹤眠桥每年收多少两税银？", ["光绪九年鹤眠桥每年收多少两税银"]),
+        # The pair framed (在…之间, …中), the options after the question (…，A还是B), a noun
+        # after the classifier kept whole (哪个人口: 人口, not 人).
+        (
+            "蓼川盐号和蓼溪盐号中，哪个更早成立？",
+            ["蓼川盐号成立于哪一年", "蓼溪盐号成立于哪一年", "蓼川盐号和蓼溪盐号中，哪个更早成立"],
+        ),
+        (
+            "在蓼川盐号和蓼溪盐号之间，哪一个历史更悠久？",
+            [
+                "蓼川盐号创立于哪一年",
+                "蓼溪盐号创立于哪一年",
+                "在蓼川盐号和蓼溪盐号之间，哪一个历史更悠久",
+            ],
+        ),
+        (
+            "宁州一中和宁州二中，哪所更早建校？",
+            ["宁州一中建校是哪一年", "宁州二中建校是哪一年", "宁州一中和宁州二中，哪所更早建校"],
+        ),
+        (
+            "哪家盐号成立得更早，蓼川盐号还是蓼溪盐号？",
+            [
+                "蓼川盐号成立于哪一年",
+                "蓼溪盐号成立于哪一年",
+                "哪家盐号成立得更早，蓼川盐号还是蓼溪盐号",
+            ],
+        ),
+        # a bare adjective closing the question compares too; a measure with no noun is
+        # asked as 有多长 / 有多深
+        (
+            "苇汀镇和芦沙镇，谁的人口多？",
+            ["苇汀镇的人口是多少", "芦沙镇的人口是多少", "苇汀镇和芦沙镇，谁的人口多"],
+        ),
+        (
+            "苇汀桥和芦沙桥哪座桥更长？",
+            ["苇汀桥有多长", "芦沙桥有多长", "苇汀桥和芦沙桥哪座桥更长"],
+        ),
+        (
+            "青苔井和白苔井，哪口井更深？",
+            ["青苔井有多深", "白苔井有多深", "青苔井和白苔井，哪口井更深"],
+        ),
+        (
+            "苇汀镇与芦沙镇相比较，哪个人口更多？",
+            ["苇汀镇人口是多少", "芦沙镇人口是多少", "苇汀镇与芦沙镇相比较，哪个人口更多"],
+        ),
         ("民国初年，泓记栈的掌柜是谁？", ["民国初年泓记栈的掌柜是谁"]),
         (
             "民国初年，泓记栈掌柜的老家在哪个镇？",
@@ -903,6 +1021,58 @@ def test_chinese_owned_nouns_predicates_and_options(question: str, queries: list
     ("question", "queries", "values", "expected"),
     [
         (
+            "Is Corlby the birthplace of both Ada Berg and Orm Vell?",
+            ["birthplace of Ada Berg", "birthplace of Orm Vell"],
+            ("Corlby", "Corlby"),
+            "yes",
+        ),
+        (
+            "Is Corlby the birthplace of both Ada Berg and Orm Vell?",
+            ["birthplace of Ada Berg", "birthplace of Orm Vell"],
+            ("Corlby", "Tansby"),
+            "no",
+        ),
+        ("Was Ada Moe the founder of Kell Yard?", ["founder of Kell Yard"], ("Ada Moe",), "yes"),
+        ("Is Tollby the capital of Osterland?", ["capital of Osterland"], ("Varn",), "no"),
+        ("檀泾盐号是不是祁砚舟创办的？", ["檀泾盐号是由谁创办的"], ("祁砚舟",), "yes"),
+        ("檀泾盐号是否由祁砚舟创办？", ["檀泾盐号是由谁创办的"], ("岑望山",), "no"),
+        (
+            "《汀上书》是不是柘林书局出版的？",
+            ["《汀上书》是由哪个书局出版的"],
+            ("柘林书局",),
+            "yes",
+        ),
+        ("祁砚舟是不是檀泾盐号的创办人？", ["檀泾盐号的创办人是谁"], ("祁砚舟",), "yes"),
+        ("蓼川镇是不是祁砚舟的出生地？", ["祁砚舟的出生地是哪里"], ("苇汀村",), "no"),
+    ],
+)
+def test_identity_claims_compare_the_name_with_what_is_found(
+    question: str, queries: list[str], values: tuple[str, ...], expected: str
+) -> None:
+    """ "Is X the R of A (and B)?", "X是不是Y创办的", "Y是不是X的创办人": each R is found,
+    and yes only when every one of them is the name the question gives."""
+    from kg_rag.answer.synthesizer import decide_comparison
+    from kg_rag.answer.trace import StepTrace
+
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "equal-yesno" and plan.answer_type == "YESNO"
+    assert [s.query for s in plan.steps[: len(queries)]] == queries
+    assert plan.comparison is not None and plan.comparison.order == "equal"
+    decision = RouteDecision(route="chunks", granularity="sentence", top_k=5, reason="test")
+    steps = [
+        StepTrace(
+            index=i, query=plan.steps[i - 1].query, bound_query="", decision=decision, answer=v
+        )
+        for i, v in zip(plan.comparison.value_steps, values, strict=True)
+    ]
+    decided = decide_comparison(plan, steps)
+    assert decided is not None and decided[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "queries", "values", "expected"),
+    [
+        (
             "Was Quorvane Mills founded before the Teskel Foundry?",
             ["When was Quorvane Mills founded", "When was the Teskel Foundry founded"],
             ("1871", "1902"),
@@ -971,6 +1141,31 @@ def test_chinese_owned_nouns_predicates_and_options(question: str, queries: list
             ["How many mills did Corlby have", "How many mills did Tansby have"],
             ("14", "6"),
             "no",
+        ),
+        # a verb that says "more than" (outnumber, exceed, surpass) and the quantity after "in"
+        (
+            "Did Corlby outnumber Tansby in population in 1891?",
+            [
+                "What was the population of Corlby in 1891",
+                "What was the population of Tansby in 1891",
+            ],
+            ("7,310", "2,660"),
+            "yes",
+        ),
+        (
+            "In 1891, did Tansby surpass Corlby in population?",
+            [
+                "What was the population of Tansby in 1891",
+                "What was the population of Corlby in 1891",
+            ],
+            ("2,660", "7,310"),
+            "no",
+        ),
+        (
+            "Does the Marl Canal exceed the Osk Canal in length?",
+            ["What is the length of Marl Canal", "What is the length of Osk Canal"],
+            ("14 km", "9 km"),
+            "yes",
         ),
         (
             "Did Corlby have more mills than Tansby?",
@@ -1061,6 +1256,27 @@ def test_two_events_or_quantities_are_ordered_by_their_values(
         (
             "Which country Ada Moe (Daughter Of Lars Moe)'s husband is from?",
             ["husband of Ada Moe (Daughter Of Lars Moe)", "Which country #1 is from"],
+        ),
+        (  # "how long is": the copula's complement is the adjective; "founded" is the
+            # verb of a contact relative inside the that-clause
+            "How long is the pier that was built by the firm Orla Venn founded?",
+            ["firm that Orla Venn founded", "pier that was built by #1", "How long is #2"],
+        ),
+        (
+            "How high is the dam that was built by the company Ivo Tarrant set up?",
+            ["company that Ivo Tarrant set up", "dam that was built by #1", "How high is #2"],
+        ),
+        (  # "how long was … closed": a duration, the passive main verb stays
+            "How long was the bridge that Ada Moe designed closed?",
+            ["bridge that Ada Moe designed", "How long was #1 closed"],
+        ),
+        (  # a noun phrase right after "that" is the clause's subject, not a contact relative
+            "When was the ship that the engineer Ida Brandt designed launched?",
+            ["ship that the engineer Ida Brandt designed", "When was #1 launched"],
+        ),
+        (
+            "How tall is the tower that the architect Ada Moe designed?",
+            ["tower that the architect Ada Moe designed", "How tall is #1"],
         ),
         (  # no finite verb after the participle: the clause runs on
             "Who was the mayor of the city where Ada Moe was born in 1950?",
