@@ -1,10 +1,22 @@
-"""A graph store that needs no server: LanceDB tables on disk, networkx in memory.
+"""A graph store that needs no server: LanceDB tables on disk, the graph in memory.
 
 Tables (in the knowledge-base folder, beside the chunk layer's ``documents``,
 ``document_versions``, ``chunks`` and ``kb_meta``): ``entities``, ``relations``, ``mentions``,
 ``graph_chunks`` (chunk id → document, level, preview), ``communities`` and
 ``community_members``. Every write goes to LanceDB first, then to the in-memory graph, so a
 failed write leaves memory as it was. Reads never touch disk.
+
+Memory holds the whole graph, so it holds it compactly (a pydantic model instance costs
+about a kilobyte; a knowledge base has hundreds of thousands of relations): entities and
+relations are plain tuples (:class:`_EntityRow`, :class:`_RelationRow`), and the pydantic
+:class:`~kg_rag.models.Entity` / :class:`~kg_rag.models.Relation` a read returns is built
+then, a fresh object each time; ids, chunk ids, types and descriptions are interned, so an
+id repeated in relation keys, evidence, mentions and indexes is one string; vectors are
+numpy arrays rather than lists of float objects; the graph is a dict-of-dicts adjacency
+(entity → neighbour → the keys of the relations between the two, one tuple shared by both
+directions) rather than a ``networkx.Graph``, whose per-edge attribute dict and key set cost
+several times more. :meth:`EmbeddedGraphStore.to_networkx` still builds the
+``networkx.Graph`` export and community detection read.
 
 Semantics mirror :class:`~kg_rag.stores.neo4j.Neo4jGraphStore` exactly (the contract suite
 checks it); every ordering decision is shared in :mod:`kg_rag.stores.ppr`.
@@ -13,14 +25,14 @@ checks it); every ordering decision is shared in :mod:`kg_rag.stores.ppr`.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NamedTuple
 
-import networkx as nx
 import numpy as np
 import pyarrow as pa
 
@@ -46,6 +58,85 @@ _FIND_MEMO = 4096  # find_entities results remembered (per text and limit)
 
 RelKey = tuple[str, str, str]
 """(source_id, type, target_id): the identity of a relation."""
+
+
+def _intern(text: str) -> str:
+    """``text`` interned (one string object for every copy); anything but an exact ``str``
+    (``sys.intern`` refuses a subclass such as ``numpy.str_``) is kept as it is."""
+    return sys.intern(text) if type(text) is str else text
+
+
+class _EntityRow(NamedTuple):
+    """An entity as memory holds it (its vector apart, as an array): interned id, type and
+    description, aliases as a tuple. :func:`_to_entity` builds the :class:`Entity`."""
+
+    entity_id: str
+    name: str
+    type: str
+    aliases: tuple[str, ...]
+    description: str
+
+
+class _RelationRow(NamedTuple):
+    """A relation as memory holds it beside its :data:`RelKey`: interned description,
+    weight, sorted interned evidence chunk ids. :func:`_to_relation` builds the
+    :class:`Relation`."""
+
+    description: str
+    weight: float
+    evidence: tuple[str, ...]
+
+
+def _entity_row(entity: Entity) -> _EntityRow:
+    return _EntityRow(
+        _intern(entity.entity_id),
+        entity.name,
+        _intern(entity.type),
+        tuple(entity.aliases),
+        _intern(entity.description),
+    )
+
+
+# Reads build their models with the validating constructor: pydantic-core does it in Rust,
+# faster than ``model_construct``'s Python (and it turns the tuples into fresh lists).
+
+
+def _to_entity(row: _EntityRow, vector: list[float] | None = None) -> Entity:
+    return Entity(
+        entity_id=row.entity_id,
+        name=row.name,
+        type=row.type,
+        aliases=row.aliases,  # type: ignore[arg-type]
+        description=row.description,
+        vector=vector,
+    )
+
+
+def _relation_key(source: str, type_: str, target: str) -> RelKey:
+    return (_intern(source), _intern(type_), _intern(target))
+
+
+def _relation_row(description: str, weight: float, evidence: Iterable[str]) -> _RelationRow:
+    return _RelationRow(
+        _intern(description), float(weight), tuple(sorted(_intern(c) for c in evidence))
+    )
+
+
+def _to_relation(key: RelKey, row: _RelationRow) -> Relation:
+    return Relation(
+        source_id=key[0],
+        target_id=key[2],
+        type=key[1],
+        description=row.description,
+        weight=row.weight,
+        evidence=row.evidence,  # type: ignore[arg-type]
+    )
+
+
+def _relation_id(key: RelKey) -> str:
+    """:attr:`Relation.relation_id` of the relation ``key``."""
+    return stable_id(key[0], key[1], key[2], prefix="r_")
+
 
 _SCHEMAS: dict[str, pa.Schema] = {
     "entities": pa.schema(
@@ -131,8 +222,19 @@ def _membership_id(community_id: str, entity_id: str) -> str:
     return stable_id(community_id, entity_id, prefix="cm_", length=40)
 
 
-def _rel_key(relation: Relation) -> RelKey:
-    return (relation.source_id, relation.type, relation.target_id)
+def _vectors_of(column: pa.ChunkedArray) -> list[np.ndarray | None]:
+    """The rows of a list<float64> column as float64 arrays (``None`` for a null row),
+    without a Python float object per component."""
+    out: list[np.ndarray | None] = []
+    for chunk in column.chunks:
+        if len(chunk) == 0:
+            continue
+        offsets = chunk.offsets.to_numpy()
+        values = chunk.values.to_numpy(zero_copy_only=False)
+        nulls = chunk.is_null().to_numpy(zero_copy_only=False)
+        for i in range(len(chunk)):
+            out.append(None if nulls[i] else values[offsets[i] : offsets[i + 1]].copy())
+    return out
 
 
 def _sql_in(column: str, values: Sequence[str]) -> str:
@@ -156,7 +258,8 @@ def _check_dims(vectors: Iterable[Sequence[float] | None], known: int | None) ->
 
 
 class EmbeddedGraphStore:
-    """:class:`~kg_rag.stores.base.GraphStore` on LanceDB + networkx, for one knowledge base.
+    """:class:`~kg_rag.stores.base.GraphStore` on LanceDB + an in-memory graph, for one
+    knowledge base.
 
     Args:
         path: The knowledge-base folder (a LanceDB database; created on :meth:`open`).
@@ -176,19 +279,22 @@ class EmbeddedGraphStore:
         self._reset_memory()
 
     def _reset_memory(self) -> None:
-        self._entities: dict[str, Entity] = {}
-        self._vectors: dict[str, list[float]] = {}
+        self._entities: dict[str, _EntityRow] = {}
+        self._vectors: dict[str, np.ndarray] = {}
         self._search_text: dict[str, str] = {}
-        self._name_keys: dict[str, set[str]] = {}  # normalized name or alias → entity ids
-        self._compact_keys: dict[str, set[str]] = {}  # compact name → entity ids
+        # Tuples, not sets: almost every key names one entity (a set costs 216 bytes).
+        self._name_keys: dict[str, tuple[str, ...]] = {}  # normalized name or alias → ids
+        self._compact_keys: dict[str, tuple[str, ...]] = {}  # compact name → entity ids
         self._blob: tuple[str, list[int], list[str]] | None = None  # see _name_blob
         self._token_index: tuple[Any, dict[str, set[str]]] = (None, {})
         self._find_memo: tuple[Any, OrderedDict[tuple[str, int], list[str]]] = (
             None,
             OrderedDict(),
         )
-        self._relations: dict[RelKey, Relation] = {}
-        self._graph: Any = nx.Graph()  # undirected; edge attr "keys": set of RelKey
+        self._relations: dict[RelKey, _RelationRow] = {}
+        # The undirected graph: entity → neighbour → keys of the relations between them (in
+        # either direction); one tuple, shared by both directions. Every entity has an entry.
+        self._adj: dict[str, dict[str, tuple[RelKey, ...]]] = {}
         self._chunks: dict[str, ppr.ChunkRecord] = {}
         self._entity_chunks: dict[str, set[str]] = {}
         self._chunk_entities: dict[str, set[str]] = {}
@@ -285,21 +391,27 @@ class EmbeddedGraphStore:
 
     def _load(self) -> None:
         rows = self._tables["entities"].to_arrow()
-        embeddings = rows.column("embedding").to_pylist()
-        for row, vector in zip(
-            rows.drop_columns(["embedding"]).to_pylist(), embeddings, strict=True
+        vectors = _vectors_of(rows.column("embedding"))
+        columns = rows.drop_columns(["embedding"]).to_pydict()
+        for entity_id, name, type_, aliases, description, vector in zip(
+            columns["entity_id"],
+            columns["name"],
+            columns["type"],
+            columns["aliases"],
+            columns["description"],
+            vectors,
+            strict=True,
         ):
-            entity = Entity(
-                entity_id=row["entity_id"],
-                name=row["name"],
-                type=row["type"],
-                aliases=list(row["aliases"] or []),
-                description=row["description"],
-                vector=None,
+            row = _EntityRow(
+                _intern(entity_id),
+                name,
+                _intern(type_),
+                tuple(aliases or ()),
+                _intern(description),
             )
-            self._put_entity(entity, vector)
+            self._put_entity(row, vector)
+        del rows, columns, vectors
         columns = self._tables["relations"].to_arrow().to_pydict()
-        pairs: dict[tuple[str, str], set[RelKey]] = {}
         for source, target, type_, description, weight, evidence in zip(
             columns["source_id"],
             columns["target_id"],
@@ -309,32 +421,26 @@ class EmbeddedGraphStore:
             columns["evidence"],
             strict=True,
         ):
-            key = (source, type_, target)
-            relation = Relation(
-                source_id=source,
-                target_id=target,
-                type=type_,
-                description=description,
-                weight=weight,
-                evidence=sorted(evidence or []),
+            self._put_relation(
+                _relation_key(source, type_, target),
+                _relation_row(description, weight, evidence or ()),
             )
-            self._relations[key] = relation
-            for chunk in relation.evidence:
-                self._evidence_index.setdefault(chunk, set()).add(key)
-            pair = (source, target) if (target, source) not in pairs else (target, source)
-            pairs.setdefault(pair, set()).add(key)
-        # One bulk insert: add_edge per relation costs several times more.
-        self._graph.add_edges_from((a, b, {"keys": keys}) for (a, b), keys in pairs.items())
-        for row in self._tables["graph_chunks"].to_arrow().to_pylist():
-            self._chunks[row["chunk_id"]] = ppr.ChunkRecord(**row)
-        for row in self._tables["mentions"].to_arrow().to_pylist():
-            self._put_mention(row["entity_id"], row["chunk_id"])
+        del columns
+        for record in self._tables["graph_chunks"].to_arrow().to_pylist():
+            self._put_chunk(ppr.ChunkRecord(**record))
+        columns = self._tables["mentions"].to_arrow().select(["entity_id", "chunk_id"]).to_pydict()
+        for entity_id, chunk_id in zip(columns["entity_id"], columns["chunk_id"], strict=True):
+            self._put_mention(entity_id, chunk_id)
+        del columns
         members: dict[str, list[str]] = {}
-        for row in self._tables["community_members"].to_arrow().to_pylist():
-            members.setdefault(row["community_id"], []).append(row["entity_id"])
-            self._membership.setdefault(row["entity_id"], set()).add(row["community_id"])
+        columns = self._tables["community_members"].to_arrow().to_pydict()
+        for cid, entity_id in zip(columns["community_id"], columns["entity_id"], strict=True):
+            cid, entity_id = _intern(cid), _intern(entity_id)
+            members.setdefault(cid, []).append(entity_id)
+            self._membership.setdefault(entity_id, set()).add(cid)
+        del columns
         for row in self._tables["communities"].to_arrow().to_pylist():
-            cid = row["community_id"]
+            cid = _intern(row["community_id"])
             self._communities[cid] = Community(
                 community_id=cid,
                 level=row["level"],
@@ -354,22 +460,25 @@ class EmbeddedGraphStore:
         logger.debug("loaded embedded graph from %s: %s", self.path, self._counts())
 
     # -- memory primitives (callers hold the lock and have written LanceDB already) ----------
-    def _index_names(self, entity: Entity, add: bool) -> None:
+    def _index_names(self, entity: _EntityRow, add: bool) -> None:
         keys, compact = ppr.lookup_keys(entity.name, entity.aliases)
         pairs = [(self._name_keys, k) for k in keys] + [(self._compact_keys, compact)]
+        eid = entity.entity_id
         for index, key in pairs:
             if not key:
                 continue
+            ids = index.get(key, ())
             if add:
-                index.setdefault(key, set()).add(entity.entity_id)
-            else:
-                ids = index.get(key)
-                if ids is not None:
-                    ids.discard(entity.entity_id)
-                    if not ids:
-                        del index[key]
+                if eid not in ids:
+                    index[key] = (*ids, eid)
+            elif eid in ids:
+                rest = tuple(e for e in ids if e != eid)
+                if rest:
+                    index[key] = rest
+                else:
+                    del index[key]
 
-    def _put_entity(self, entity: Entity, vector: list[float] | None) -> None:
+    def _put_entity(self, entity: _EntityRow, vector: Sequence[float] | None) -> None:
         eid = entity.entity_id
         old = self._entities.get(eid)
         if old is not None:
@@ -379,39 +488,57 @@ class EmbeddedGraphStore:
         if vector is None:
             self._vectors.pop(eid, None)
         else:
-            self._vectors[eid] = list(vector)
+            self._vectors[eid] = np.array(vector, dtype=np.float64)
             self._vector_dim = self._vector_dim or len(vector)
         self._search_text[eid] = "\n".join(ppr.search_keys(entity.name, entity.aliases))
         self._blob = None
-        self._graph.add_node(eid)
+        self._adj.setdefault(eid, {})
         self._matrix = None
 
-    def _put_relation(self, relation: Relation) -> None:
-        key = _rel_key(relation)
+    def _put_relation(self, key: RelKey, relation: _RelationRow) -> None:
         old = self._relations.get(key)
         if old is not None:
-            for chunk in old.evidence:
-                self._evidence_index.get(chunk, set()).discard(key)
+            self._unindex_evidence(key, old.evidence)
         self._relations[key] = relation
         for chunk in relation.evidence:
             self._evidence_index.setdefault(chunk, set()).add(key)
-        source, target = relation.source_id, relation.target_id
-        if self._graph.has_edge(source, target):
-            self._graph[source][target]["keys"].add(key)
-        else:
-            self._graph.add_edge(source, target, keys={key})
+        source, _, target = key
+        pair = self._adj.setdefault(source, {}).get(target, ())
+        if key not in pair:
+            pair = (*pair, key)
+            self._adj[source][target] = pair
+            self._adj.setdefault(target, {})[source] = pair
 
     def _drop_relation(self, key: RelKey) -> None:
-        relation = self._relations.pop(key)
-        for chunk in relation.evidence:
-            self._evidence_index.get(chunk, set()).discard(key)
-        source, target = relation.source_id, relation.target_id
-        keys = self._graph[source][target]["keys"]
-        keys.discard(key)
-        if not keys:
-            self._graph.remove_edge(source, target)
+        self._unindex_evidence(key, self._relations.pop(key).evidence)
+        source, _, target = key
+        pair = tuple(k for k in self._adj[source][target] if k != key)
+        if pair:
+            self._adj[source][target] = pair
+            self._adj[target][source] = pair
+        else:
+            del self._adj[source][target]
+            self._adj[target].pop(source, None)  # already gone for a self-loop
+
+    def _unindex_evidence(self, key: RelKey, evidence: Iterable[str]) -> None:
+        for chunk in evidence:
+            keys = self._evidence_index.get(chunk)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._evidence_index[chunk]
+
+    def _put_chunk(self, record: ppr.ChunkRecord) -> None:
+        chunk_id = _intern(record.chunk_id)
+        self._chunks[chunk_id] = record._replace(
+            chunk_id=chunk_id,
+            doc_id=_intern(record.doc_id),
+            level=None if record.level is None else _intern(record.level),
+            parent_id=None if record.parent_id is None else _intern(record.parent_id),
+        )
 
     def _put_mention(self, entity_id: str, chunk_id: str) -> None:
+        entity_id, chunk_id = _intern(entity_id), _intern(chunk_id)
         self._entity_chunks.setdefault(entity_id, set()).add(chunk_id)
         self._chunk_entities.setdefault(chunk_id, set()).add(entity_id)
 
@@ -454,15 +581,15 @@ class EmbeddedGraphStore:
             self._whole_graph = None
 
     @staticmethod
-    def _relation_row(relation: Relation) -> dict[str, Any]:
+    def _relation_record(key: RelKey, relation: _RelationRow) -> dict[str, Any]:
         return {
-            "relation_id": relation.relation_id,
-            "source_id": relation.source_id,
-            "target_id": relation.target_id,
-            "type": relation.type,
+            "relation_id": _relation_id(key),
+            "source_id": key[0],
+            "target_id": key[2],
+            "type": key[1],
             "description": relation.description,
-            "weight": float(relation.weight),
-            "evidence": relation.evidence,
+            "weight": relation.weight,
+            "evidence": list(relation.evidence),
         }
 
     def _chunk_row(self, record: ppr.ChunkRecord) -> dict[str, Any]:
@@ -491,17 +618,13 @@ class EmbeddedGraphStore:
                 eid
                 for eid, e in latest.items()
                 if (old := self._entities.get(eid)) is None
-                or (old.name, old.type, list(old.aliases), old.description)
-                != (e.name, e.type, list(e.aliases), e.description)
+                or (old.name, old.type, old.aliases, old.description)
+                != (e.name, e.type, tuple(e.aliases), e.description)
             ]
             self._upsert_rows("entities", rows)
             self._mark(entities=changed)
             for entity in latest.values():
-                vector = None if entity.vector is None else [float(x) for x in entity.vector]
-                self._put_entity(
-                    entity.model_copy(update={"vector": None, "aliases": list(entity.aliases)}),
-                    vector,
-                )
+                self._put_entity(_entity_row(entity), entity.vector)
             self._vector_dim = dim if self._vectors else None
 
     def upsert_relations(self, relations: Sequence[Relation]) -> None:
@@ -519,24 +642,16 @@ class EmbeddedGraphStore:
                 logger.warning(
                     "skipped %d relations whose entities are not stored", len(folded) - len(kept)
                 )
-            merged: list[Relation] = []
+            merged: list[tuple[RelKey, _RelationRow]] = []
             for relation in kept:
-                old = self._relations.get(_rel_key(relation))
+                key = _relation_key(relation.source_id, relation.type, relation.target_id)
+                old = self._relations.get(key)
                 evidence = set(relation.evidence) | (set(old.evidence) if old else set())
-                merged.append(
-                    Relation(
-                        source_id=relation.source_id,
-                        target_id=relation.target_id,
-                        type=relation.type,
-                        description=relation.description,
-                        weight=float(relation.weight),
-                        evidence=sorted(evidence),
-                    )
-                )
-            self._upsert_rows("relations", [self._relation_row(r) for r in merged])
-            self._mark(entities={e for r in merged for e in (r.source_id, r.target_id)})
-            for relation in merged:
-                self._put_relation(relation)
+                merged.append((key, _relation_row(relation.description, relation.weight, evidence)))
+            self._upsert_rows("relations", [self._relation_record(k, r) for k, r in merged])
+            self._mark(entities={e for k, _ in merged for e in (k[0], k[2])})
+            for key, row in merged:
+                self._put_relation(key, row)
 
     def upsert_mentions(self, mentions: Sequence[Mention]) -> None:
         """Record mentions; a chunk's document is the ``doc_id`` of its latest mention.
@@ -566,7 +681,8 @@ class EmbeddedGraphStore:
                     for e, c in pairs
                 ],
             )
-            self._chunks.update(records)
+            for record in records.values():
+                self._put_chunk(record)
             for entity_id, chunk_id in pairs:
                 self._put_mention(entity_id, chunk_id)
 
@@ -587,7 +703,8 @@ class EmbeddedGraphStore:
                 for c in chunks
             }
             self._upsert_rows("graph_chunks", [self._chunk_row(r) for r in records.values()])
-            self._chunks.update(records)
+            for record in records.values():
+                self._put_chunk(record)
 
     def upsert_communities(self, communities: Sequence[Community]) -> None:
         """Replace the community layer; members that are not stored entities are dropped."""
@@ -663,8 +780,11 @@ class EmbeddedGraphStore:
         to add; ``None``: every member of ``communities``)."""
         latest = {c.community_id: c for c in communities}
         stored = {
-            cid: c.model_copy(
-                update={"members": sorted({m for m in c.members if m in self._entities})}
+            _intern(cid): c.model_copy(
+                update={
+                    "community_id": _intern(cid),
+                    "members": sorted({_intern(m) for m in c.members if m in self._entities}),
+                }
             )
             for cid, c in latest.items()
         }
@@ -749,11 +869,10 @@ class EmbeddedGraphStore:
             keys = {
                 key
                 for eid in set(entity_ids)
-                if eid in self._graph
-                for _, _, data in self._graph.edges(eid, data=True)
-                for key in data["keys"]
+                for pair in self._adj.get(eid, {}).values()
+                for key in pair
             }
-            return [self._relations[k] for k in sorted(keys)]
+            return [_to_relation(k, self._relations[k]) for k in sorted(keys)]
 
     def communities_of(self, entity_ids: Sequence[str]) -> list[Community]:
         """The communities (every level) with a member in ``entity_ids``, sorted by (level,
@@ -794,21 +913,14 @@ class EmbeddedGraphStore:
     def _delete_entities(self, ids: set[str]) -> None:
         if not ids:
             return
-        rel_keys = {
-            key
-            for eid in ids
-            for _, _, data in self._graph.edges(eid, data=True)
-            for key in data["keys"]
-        }
+        rel_keys = {key for eid in ids for pair in self._adj[eid].values() for key in pair}
         mentions = [(e, c) for e in ids for c in self._entity_chunks.get(e, ())]
         memberships = [(c, e) for e in ids for c in self._membership.get(e, ())]
         self._mark(
-            entities={n for eid in ids for n in self._graph.adj[eid] if n not in ids},
+            entities={n for eid in ids for n in self._adj[eid] if n not in ids},
             communities={c for c, _ in memberships},
         )
-        self._delete_rows(
-            "relations", "relation_id", [self._relations[k].relation_id for k in rel_keys]
-        )
+        self._delete_rows("relations", "relation_id", [_relation_id(k) for k in rel_keys])
         self._delete_rows("mentions", "mention_id", [_mention_id(e, c) for e, c in mentions])
         self._delete_rows(
             "community_members", "membership_id", [_membership_id(c, e) for c, e in memberships]
@@ -828,7 +940,8 @@ class EmbeddedGraphStore:
             self._vectors.pop(eid, None)
             self._search_text.pop(eid)
             self._blob = None
-            self._graph.remove_node(eid)
+            for neighbour in self._adj.pop(eid):  # none left unless memory lost a relation
+                self._adj.get(neighbour, {}).pop(eid, None)
         if not self._vectors:
             self._vector_dim = None
         self._matrix = None
@@ -843,19 +956,17 @@ class EmbeddedGraphStore:
                 return
             touched_entities = {e for c in chunks for e in self._chunk_entities.get(c, ())}
             touched_relations = {k for c in chunks for k in self._evidence_index.get(c, ())}
-            updated: list[Relation] = []
+            updated: list[tuple[RelKey, _RelationRow]] = []
             emptied: list[RelKey] = []
             for key in sorted(touched_relations):
                 relation = self._relations[key]
-                evidence = [x for x in relation.evidence if x not in chunks]
+                evidence = tuple(x for x in relation.evidence if x not in chunks)
                 if evidence:
-                    updated.append(relation.model_copy(update={"evidence": evidence}))
+                    updated.append((key, relation._replace(evidence=evidence)))
                 else:
                     emptied.append(key)
-            self._upsert_rows("relations", [self._relation_row(r) for r in updated])
-            self._delete_rows(
-                "relations", "relation_id", [self._relations[k].relation_id for k in emptied]
-            )
+            self._upsert_rows("relations", [self._relation_record(k, r) for k, r in updated])
+            self._delete_rows("relations", "relation_id", [_relation_id(k) for k in emptied])
             mentions = [(e, c) for c in chunks for e in self._chunk_entities.get(c, ())]
             self._delete_rows("mentions", "mention_id", [_mention_id(e, c) for e, c in mentions])
             self._delete_rows("graph_chunks", "chunk_id", chunks)
@@ -863,8 +974,8 @@ class EmbeddedGraphStore:
                 entities=touched_entities
                 | {e for k in touched_relations for e in (k[0], k[2]) if e in self._entities}
             )
-            for relation in updated:
-                self._put_relation(relation)
+            for key, relation in updated:
+                self._put_relation(key, relation)
             for key in emptied:
                 self._drop_relation(key)
             for entity_id, chunk_id in mentions:
@@ -899,8 +1010,7 @@ class EmbeddedGraphStore:
     # -- reads -------------------------------------------------------------------------------
     def _full(self, entity_id: str) -> Entity:
         vector = self._vectors.get(entity_id)
-        entity = self._entities[entity_id]
-        return entity if vector is None else entity.model_copy(update={"vector": list(vector)})
+        return _to_entity(self._entities[entity_id], None if vector is None else vector.tolist())
 
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Entities by id (missing ids are ignored), sorted by id, with their vectors."""
@@ -918,7 +1028,7 @@ class EmbeddedGraphStore:
         """Every relation, sorted by (source, type, target), evidence sorted."""
         with self._lock:
             self._table("relations")
-            return [self._relations[k] for k in sorted(self._relations)]
+            return [_to_relation(k, self._relations[k]) for k in sorted(self._relations)]
 
     def all_mentions(self) -> list[Mention]:
         """Every mention, sorted by (entity_id, chunk_id)."""
@@ -1019,7 +1129,7 @@ class EmbeddedGraphStore:
                 found.update(self._name_keys.get(key, ()))
             for key in compact:
                 found.update(self._compact_keys.get(key, ()))
-            out = [self._entities[e] for e in sorted(found)]
+            out = [_to_entity(self._entities[e]) for e in sorted(found)]
         if not aliases:
             wanted = set(keys)
             out = [e for e in out if set(ppr.lookup_keys(e.name, [])[0]) & wanted]
@@ -1071,20 +1181,20 @@ class EmbeddedGraphStore:
     def _expand(self, frontier: list[str], seen: Any = (), budget: int | None = None) -> set[str]:
         found: set[str] = set()
         for node in frontier:
-            found.update(self._graph.adj[node])
+            found.update(self._adj[node])
         return found
 
     def _induced(self, ids: Iterable[str]) -> list[RelKey]:
-        # The edges among ``ids`` straight from the adjacency (a subgraph view costs more).
+        # The relations among ``ids``, each pair read from its lower end once.
         nodes = set(ids)
-        adj = self._graph.adj
+        adj = self._adj
         keys: list[RelKey] = []
         for u in nodes:
             if u not in adj:
                 continue
-            for v, data in adj[u].items():
+            for v, pair in adj[u].items():
                 if v in nodes and u <= v:
-                    keys.extend(data["keys"])
+                    keys.extend(pair)
         return sorted(keys)
 
     def neighbourhood(self, entity_ids: Sequence[str], hops: int = 1, limit: int = 200) -> Subgraph:
@@ -1095,8 +1205,8 @@ class EmbeddedGraphStore:
             seeds = [e for e in entity_ids if e in self._entities]
             selected = ppr.bfs_levels(seeds, self._expand, max(hops, 0), max(limit, 0))
             return Subgraph(
-                entities=[self._entities[e] for e in sorted(selected)],
-                relations=[self._relations[k] for k in self._induced(selected)],
+                entities=[_to_entity(self._entities[e]) for e in sorted(selected)],
+                relations=[_to_relation(k, self._relations[k]) for k in self._induced(selected)],
             )
 
     def neighbour_ids(self, entity_ids: Sequence[str], limit: int = 200) -> set[str]:
@@ -1121,12 +1231,12 @@ class EmbeddedGraphStore:
                 return []
 
             def pair_types(a: str, b: str) -> list[str]:
-                return sorted({key[1] for key in self._graph[a][b]["keys"]})
+                return sorted({key[1] for key in self._adj[a][b]})
 
             return ppr.lexicographic_shortest_paths(
                 source_id,
                 target_id,
-                lambda node: self._graph.adj[node],
+                lambda node: self._adj[node],
                 pair_types,
                 max_hops,
                 limit,
@@ -1201,7 +1311,7 @@ class EmbeddedGraphStore:
         with self._lock:
             self._table("entities")
             nodes = [(e.entity_id, e.name, e.type) for e in self._entities.values()]
-            edges = [(k[0], k[2], k[1], self._relations[k].weight) for k in self._relations]
+            edges = [(k[0], k[2], k[1], r.weight) for k, r in self._relations.items()]
             return ppr.build_networkx(nodes, edges)
 
     def _counts(self) -> dict[str, int]:

@@ -20,20 +20,21 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import networkx as nx
 import numpy as np
 from scipy import sparse
 
 from extraction.language import HAN, KANA, normalize_name
-from kg_rag.models import Entity, GraphPath, Relation
+from kg_rag.models import GraphPath, Relation
 
 __all__ = [
     "CHUNK_PREVIEW_CHARS",
     "MAX_PATH_HOPS",
     "ChunkRecord",
     "Edge",
+    "NamedEntity",
     "bfs_levels",
     "build_networkx",
     "fold_relations",
@@ -522,7 +523,24 @@ def _match_score(query: str, query_tokens: frozenset[str], key: str) -> tuple[in
     return 1, sum(1 for t in key_tokens if t in shared) / len(key_tokens)
 
 
-def rank_name_matches(text: str, entities: Iterable[Entity], limit: int) -> list[Entity]:
+class NamedEntity(Protocol):
+    """What :func:`rank_name_matches` reads of a candidate: a
+    :class:`~kg_rag.models.Entity`, or a store's compact row of one."""
+
+    @property
+    def entity_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def aliases(self) -> Sequence[str]: ...
+
+
+_Named = TypeVar("_Named", bound=NamedEntity)
+
+
+def rank_name_matches(text: str, entities: Iterable[_Named], limit: int) -> list[_Named]:
     """Rank candidate entities against ``text``.
 
     Tiers, best first: an exact (normalized) name or alias; the text inside a name/alias, or a
@@ -533,7 +551,7 @@ def rank_name_matches(text: str, entities: Iterable[Entity], limit: int) -> list
     if not query or limit <= 0:
         return []
     query_tokens = frozenset(tokens(query))
-    scored: list[tuple[int, float, str, Entity]] = []
+    scored: list[tuple[int, float, str, _Named]] = []
     for entity in entities:
         best = (0, 0.0)
         for key in search_keys(entity.name, entity.aliases):
