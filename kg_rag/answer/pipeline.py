@@ -395,12 +395,18 @@ class AnswerPipeline:
         t0 = time.perf_counter()
         bound = _bound(step.query, answers)
         linked = await asyncio.to_thread(self.linker.link, bound) if self.linker is not None else []
+        question = run.trace.question
+        comp = run.trace.plan.comparison if run.trace.plan is not None else None
+        if comp is not None and comp.order == "equal" and step.index in comp.value_steps:
+            # "Is X the birthplace of A?": the name the question gives is the value this step
+            # may find, so it is no name of the question to keep out of the answers.
+            question = question.replace(comp.threshold, " ")
         ctx = StepContext(
             step=step,
             query=bound,
             linked=list(linked),
             answers=dict(answers),
-            question=run.trace.question,
+            question=question,
         )
         if step.kind == "compare":  # decided from the value steps by the synthesizer
             return StepTrace(

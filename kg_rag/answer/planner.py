@@ -93,6 +93,7 @@ class RulePlanner:
                 _en_yes_no,
                 _en_kinship,
                 _en_conjunction,
+                _en_someone_wh,
                 _en_bridge,
             )
         )
@@ -718,6 +719,31 @@ _EN_SOMEONE = re.compile(
 )
 
 
+# "The organ in X was built by someone born in which town?": who built it, then the question
+# about them.
+_EN_SOMEONE_WH = re.compile(
+    r"^(?P<obj>.+?)\s+(?P<aux>is|was|are|were)\s+(?P<verb>[a-z]+(?:ed|en|t|n))\s+by\s+"
+    r"(?:someone|somebody|a\s+person|a\s+man|a\s+woman)\s+(?:who\s+(?:is|was|were)\s+)?"
+    r"(?P<part>[a-z]+)\s+(?:(?P<prep>in|at|on|from|to|for)\s+)?"
+    r"(?P<wh>where|when|(?:which|what)\s+[a-z]+)$",
+    re.IGNORECASE,
+)
+
+
+def _en_someone_wh(q: str, question: str) -> Plan | None:
+    m = _EN_SOMEONE_WH.match(q)
+    if m is None or not is_participle(m["part"]):
+        return None
+    obj = m["obj"]
+    obj = f"{obj[:1].lower()}{obj[1:]}" if re.match(r"(?:The|A|An)\b", obj) else obj
+    who = PlanStep(
+        index=1, query=_clean(f"Who {m['verb']} {obj}"), kind="bridge", answer_type="PERSON"
+    )
+    lead = f"{m['prep'].capitalize()} {m['wh']}" if m["prep"] else m["wh"].capitalize()
+    final = _clean(f"{lead} was #1 {m['part']}")
+    return _bridge_plan(question, [who], final, answer_type(final))
+
+
 def _en_verify(q: str, question: str) -> Plan:
     m = _EN_SOMEONE.match(q)
     steps: list[PlanStep] = []
@@ -1104,6 +1130,11 @@ def _clause_close(text: str, start: int) -> int | None:
     return None
 
 
+_HAVE_QUESTION = re.compile(
+    r"^(?:what|which|how)\b[^?,]*?\s(?:had|has|have)\s+the\s", re.IGNORECASE
+)
+
+
 def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost "the N <participle> [particle] X": "the film directed by Ada Moe", "the
     country containing Tollby", "the actor born in 1970", "the book named after #1"."""
@@ -1134,6 +1165,12 @@ def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         elif words[j][0] in _DETERMINERS:
             end = len(text.rstrip(" ?"))  # "the artist known as the creator of X": to the end
             main_verb = _main_participle(text)
+            if main_verb is None and _HAVE_QUESTION.match(text):
+                # "What depth had the shaft of the mine managed by the father of X reached by
+                # 1870?": the perfect's participle after the last name is the main verb.
+                main = _PASSIVE_AFTER_NAME.search(text, obj_start)
+                if main is not None and is_participle(main["verb"]):
+                    main_verb = main.start("verb")
             if main_verb is not None and obj_start < main_verb:
                 end = len(text[:main_verb].rstrip())  # … but not the question's own verb
         else:

@@ -1278,6 +1278,18 @@ def test_two_events_or_quantities_are_ordered_by_their_values(
             "How tall is the tower that the architect Ada Moe designed?",
             ["tower that the architect Ada Moe designed", "How tall is #1"],
         ),
+        (  # a perfect question: its participle after the last name is the main verb
+            "How many ships had the line founded by the son of Ada Moe bought by 1900?",
+            ["son of Ada Moe", "line founded by #1", "How many ships had #2 bought by 1900"],
+        ),
+        (  # "by someone born in which town": who did it, then the question about them
+            "The organ in Tarnby Hall was built by someone born in which town?",
+            ["Who built the organ in Tarnby Hall", "In which town was #1 born"],
+        ),
+        (
+            "The Kell Bridge was designed by a woman born where?",
+            ["Who designed the Kell Bridge", "Where was #1 born"],
+        ),
         (  # no finite verb after the participle: the clause runs on
             "Who was the mayor of the city where Ada Moe was born in 1950?",
             ["city where Ada Moe was born in 1950", "Who was the mayor of #1"],
