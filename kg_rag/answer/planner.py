@@ -179,6 +179,33 @@ def _verify_plan(question: str, claim: str) -> Plan:
     )
 
 
+def _equal_after(question: str, steps: list[PlanStep], value_query: str, name: str) -> Plan:
+    """``steps`` (bridges), one value step ``value_query``, and yes when it names ``name``."""
+    value = PlanStep(
+        index=len(steps) + 1,
+        query=_clean(value_query),
+        needs="the value the claim names",
+        depends_on=_deps(value_query),
+        answer_type=answer_type(value_query),
+    )
+    decide = PlanStep(
+        index=len(steps) + 2,
+        query=_clean(question),
+        needs="decide yes or no",
+        depends_on=[value.index],
+        kind="compare",
+        answer_type="YESNO",
+    )
+    comparison = Comparison(options=[], value_steps=[value.index], order="equal", threshold=name)
+    return Plan(
+        question=question,
+        steps=[*steps, value, decide],
+        strategy="equal-yesno",
+        answer_type="YESNO",
+        comparison=comparison,
+    )
+
+
 def _equal_plan(
     question: str, options: list[str], queries: list[str], kind: AnswerType, name: str, attr: str
 ) -> Plan:
@@ -421,6 +448,8 @@ _EN_BOTH_OBJECT = re.compile(
     r"^(?P<head>(?i:are|were|is|was|do|did|does|have|had|has)\s+\S.*?)\s+both\s+"
     r"(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?)$"
 )
+# "born in Varn", "born in Bergen, Norway": a named place, not a year.
+_BORN_IN = re.compile(r"(?:both\s+)?born\s+in\s+(?P<place>[A-Z][^?]*?)")
 _EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
 
 
@@ -468,6 +497,10 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
     m = _EN_BOTH.match(q)
     if m is not None:
         a, b, rest = _strip_option(m["a"]), _strip_option(m["b"]), _clean(m["rest"])
+        born = _BORN_IN.fullmatch(rest)
+        if born is not None:  # "Were A and B both born in X?": where each was born, is it X
+            queries = [f"Where was {o} born" for o in (a, b)]
+            return _equal_plan(question, [a, b], queries, "LOCATION", born["place"], "born")
         same = _EN_SAME.search(rest)
         if same is not None:
             attr = same["attr"]
@@ -482,6 +515,18 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
     threshold = _en_threshold(q, question)
     if threshold is not None:
         return threshold
+    single = (
+        re.match(r"^(?:was|is)\s+(?P<s>.+?)\s+(?P<born>(?:both\s+)?born\s+in\s+.+)$", q, re.I)
+        if _EN_SOMEONE.match(q) is None
+        else None
+    )
+    born = _BORN_IN.fullmatch(single["born"]) if single is not None else None
+    if single is not None and born is not None:
+        # "Was the founder of X born in Varn?": where they were born (after any bridges), and
+        # is it Varn.
+        steps: list[PlanStep] = []
+        final = _decompose(f"Where was {single['s']} born", steps)
+        return _equal_after(question, steps, final, born["place"])
     return _en_verify(q, question)  # "Is A P?": verification, after any bridges inside it
 
 
@@ -751,6 +796,10 @@ def _en_verify(q: str, question: str) -> Plan:
         who = f"Who {m['verb']} {m['obj']}" if m["verb"].lower() != "born" else q
         steps.append(PlanStep(index=1, query=_clean(who), kind="bridge", answer_type="PERSON"))
         claim = f"{m['aux']} #1 {m['rest']}"
+        born = _BORN_IN.fullmatch(m["rest"])
+        if born is not None and m["verb"].lower() != "born":
+            # "Was X directed by someone born in Oslo?": where the director was born, is it Oslo
+            return _equal_after(question, steps, "Where was #1 born", born["place"])
     else:
         claim = _decompose(q, steps)
     if not steps:
@@ -1681,6 +1730,10 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     if m is not None and both is not None:
         a, b = both
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
+        born = re.fullmatch(r"(?:出生|生)(?:在|于)(?P<place>[^，,的]{2,})", rest)
+        if born is not None:  # "A和B是不是都出生在Z": where each was born, and is it Z
+            queries = [f"{o}出生在哪里" for o in (a, b)]
+            return _equal_plan(question, [a, b], queries, "LOCATION", born["place"], "出生地")
         queries = [f"{o}{rest}" for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
     bare = re.sub(r"[吗么]$", "", q)  # the claim without its question particle
@@ -1701,7 +1754,7 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         query = f"{subject}是多少" if "的" in subject else f"{subject}有多少"
         limit = m["num"] + (m["unit"] or "")
         return _threshold_plan(question, subject, query, "NUMBER", order, limit)
-    cleft = _zh_cleft(question, bare)
+    cleft = _zh_cleft(question, bare, particle=bare != q)
     if cleft is not None:
         return cleft
     claim = _clean(re.sub(r"[吗么]$", "", re.sub(r"是否|是不是", "", q)))
@@ -1710,18 +1763,64 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
 
 # "X是不是Y创办的", "X是否由Y修建": a cleft that names the agent of X's making.
 _ZH_CLEFT = re.compile(
-    r"^(?P<x>[^，,]{2,}?)(?:是不是|是否)(?P<by>由|被)?(?P<rest>[^，,]{3,}?)(?P<de>的)?$"
+    r"^(?P<x>[^，,]{2,}?)(?:是不是|是否|(?P<plain>是))(?P<by>由|被)?(?P<rest>[^，,]{3,}?)(?P<de>的)?$"
 )
 _ZH_NAME_TAGS = ("nr", "ns", "nt", "nz")
+_ZH_BIRTH_CLAIM = re.compile(
+    r"^(?P<s>[^，,]{2,}?)(?:是不是|是否)(?:出生|生)(?:在|于)(?P<place>[^，,的]{2,})$"
+)
+
+
+def _zh_equal_after(question: str, subject: str, value_query: str, name: str) -> Plan | None:
+    """The steps that find ``subject`` (a 的-chain's bridges, none for a name), one value
+    step ``value_query`` about it, and yes when its value names ``name``."""
+    steps: list[PlanStep] = []
+    parts = [p for p in subject.split("的") if p]
+    if len(parts) >= 2 and not any(_zh_is_relative(p) for p in parts):
+        steps = _zh_steps(_zh_chain(subject, include_last=True))
+        if not steps:
+            return None
+        value_query = value_query.replace(subject, f"#{len(steps)}", 1)
+    value = PlanStep(
+        index=len(steps) + 1,
+        query=value_query,
+        needs=f"the value of {subject}",
+        depends_on=_deps(value_query),
+        answer_type=answer_type(value_query),
+    )
+    decide = PlanStep(
+        index=len(steps) + 2,
+        query=_clean(question),
+        needs="decide yes or no",
+        depends_on=[value.index],
+        kind="compare",
+        answer_type="YESNO",
+    )
+    return Plan(
+        question=question,
+        steps=[*steps, value, decide],
+        strategy="equal-yesno",
+        answer_type="YESNO",
+        comparison=Comparison(
+            options=[subject], value_steps=[value.index], order="equal", threshold=name
+        ),
+    )
+
+
 # "祁敬舟是不是泓记栈的创办人": is the name what the 的-phrase finds.
 _ZH_IDENTITY = re.compile(
     r"^(?P<x>[^的，,]{2,}?)(?:是不是|是否)(?![与和跟同在比被由对向从])(?P<np>[^，,]+的[^，,的]{2,})$"
 )
 
 
-def _zh_cleft(question: str, bare: str) -> Plan | None:
+def _zh_cleft(question: str, bare: str, particle: bool = False) -> Plan | None:
     """Who made X, and is it the agent the question names: "泓记栈是不是祁敬舟创办的" asks
-    "泓记栈是由谁创办的" and compares the answer with 祁敬舟."""
+    "泓记栈是由谁创办的" and compares the answer with 祁敬舟; so does "泓记栈是祁敬舟创办的吗"
+    (``particle``: the question ended in 吗)."""
+    birth = _ZH_BIRTH_CLAIM.match(bare)
+    if birth is not None and "，" not in bare and "," not in bare:
+        # "X是不是出生在Z": where X was born, and is it Z (X may be a 的-chain).
+        return _zh_equal_after(question, birth["s"], f"{birth['s']}出生在哪里", birth["place"])
     ident = _ZH_IDENTITY.match(bare)
     noun = ident["np"].rpartition("的")[2] if ident is not None else ""
     if ident is not None and len(_zh_words(noun)) == 1:  # "…的创办人", not "…的老师X同乡"
@@ -1731,7 +1830,7 @@ def _zh_cleft(question: str, bare: str) -> Plan | None:
             query = f"{ident['np']}是{wh}"
             return _equal_plan(question, [ident["np"]], [query], kind, ident["x"], noun)
     m = _ZH_CLEFT.match(bare)
-    if m is None or not (m["de"] or m["by"]) or "的" in m["x"]:
+    if m is None or not (m["de"] or m["by"]) or "的" in m["x"] or (m["plain"] and not particle):
         return None
     words = _zh_words(m["rest"])
     verb = next((i for i, (_, f) in enumerate(words) if f.startswith("v") and i > 0), None)

@@ -91,6 +91,16 @@ def _first_sentence_demonyms(st: StepTrace, option: str) -> set[str]:
     return set()
 
 
+def _said_together(st: StepTrace, value: str, name: str) -> bool:
+    """Whether the step's best evidence places the value it found inside ``name``: "born in
+    Bergen, Norway" (or "Bergen in Norway", "槐阴县棠浦镇") answers "Was X born in Norway?"
+    with Bergen."""
+    if not value or not name or name in value:
+        return False
+    forms = (f"{value}, {name}", f"{value} in {name}", f"{value} ({name}", f"{name}{value}")
+    return any(form in ev.text for ev in st.hits[:3] for form in forms)
+
+
 def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str] | None:
     """(answer, reason) for a comparison or yes/no plan; None when the values do not decide."""
     comp = plan.comparison
@@ -106,7 +116,10 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
     if comp.order == "equal":
         if not values or not all(values):
             return None
-        ok = all(_same(v, comp.threshold) for v in values)
+        ok = all(
+            _same(v, comp.threshold) or _said_together(by_index[i], v, comp.threshold)
+            for i, v in zip(comp.value_steps, values, strict=True)
+        )
         return ("yes" if ok else "no"), (
             f"{' and '.join(values)} {'name' if ok else 'do not all name'} {comp.threshold}"
         )

@@ -13,8 +13,8 @@ from conftest import open_demo_engine
 from kg_rag import KnowledgeEngine
 
 DOCS = {
-    "corla_venn.md": "# Corla Venn\n\nCorla Venn was born in Tarnby in 1801. In 1832 she "
-    "founded the Osk Rope Works on the river bank.\n",
+    "corla_venn.md": "# Corla Venn\n\nCorla Venn was born in Tarnby in 1801. Corla Venn "
+    "founded the Osk Rope Works on the river bank in 1832.\n",
     "pell_drayton.md": "# Pell Drayton\n\nPell Drayton was born in Tarnby in 1806. He was a "
     "sailmaker and later ran the Tarnby ferry.\n",
     "mira_holt.md": "# Mira Holt\n\nMira Holt was born in Varrowby in 1810. She kept the "
@@ -46,7 +46,11 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeEngine
         ("Is Tarnby the birthplace of both Corla Venn and Mira Holt?", "no"),
         ("Is Varrowby the birthplace of Mira Holt?", "yes"),
         ("Is Varrowby the birthplace of Pell Drayton?", "no"),
+        ("Was Corla Venn born in Tarnby?", "yes"),
+        ("Were Corla Venn and Mira Holt both born in Tarnby?", "no"),
+        ("Was the founder of the Osk Rope Works born in Varrowby?", "no"),
         ("溪口绳行是不是柯岚创办的？", "yes"),
+        ("檀木书局是柯岚创办的吗？", "no"),
         ("檀木书局是不是柯岚创办的？", "no"),
     ],
 )
