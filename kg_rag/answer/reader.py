@@ -911,6 +911,11 @@ _ZH_LIFE_VERB = {
     "birth": re.compile(r"出生|生于|诞生"),
     "death": re.compile(r"去世|逝世|病逝|卒于|死于"),
 }
+# Where someone is from asks where they were born: "hometown", "a native of", 老家, 故乡.
+_ORIGIN_Q = re.compile(
+    r"\b(?:hometown|home\s+town|native\s+of|birth\s+town)\b|老家|故乡|家乡|出生地|哪里人",
+    re.IGNORECASE,
+)
 _ZH_LIFE_BEFORE = {
     "birth": re.compile(r"(?:出生|诞生|生)(?:于|在)$"),
     "death": re.compile(r"(?:去世|逝世|病逝|死|卒)(?:于|在)$"),
@@ -1835,7 +1840,7 @@ def read_evidence(
     linked_terms = {t for n in linked_names for t in _term_set(n)}
     life_event = (
         "birth"
-        if "birth" in terms or _ZH_LIFE_VERB["birth"].search(query)
+        if "birth" in terms or _ZH_LIFE_VERB["birth"].search(query) or _ORIGIN_Q.search(query)
         else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
     )
     q_norm = normalize_name(query_for_names) + " " + normalize_name(question_for_names)

@@ -981,6 +981,37 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
 
 
 READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # Where someone is from (老家, 故乡, "a native of", "hometown") is where they were born.
+    (
+        "檀立山的老家是哪个镇",
+        "LOCATION",
+        [
+            "同治七年（1868年），檀立山病逝于芦沙镇，葬于城北。",
+            "嘉庆六年（1801年），檀立山生于苇汀镇一户佃农家中，少年时便跟随同乡挑盐贩卖。",
+        ],
+        ["檀立山"],
+        "苇汀镇",
+    ),
+    (
+        "Ivo Tarrant was a native of which village",
+        "LOCATION",
+        [
+            "In 1838 Ivo Tarrant moved to Tansby, where he set up a rope works.",
+            "Ivo Tarrant was born in 1802 at Corlby, where his father kept a fishing boat.",
+        ],
+        ["Ivo Tarrant"],
+        "Corlby",
+    ),
+    (
+        "What is the hometown of Ivo Tarrant",
+        "LOCATION",
+        [
+            "In 1838 Ivo Tarrant moved to Tansby, where he set up a rope works.",
+            "Ivo Tarrant was born in 1802 at Corlby, where his father kept a fishing boat.",
+        ],
+        ["Ivo Tarrant"],
+        "Corlby",
+    ),
     # A Chinese count is answered in the measure word it is asked in, also in Chinese numerals.
     (
         "光绪九年鹤眠井每天能产卤多少担",
