@@ -179,14 +179,22 @@ def _verify_plan(question: str, claim: str) -> Plan:
     )
 
 
-def _equal_after(question: str, steps: list[PlanStep], value_query: str, name: str) -> Plan:
-    """``steps`` (bridges), one value step ``value_query``, and yes when it names ``name``."""
+def _equal_after(
+    question: str,
+    steps: list[PlanStep],
+    value_query: str,
+    name: str,
+    kind: AnswerType | None = None,
+    options: Sequence[str] = (),
+) -> Plan:
+    """``steps`` (bridges), one value step ``value_query`` (of type ``kind``, else its
+    wh-word's), and yes when its value names ``name``."""
     value = PlanStep(
         index=len(steps) + 1,
         query=_clean(value_query),
         needs="the value the claim names",
         depends_on=_deps(value_query),
-        answer_type=answer_type(value_query),
+        answer_type=kind or answer_type(value_query),
     )
     decide = PlanStep(
         index=len(steps) + 2,
@@ -196,7 +204,9 @@ def _equal_after(question: str, steps: list[PlanStep], value_query: str, name: s
         kind="compare",
         answer_type="YESNO",
     )
-    comparison = Comparison(options=[], value_steps=[value.index], order="equal", threshold=name)
+    comparison = Comparison(
+        options=list(options), value_steps=[value.index], order="equal", threshold=name
+    )
     return Plan(
         question=question,
         steps=[*steps, value, decide],
@@ -234,24 +244,8 @@ def _verify_after(question: str, steps: list[PlanStep], claim: str) -> Plan:
         and ident["x"].split()[-1][:1] in _NAME_START  # "Was Ada Moe one of #1": no identity
     ):
         last = steps[-1]
-        value = last.model_copy(update={"kind": "lookup"})
-        decide = PlanStep(
-            index=len(steps) + 1,
-            query=_clean(question),
-            needs="decide yes or no",
-            depends_on=[last.index],
-            kind="compare",
-            answer_type="YESNO",
-        )
-        comparison = Comparison(
-            options=[], value_steps=[last.index], order="equal", threshold=_clean(ident["x"])
-        )
-        return Plan(
-            question=question,
-            steps=[*steps[:-1], value, decide],
-            strategy="equal-yesno",
-            answer_type="YESNO",
-            comparison=comparison,
+        return _equal_after(
+            question, steps[:-1], last.query, _clean(ident["x"]), kind=last.answer_type
         )
     steps.append(
         PlanStep(
@@ -1781,30 +1775,7 @@ def _zh_equal_after(question: str, subject: str, value_query: str, name: str) ->
         if not steps:
             return None
         value_query = value_query.replace(subject, f"#{len(steps)}", 1)
-    value = PlanStep(
-        index=len(steps) + 1,
-        query=value_query,
-        needs=f"the value of {subject}",
-        depends_on=_deps(value_query),
-        answer_type=answer_type(value_query),
-    )
-    decide = PlanStep(
-        index=len(steps) + 2,
-        query=_clean(question),
-        needs="decide yes or no",
-        depends_on=[value.index],
-        kind="compare",
-        answer_type="YESNO",
-    )
-    return Plan(
-        question=question,
-        steps=[*steps, value, decide],
-        strategy="equal-yesno",
-        answer_type="YESNO",
-        comparison=Comparison(
-            options=[subject], value_steps=[value.index], order="equal", threshold=name
-        ),
-    )
+    return _equal_after(question, steps, value_query, name, options=[subject])
 
 
 # "祁敬舟是不是泓记栈的创办人": is the name what the 的-phrase finds.
