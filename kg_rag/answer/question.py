@@ -604,21 +604,21 @@ def answer_type(question: str) -> AnswerType:
 _EARLY = re.compile(
     r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
     r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长|"
-    r"(?<=[\u4e00-\u9fff])早[？?]?$"  # a bare adjective closing the question: "哪个早"
+    rf"(?<=[{HAN}])早[？?]?$"  # a bare adjective closing the question: "哪个早"
 )
 _LATE = re.compile(
     r"\b(later|latest|last|younger|youngest|(?:more|most) recent(?:ly)?|newer|newest)\b|"
-    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|(?<=[\u4e00-\u9fff])晚[？?]?$"
+    rf"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|(?<=[{HAN}])晚[？?]?$"
 )
 _SMALL = re.compile(
     r"\b(less|least|fewer|fewest|smaller|smallest|shorter|shortest|lower|lowest|"
     r"cheaper|lighter|narrower|shallower)\b|更少|更小|更短|更低|较少|较小|"
-    r"(?<=[\u4e00-\u9fff])(?:少|小|短|低|窄|浅|轻)[？?]?$"
+    rf"(?<=[{HAN}])(?:少|小|短|低|窄|浅|轻)[？?]?$"
 )
 _LARGE = re.compile(
     r"\b(more|most|larger|largest|bigger|biggest|longer|longest|higher|highest|taller|"
     r"tallest|greater|greatest|heavier|wider|deeper)\b|更多|更大|更长|更高|较多|较大|最多|最大|"
-    r"(?<=[\u4e00-\u9fff])(?:多|大|长|高|宽|深|重)[？?]?$"
+    rf"(?<=[{HAN}])(?:多|大|长|高|宽|深|重)[？?]?$"
 )
 
 
