@@ -114,14 +114,16 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
             "every claim is supported" if ok else "a claim is not supported"
         )
     if comp.order == "equal":
-        if not values or not all(values):
+        if not values:
             return None
+        # A value not found leaves the claim unsupported: "no", as for ``all``.
         ok = all(
-            _same(v, comp.threshold) or _said_together(by_index[i], v, comp.threshold)
+            v and (_same(v, comp.threshold) or _said_together(by_index[i], v, comp.threshold))
             for i, v in zip(comp.value_steps, values, strict=True)
         )
+        seen = " and ".join(v or "nothing" for v in values)
         return ("yes" if ok else "no"), (
-            f"{' and '.join(values)} {'name' if ok else 'do not all name'} {comp.threshold}"
+            f"{seen} {'name' if ok else 'do not all name'} {comp.threshold}"
         )
     if comp.order == "same":
         if len(values) == 2 and all(values):

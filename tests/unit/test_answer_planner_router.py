@@ -1038,6 +1038,7 @@ def test_chinese_owned_nouns_predicates_and_options(question: str, queries: list
         ),
         ("Was Ada Moe the founder of Kell Yard?", ["founder of Kell Yard"], ("Ada Moe",), "yes"),
         ("Is Tollby the capital of Osterland?", ["capital of Osterland"], ("Varn",), "no"),
+        ("Is Tollby the capital of Osterland?", ["capital of Osterland"], ("",), "no"),
         ("檀泾盐号是不是祁砚舟创办的？", ["檀泾盐号是由谁创办的"], ("祁砚舟",), "yes"),
         ("檀泾盐号是否由祁砚舟创办？", ["檀泾盐号是由谁创办的"], ("岑望山",), "no"),
         (
