@@ -38,6 +38,7 @@ from kg_rag.answer.question import (
     DATE_RX,
     GENERATION_WORDS,
     ZH_CLASSIFIERS,
+    ZH_GRADABLE,
     ZH_TERM_OF_OFFICE,
     answer_type,
     comparison_order,
@@ -442,6 +443,11 @@ _EN_BOTH_OBJECT = re.compile(
     r"^(?P<head>(?i:are|were|is|was|do|did|does|have|had|has)\s+\S.*?)\s+both\s+"
     r"(?P<a>[^,]+?)\s+and\s+(?P<b>[^,]+?)$"
 )
+# "Is X the birthplace of" before "both A and B": the name and the noun each option is asked.
+_EN_IS_THE_N_OF = re.compile(
+    r"^(?i:is|was|are|were)\s+(?P<x>[A-Z0-9\"“].*?)\s+the\s+(?P<np>[a-z][\w\-]*"
+    r"(?:\s+[a-z][\w\-]*){0,2})\s+of$"
+)
 # "born in Varn", "born in Bergen, Norway": a named place, not a year.
 _BORN_IN = re.compile(r"(?:both\s+)?born\s+in\s+(?P<place>[A-Z][^?]*?)")
 _EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
@@ -475,11 +481,7 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
     if both is not None:
         options = [_strip_option(both["a"]), _strip_option(both["b"])]
         head = both["head"]
-        ident = re.match(
-            r"^(?i:is|was|are|were)\s+(?P<x>[A-Z0-9\"“].*?)\s+the\s+(?P<np>[a-z][\w\-]*"
-            r"(?:\s+[a-z][\w\-]*){0,2})\s+of$",
-            head,
-        )
+        ident = _EN_IS_THE_N_OF.match(head)
         if ident is not None:
             # "Is X the birthplace of both A and B?": each one's birthplace, and is it X.
             noun = ident["np"]
@@ -1546,7 +1548,7 @@ _ZH_COMPARE = re.compile(
 _ZH_COMPARATIVE = re.compile(
     r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|宽|窄|深|浅|重|轻|远|年长|年轻|老|新)"
     r"|得(?:早|晚|大|小|多|少|长|短|高|低)|在前|在先|居前|在后|居后|先|得"
-    r"|(?:早|晚|大|小|多|少|长|短|高|低|宽|窄|深|浅|重|轻)$"  # bare: "谁的人口多"
+    rf"|[{ZH_GRADABLE}]$"  # bare: "谁的人口多"
 )
 # "论X，" / "就X而言，" / "以X论，" before a comparison: the topic names what the two are
 # compared by ("论开业时间，A与B谁在前").

@@ -601,24 +601,36 @@ def answer_type(question: str) -> AnswerType:
     return "NAME"
 
 
+# Chinese gradable adjectives by the order they ask for (a closed class): written bare at the
+# end of a comparison ("A和B哪个早", "谁的人口多") they compare as 更早 / 更多 do.
+ZH_EARLY_ADJ, ZH_LATE_ADJ = "早", "晚"
+ZH_SMALL_ADJ, ZH_LARGE_ADJ = "少小短低窄浅轻", "多大长高宽深重"
+ZH_GRADABLE = ZH_EARLY_ADJ + ZH_LATE_ADJ + ZH_SMALL_ADJ + ZH_LARGE_ADJ
+
+
+def _bare_adjective(adjectives: str) -> str:
+    """One of ``adjectives`` after a Chinese character, closing the question."""
+    return rf"(?<=[{HAN}])[{adjectives}][？?]?$"
+
+
 _EARLY = re.compile(
     r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
     r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长|"
-    rf"(?<=[{HAN}])早[？?]?$"  # a bare adjective closing the question: "哪个早"
+    + _bare_adjective(ZH_EARLY_ADJ)  # a bare adjective closing the question: "哪个早"
 )
 _LATE = re.compile(
     r"\b(later|latest|last|younger|youngest|(?:more|most) recent(?:ly)?|newer|newest)\b|"
-    rf"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|(?<=[{HAN}])晚[？?]?$"
+    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|" + _bare_adjective(ZH_LATE_ADJ)
 )
 _SMALL = re.compile(
     r"\b(less|least|fewer|fewest|smaller|smallest|shorter|shortest|lower|lowest|"
     r"cheaper|lighter|narrower|shallower)\b|更少|更小|更短|更低|较少|较小|"
-    rf"(?<=[{HAN}])(?:少|小|短|低|窄|浅|轻)[？?]?$"
+    + _bare_adjective(ZH_SMALL_ADJ)
 )
 _LARGE = re.compile(
     r"\b(more|most|larger|largest|bigger|biggest|longer|longest|higher|highest|taller|"
     r"tallest|greater|greatest|heavier|wider|deeper)\b|更多|更大|更长|更高|较多|较大|最多|最大|"
-    rf"(?<=[{HAN}])(?:多|大|长|高|宽|深|重)[？?]?$"
+    + _bare_adjective(ZH_LARGE_ADJ)
 )
 
 
