@@ -46,7 +46,7 @@ from kg_rag.embeddings import embedder_dimensions, embedder_name, vocabulary_cov
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
-from kg_rag.stores._chunk_search import bm25_candidates, dense_candidates, fuse
+from kg_rag.stores._chunk_search import ChunkSnapshot, bm25_candidates, dense_candidates, fuse
 from kg_rag.stores._chunk_tables import (
     CHUNK_COLUMNS,
     DOC_COLUMNS,
@@ -132,9 +132,9 @@ class LanceChunkStore:
         # by every write here and whenever refresh() finds a table moved on.
         self._chunk_cache: OrderedDict[str, Chunk] = OrderedDict()
         self._sentence_cache: OrderedDict[str, _SentenceVectors] = OrderedDict()
-        # doc id -> row ids of its sentences, for a small table (read in one scan, emptied
-        # with the caches): a take by row id costs a third of a filtered scan.
-        self._sentence_rows: dict[str, list[int]] | None = None
+        # The chunks table in memory while it is below the ANN threshold (read in one scan,
+        # emptied with the caches): exact dense search and reads by id without a query.
+        self._chunks_in_memory: ChunkSnapshot | None = None
         self._lock = threading.Lock()
         self._has_fts = False
         self._has_ann = False
@@ -344,7 +344,7 @@ class LanceChunkStore:
     def _forget_reads(self) -> None:
         self._chunk_cache.clear()
         self._sentence_cache.clear()
-        self._sentence_rows = None
+        self._chunks_in_memory = None
 
     # -- document state (for the ingest pipeline) ------------------------------------------
     def document_hashes(self) -> dict[str, str]:
@@ -564,6 +564,8 @@ class LanceChunkStore:
         if created:
             self._refresh_index_flags()
         chunks.optimize()
+        with self._lock:  # compaction renumbers rows
+            self._forget_reads()
 
     def _create_ann_index(self, rows: int) -> None:
         chunks = self._table("chunks")
@@ -672,6 +674,11 @@ class LanceChunkStore:
         wanted = list(dict.fromkeys(chunk_ids))
         if not wanted:
             return []
+        snapshot = self._snapshot()
+        if snapshot is not None:
+            return snapshot.chunks(
+                [p for i in wanted if (p := snapshot.position.get(i)) is not None]
+            )
         found: dict[str, Chunk] = {}
         with self._lock:
             for i in wanted:
@@ -701,27 +708,48 @@ class LanceChunkStore:
         self, query: str, doc_ids: Sequence[str]
     ) -> dict[str, list[tuple[int, int, float]]]:
         """doc id → [(char_start, char_end, cosine)] of every stored sentence of ``doc_ids``
-        against ``query``'s vector: exact, from the documents' sentence vectors (read once
-        per document and kept until the next write)."""
+        against ``query``'s vector: exact, from the documents' sentence vectors (the
+        in-memory snapshot below the ANN threshold; above it read once per document and
+        kept until the next write)."""
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return {}
+        dense = self._snapshot()
+        have = (
+            {d: self._sentences_in(dense, d) for d in ids}
+            if dense is not None
+            else self._read_sentences(ids)
+        )
+        q = np.asarray(self.embed_query(query), dtype=np.float32)
+        q = q / (float(np.linalg.norm(q)) or 1.0)
+        out: dict[str, list[tuple[int, int, float]]] = {}
+        for d in ids:
+            sv = have[d]
+            if sv.spans:
+                sims = sv.matrix @ q
+                out[d] = [(a, b, float(x)) for (a, b), x in zip(sv.spans, sims, strict=True)]
+        return out
+
+    @staticmethod
+    def _sentences_in(dense: ChunkSnapshot, doc_id: str) -> _SentenceVectors:
+        rows = dense.scope(["sentence"], [doc_id])
+        return _SentenceVectors(
+            spans=[(dense.starts[i], dense.ends[i]) for i in rows], matrix=dense.matrix[rows]
+        )
+
+    def _read_sentences(self, ids: list[str]) -> dict[str, _SentenceVectors]:
+        """The documents' sentence vectors from the read cache, the rest read by filter."""
         with self._lock:
             have = {d: v for d in ids if (v := self._sentence_cache.get(d)) is not None}
             for d in have:
                 self._sentence_cache.move_to_end(d)  # least recently used goes first
         missing = [d for d in ids if d not in have]
         columns = ["doc_id", "char_start", "char_end", "vector"]
-        row_ids = self._sentence_row_ids() if missing else None
         for start in range(0, len(missing), 500):
             part = missing[start : start + 500]
-            if row_ids is not None:
-                wanted = sorted(i for d in part for i in row_ids.get(d, ()))
-                table = self._table("chunks").take_row_ids(wanted).select(columns).to_arrow()
-            else:
-                where = f"{sql_in('doc_id', part)} AND level = 'sentence'"
-                table = self._table("chunks").search().where(where).select(columns)
-                table = table.limit(None).to_arrow()
+            where = f"{sql_in('doc_id', part)} AND level = 'sentence'"
+            table = self._table("chunks").search().where(where).select(columns)
+            table = table.limit(None).to_arrow()
             rows: dict[str, list[int]] = {d: [] for d in part}
             for n, d in enumerate(table.column("doc_id").to_pylist()):
                 rows[d].append(n)
@@ -739,41 +767,17 @@ class LanceChunkStore:
                 self._sentence_cache[d] = have[d]
             while len(self._sentence_cache) > _SENTENCE_CACHE:
                 self._sentence_cache.popitem(last=False)
-        q = np.asarray(self.embed_query(query), dtype=np.float32)
-        q = q / (float(np.linalg.norm(q)) or 1.0)
-        out: dict[str, list[tuple[int, int, float]]] = {}
-        for d in ids:
-            sv = have[d]
-            if sv.spans:
-                sims = sv.matrix @ q
-                out[d] = [(a, b, float(x)) for (a, b), x in zip(sv.spans, sims, strict=True)]
-        return out
+        return have
 
-    def _sentence_row_ids(self) -> dict[str, list[int]] | None:
-        """doc id → row ids of its sentences, read in one scan while the table is below the
-        ANN threshold (larger tables have a doc id index and are read by filter); None then."""
-        with self._lock:
-            if self._sentence_rows is not None:
-                return self._sentence_rows
+    def _snapshot(self) -> ChunkSnapshot | None:
+        """The chunks table in memory (:class:`ChunkSnapshot`), read in one scan while it is
+        below the ANN threshold; None from there on (the IVF-PQ and scalar indexes serve)."""
         if self._has_ann:
             return None
-        chunks = self._table("chunks")
-        scan = (
-            chunks.search()
-            .where("level = 'sentence'")
-            .select(["doc_id"])
-            .with_row_id(True)
-            .limit(None)
-            .to_arrow()
-        )
-        rows: dict[str, list[int]] = {}
-        for d, r in zip(
-            scan.column("doc_id").to_pylist(), scan.column("_rowid").to_pylist(), strict=True
-        ):
-            rows.setdefault(d, []).append(r)
         with self._lock:
-            self._sentence_rows = rows
-        return rows
+            if self._chunks_in_memory is None:
+                self._chunks_in_memory = ChunkSnapshot(self._table("chunks"), self._dim)
+            return self._chunks_in_memory
 
     def chunks_for_documents(
         self, doc_ids: Sequence[str], level: ChunkLevel | None = None
@@ -782,9 +786,15 @@ class LanceChunkStore:
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return []
+        snapshot = self._snapshot()
         out: list[Chunk] = []
-        for start in range(0, len(ids), 500):
-            where = sql_in("doc_id", ids[start : start + 500])
+        if snapshot is not None:
+            out = snapshot.chunks(snapshot.scope([level] if level else None, ids))
+            ids_to_read: list[str] = []
+        else:
+            ids_to_read = ids
+        for start in range(0, len(ids_to_read), 500):
+            where = sql_in("doc_id", ids_to_read[start : start + 500])
             if level is not None:
                 where += f" AND level = {quote(level)}"
             out.extend(self._select(where))
@@ -889,17 +899,14 @@ class LanceChunkStore:
             self._query_cache.clear()
             self._forget_reads()
 
-    def _filter(
+    def _scope(
         self,
         level: ChunkLevel | Sequence[ChunkLevel] | None,
         doc_ids: Sequence[str] | None,
         where: Mapping[str, str] | None,
-    ) -> tuple[str | None, bool]:
-        """SQL filter, and whether anything can match at all."""
-        clauses = []
-        if level is not None:
-            levels = [level] if isinstance(level, str) else list(level)
-            clauses.append(sql_in("level", levels))
+    ) -> tuple[list[str] | None, list[str] | None]:
+        """The levels and the documents a search may return (None: any)."""
+        levels = None if level is None else ([level] if isinstance(level, str) else list(level))
         ids: set[str] | None = set(doc_ids) if doc_ids is not None else None
         if where:
             matching = {
@@ -908,11 +915,16 @@ class LanceChunkStore:
                 if all(s.metadata.get(k) == v for k, v in where.items())
             }
             ids = matching if ids is None else ids & matching
+        return levels, (sorted(ids) if ids is not None else None)
+
+    @staticmethod
+    def _sql(levels: list[str] | None, ids: list[str] | None) -> str | None:
+        clauses = []
+        if levels is not None:
+            clauses.append(sql_in("level", levels))
         if ids is not None:
-            if not ids:
-                return None, False
-            clauses.append(sql_in("doc_id", sorted(ids)))
-        return (" AND ".join(clauses) or None), True
+            clauses.append(sql_in("doc_id", ids))
+        return " AND ".join(clauses) or None
 
     def search(
         self,
@@ -944,23 +956,32 @@ class LanceChunkStore:
         """
         if top_k <= 0:
             return []
-        sql, possible = self._filter(level, doc_ids, where)
-        if not possible:
+        levels, ids = self._scope(level, doc_ids, where)
+        if ids is not None and not ids:
             return []
+        sql = self._sql(levels, ids)
         pool = max(candidates, top_k) if mode == "hybrid" else top_k
         chunks = self._table("chunks")
         dense: list[tuple[dict[str, Any], float]] = []
         sparse: list[tuple[dict[str, Any], float]] = []
+        snapshot: ChunkSnapshot | None = None
         if mode in ("dense", "hybrid"):
-            nprobes = self._nprobes if self._has_ann else None
-            dense = dense_candidates(chunks, self.embed_query(query), sql, pool, nprobes)
+            vector = self.embed_query(query)
+            snapshot = self._snapshot()
+            if snapshot is not None:  # exact, in memory; rows taken below for the hits only
+                near = snapshot.nearest(vector, snapshot.scope(levels, ids), pool)
+                dense = [({"chunk_id": snapshot.chunk_ids[i], "_row": i}, x) for i, x in near]
+            else:
+                nprobes = self._nprobes if self._has_ann else None
+                dense = dense_candidates(chunks, vector, sql, pool, nprobes)
         if mode in ("bm25", "hybrid"):
             sparse = bm25_candidates(chunks, query, sql, pool) if self._has_fts else []
         rows: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for name, ranked in (("dense", dense), ("bm25", sparse)):
             for row, score in ranked:
-                rows.setdefault(row["chunk_id"], row)
+                if "text" in row or row["chunk_id"] not in rows:  # a full row over an id
+                    rows[row["chunk_id"]] = row
                 scores.setdefault(row["chunk_id"], {})[name] = score
         key: str = mode
         if mode == "hybrid":
@@ -973,12 +994,9 @@ class LanceChunkStore:
             )
             key = self.fusion
         ordered = sorted(scores, key=lambda cid: (-scores[cid].get(key, 0.0), cid))[:top_k]
+        found = self._hit_chunks([rows[cid] for cid in ordered], snapshot)
         hits = [
-            ChunkHit(
-                chunk=row_to_chunk(rows[cid]),
-                score=scores[cid].get(key, 0.0),
-                scores=scores[cid],
-            )
+            ChunkHit(chunk=found[cid], score=scores[cid].get(key, 0.0), scores=scores[cid])
             for cid in ordered
         ]
         self._remember_chunks([h.chunk for h in hits])
@@ -991,6 +1009,17 @@ class LanceChunkStore:
                 h.model_copy(update={"parent": parents.get(h.chunk.parent_id or "")}) for h in hits
             ]
         return hits
+
+    def _hit_chunks(
+        self, rows: Sequence[dict[str, Any]], snapshot: ChunkSnapshot | None
+    ) -> dict[str, Chunk]:
+        """chunk id → chunk for search rows: full rows as they are; rows the in-memory dense
+        search found (an id and a row position) from the snapshot."""
+        found = {r["chunk_id"]: row_to_chunk(r) for r in rows if "text" in r}
+        if snapshot is not None:
+            taken = snapshot.chunks([r["_row"] for r in rows if "text" not in r])
+            found.update((c.chunk_id, c) for c in taken)
+        return found
 
 
 def _vector_matrix(table: Any, dim: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from kg_rag.config import ChunkingSettings, RetrievalSettings
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.pipeline import ChunkIngestor, SourceDocument
 from kg_rag.models import Chunk
-from kg_rag.stores.chunks import LanceChunkStore
+from kg_rag.stores.chunks import LanceChunkStore, SearchMode
 from kg_rag.testing import HashEmbeddings
 
 pytestmark = pytest.mark.unit
@@ -195,36 +195,125 @@ def test_sentence_similarity_is_the_dense_cosine(store: LanceChunkStore, query: 
     assert store.sentence_similarity(query, docs) == sims  # again, from the cache
 
 
-def test_sentence_vectors_by_row_id_equal_the_filtered_read(
+def test_sentence_vectors_from_the_snapshot_equal_the_filtered_read(
     store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A small table's sentence vectors are taken by row id (one scan maps documents to
-    rows); the result equals the filtered read's, and a write maps the rows again."""
+    """A small table's sentence vectors come from the in-memory dense matrix (one scan);
+    the result equals the filtered read's, and a write drops the matrix."""
     docs = ["tower", "beijing", "guide"]
-    by_rows = store.sentence_similarity("Eiffel Tower opened", docs)
-    assert store._sentence_rows is not None and set(docs) <= set(store._sentence_rows)
+    from_matrix = store.sentence_similarity("Eiffel Tower opened", docs)
+    assert store._chunks_in_memory is not None and set(docs) <= set(store._chunks_in_memory.by_doc)
     store.clear_caches()
     with monkeypatch.context() as m:
-        m.setattr(store, "_sentence_row_ids", lambda: None)
-        assert store.sentence_similarity("Eiffel Tower opened", docs) == by_rows
+        m.setattr(store, "_snapshot", lambda: None)
+        assert _close(store.sentence_similarity("Eiffel Tower opened", docs), from_matrix)
     moved = "# Museums\n\nA new first line here.\n\n" + DOCS[3].text.split("\n\n", 1)[1]
     ChunkIngestor(store, ChunkingSettings()).ingest_documents(
         [SourceDocument(doc_id="guide", title="Guide", format="md", text=moved)]
     )
-    assert store._sentence_rows is None  # the write forgot the row map
+    assert store._chunks_in_memory is None  # the write (and its compaction) forgot it
     fresh = store.sentence_similarity("new first line", ["guide"])
     store.clear_caches()
-    monkeypatch.setattr(store, "_sentence_row_ids", lambda: None)
-    assert store.sentence_similarity("new first line", ["guide"]) == fresh
+    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    assert _close(store.sentence_similarity("new first line", ["guide"]), fresh)
+
+
+def _close(
+    a: dict[str, list[tuple[int, int, float]]], b: dict[str, list[tuple[int, int, float]]]
+) -> bool:
+    """Same spans in the same order, cosines equal to float32 rounding."""
+    return a.keys() == b.keys() and all(
+        [s[:2] for s in a[d]] == [s[:2] for s in b[d]]
+        and all(x[2] == pytest.approx(y[2], abs=1e-5) for x, y in zip(a[d], b[d], strict=True))
+        for d in a
+    )
+
+
+SEARCH_CASES = [
+    # (query, mode, level, doc_ids, where)
+    ("Eiffel Tower opened", "dense", None, None, None),
+    ("Eiffel Tower opened", "hybrid", "paragraph", None, None),
+    ("river through Paris", "hybrid", "sentence", None, None),
+    ("river through Paris", "dense", ["sentence", "paragraph"], None, None),
+    ("museum guide", "hybrid", "section", None, None),
+    ("museum guide", "dense", "document", None, None),
+    ("Forbidden City palace", "hybrid", "sentence", ["beijing", "tower"], None),
+    ("Forbidden City palace", "dense", None, ["beijing"], None),
+    ("北京 故宫", "hybrid", "paragraph", None, None),
+    ("iron lattice height metres", "hybrid", "sentence", ["guide"], None),
+    ("nothing like this at all", "dense", "paragraph", ["seine"], None),
+    ("Eiffel", "hybrid", "paragraph", [], None),
+    ("Paris river tower", "hybrid", "paragraph", None, {"topic": "paris"}),
+    ("Paris river tower", "dense", "sentence", ["seine", "guide"], {"lang": "en"}),
+    ("opens at nine", "dense", None, None, {"topic": "museums"}),
+]
+
+
+@pytest.mark.parametrize(("query", "mode", "level", "doc_ids", "where"), SEARCH_CASES)
+def test_in_memory_dense_search_equals_the_table_scan(
+    store: LanceChunkStore,
+    monkeypatch: pytest.MonkeyPatch,
+    query: str,
+    mode: SearchMode,
+    level: Any,
+    doc_ids: list[str] | None,
+    where: dict[str, str] | None,
+) -> None:
+    """Below the ANN threshold dense candidates come from the in-memory matrix; hits, their
+    order, scores and chunks equal LanceDB's own brute-force scan for varied levels,
+    document filters and modes."""
+    fast = store.search(query, mode=mode, level=level, doc_ids=doc_ids, where=where, top_k=8)
+    store.clear_caches()
+    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    slow = store.search(query, mode=mode, level=level, doc_ids=doc_ids, where=where, top_k=8)
+    # The same hits with the same scores; equal scores (to float rounding) may swap.
+    assert len(fast) == len(slow)
+    for f, s in zip(fast, slow, strict=True):
+        assert f.score == pytest.approx(s.score, abs=1e-5)
+    by_id = {h.chunk.chunk_id: h for h in slow}
+    for f in fast:
+        if f.chunk.chunk_id not in by_id:  # only a tie at the cut may differ
+            assert f.score == pytest.approx(slow[-1].score, abs=1e-5)
+            continue
+        assert f.chunk == by_id[f.chunk.chunk_id].chunk
+        assert f.scores == pytest.approx(by_id[f.chunk.chunk_id].scores, abs=1e-5)
+    if doc_ids is not None:
+        assert {h.chunk.doc_id for h in fast} <= set(doc_ids)
+    if level is not None:
+        assert {h.chunk.level for h in fast} <= ({level} if isinstance(level, str) else set(level))
+
+
+def test_reads_from_the_snapshot_equal_the_table_reads(
+    store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks by id (in the order asked, unknown ids left out), a document's chunks by level
+    and a chunk's parent read from the in-memory snapshot equal the table's own reads."""
+    ids = [c.chunk_id for c in store.chunks_for_documents(["tower", "guide", "beijing"])]
+    asked = [ids[5], "ch_missing", ids[0], ids[-1], ids[5]]
+    calls = [
+        lambda: store.get_chunks(asked),
+        lambda: store.chunks_for_documents(["guide", "tower"]),
+        lambda: store.chunks_for_documents(["beijing", "seine"], level="sentence"),
+        lambda: store.chunks_for_documents(["nowhere"]),
+        lambda: [store.parent(c) for c in store.get_chunks(ids)],
+    ]
+    fast = [call() for call in calls]
+    assert store._chunks_in_memory is not None
+    store.clear_caches()
+    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    assert [call() for call in calls] == fast
+    assert [c.chunk_id for c in fast[0]] == [ids[5], ids[0], ids[-1]]
 
 
 def test_read_caches_evict_the_least_recently_used(
     store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A chunk (a document's sentence vectors) read again moves to the back of its cache, so
-    a full cache evicts the one read longest ago, not the one stored first."""
+    a full cache evicts the one read longest ago, not the one stored first. (Sentence vectors
+    are cached per document above the ANN threshold; below it the dense matrix holds them.)"""
     import kg_rag.stores.chunks as chunks_module
 
+    monkeypatch.setattr(store, "_snapshot", lambda: None)
     monkeypatch.setattr(chunks_module, "_CHUNK_CACHE", 2)
     monkeypatch.setattr(chunks_module, "_SENTENCE_CACHE", 2)
     a, b, c = (store.chunks_for_documents([d])[0].chunk_id for d in ("tower", "seine", "guide"))
