@@ -906,7 +906,9 @@ class LanceChunkStore:
         where: Mapping[str, str] | None,
     ) -> tuple[list[str] | None, list[str] | None]:
         """The levels and the documents a search may return (None: any)."""
-        levels = None if level is None else ([level] if isinstance(level, str) else list(level))
+        levels: list[str] | None = None
+        if level is not None:
+            levels = [level] if isinstance(level, str) else [str(lv) for lv in level]
         ids: set[str] | None = set(doc_ids) if doc_ids is not None else None
         if where:
             matching = {
