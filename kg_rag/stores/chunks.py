@@ -674,7 +674,7 @@ class LanceChunkStore:
         wanted = list(dict.fromkeys(chunk_ids))
         if not wanted:
             return []
-        snapshot = self._snapshot()
+        snapshot = self._snapshot(load=False)
         if snapshot is not None:
             return snapshot.chunks(
                 [p for i in wanted if (p := snapshot.position.get(i)) is not None]
@@ -769,13 +769,16 @@ class LanceChunkStore:
                 self._sentence_cache.popitem(last=False)
         return have
 
-    def _snapshot(self) -> ChunkSnapshot | None:
+    def _snapshot(self, load: bool = True) -> ChunkSnapshot | None:
         """The chunks table in memory (:class:`ChunkSnapshot`), read in one scan while it is
-        below the ANN threshold; None from there on (the IVF-PQ and scalar indexes serve)."""
+        below the ANN threshold; None from there on (the IVF-PQ and scalar indexes serve).
+        Reads by id pass ``load=False``: they use a snapshot a search has read, but do not
+        read one themselves (ingest reads a batch's chunks after each write, which drops it).
+        """
         if self._has_ann:
             return None
         with self._lock:
-            if self._chunks_in_memory is None:
+            if self._chunks_in_memory is None and load:
                 self._chunks_in_memory = ChunkSnapshot(self._table("chunks"), self._dim)
             return self._chunks_in_memory
 
@@ -786,7 +789,7 @@ class LanceChunkStore:
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return []
-        snapshot = self._snapshot()
+        snapshot = self._snapshot(load=False)
         out: list[Chunk] = []
         if snapshot is not None:
             out = snapshot.chunks(snapshot.scope([level] if level else None, ids))

@@ -205,7 +205,7 @@ def test_sentence_vectors_from_the_snapshot_equal_the_filtered_read(
     assert store._chunks_in_memory is not None and set(docs) <= set(store._chunks_in_memory.by_doc)
     store.clear_caches()
     with monkeypatch.context() as m:
-        m.setattr(store, "_snapshot", lambda: None)
+        m.setattr(store, "_snapshot", lambda load=True: None)
         assert _close(store.sentence_similarity("Eiffel Tower opened", docs), from_matrix)
     moved = "# Museums\n\nA new first line here.\n\n" + DOCS[3].text.split("\n\n", 1)[1]
     ChunkIngestor(store, ChunkingSettings()).ingest_documents(
@@ -214,7 +214,7 @@ def test_sentence_vectors_from_the_snapshot_equal_the_filtered_read(
     assert store._chunks_in_memory is None  # the write (and its compaction) forgot it
     fresh = store.sentence_similarity("new first line", ["guide"])
     store.clear_caches()
-    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    monkeypatch.setattr(store, "_snapshot", lambda load=True: None)
     assert _close(store.sentence_similarity("new first line", ["guide"]), fresh)
 
 
@@ -264,7 +264,7 @@ def test_in_memory_dense_search_equals_the_table_scan(
     document filters and modes."""
     fast = store.search(query, mode=mode, level=level, doc_ids=doc_ids, where=where, top_k=8)
     store.clear_caches()
-    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    monkeypatch.setattr(store, "_snapshot", lambda load=True: None)
     slow = store.search(query, mode=mode, level=level, doc_ids=doc_ids, where=where, top_k=8)
     # The same hits with the same scores; equal scores (to float rounding) may swap.
     assert len(fast) == len(slow)
@@ -297,10 +297,12 @@ def test_reads_from_the_snapshot_equal_the_table_reads(
         lambda: store.chunks_for_documents(["nowhere"]),
         lambda: [store.parent(c) for c in store.get_chunks(ids)],
     ]
+    assert store.get_chunks(asked) and store._chunks_in_memory is None  # reads load none
+    store.search("Eiffel")  # a search reads the snapshot; reads use it from then on
     fast = [call() for call in calls]
     assert store._chunks_in_memory is not None
     store.clear_caches()
-    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    monkeypatch.setattr(store, "_snapshot", lambda load=True: None)
     assert [call() for call in calls] == fast
     assert [c.chunk_id for c in fast[0]] == [ids[5], ids[0], ids[-1]]
 
@@ -313,7 +315,7 @@ def test_read_caches_evict_the_least_recently_used(
     are cached per document above the ANN threshold; below it the dense matrix holds them.)"""
     import kg_rag.stores.chunks as chunks_module
 
-    monkeypatch.setattr(store, "_snapshot", lambda: None)
+    monkeypatch.setattr(store, "_snapshot", lambda load=True: None)
     monkeypatch.setattr(chunks_module, "_CHUNK_CACHE", 2)
     monkeypatch.setattr(chunks_module, "_SENTENCE_CACHE", 2)
     a, b, c = (store.chunks_for_documents([d])[0].chunk_id for d in ("tower", "seine", "guide"))
