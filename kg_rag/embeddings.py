@@ -296,7 +296,9 @@ _blas_lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def _single_blas_thread() -> Iterator[None]:
+def single_blas_thread() -> Iterator[None]:
+    """Run the block with BLAS on one thread (small products: queries, a vector against a
+    matrix); without threadpoolctl BLAS keeps its threads."""
     global _blas_controller
     try:
         from threadpoolctl import ThreadpoolController
@@ -385,7 +387,7 @@ def encode_windowed(
             ids[row, n + 1] = sep_id
             mask[row, : n + 2] = 1.0
         if ids.size <= _SMALL_BATCH_TOKENS:
-            with _single_blas_thread():
+            with single_blas_thread():
                 out = forward(ids, mask)
         else:
             out = forward(ids, mask)

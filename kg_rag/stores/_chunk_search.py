@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kg_rag.embeddings import single_blas_thread
 from kg_rag.models import Chunk
 from kg_rag.stores._chunk_tables import CHUNK_COLUMNS, row_to_chunk
 from kg_rag.text import bm25_tokens
@@ -155,10 +156,13 @@ class ChunkSnapshot:
             rows = np.arange(len(self.chunk_ids))
         if limit <= 0 or len(rows) == 0:
             return []
-        if 8 * len(rows) < len(self.chunk_ids):  # a few documents: multiply only their rows
-            sims = self.matrix[rows] @ q
-        else:  # one product over everything beats copying most of the matrix
-            sims = (self.matrix @ q)[rows]
+        # One BLAS thread: a matrix-vector product this size gains nothing from more, and
+        # waking them stalls the pipeline's other threads on a small machine.
+        with single_blas_thread():
+            if 8 * len(rows) < len(self.chunk_ids):  # a few documents: only their rows
+                sims = self.matrix[rows] @ q
+            else:  # one product over everything beats copying most of the matrix
+                sims = (self.matrix @ q)[rows]
         if len(sims) > limit:
             top = np.argpartition(-sims, limit - 1)[:limit]
         else:

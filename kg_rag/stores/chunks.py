@@ -42,7 +42,12 @@ import pyarrow as pa
 from langchain_core.embeddings import Embeddings
 
 from kg_rag.config import RetrievalSettings
-from kg_rag.embeddings import embedder_dimensions, embedder_name, vocabulary_coverage
+from kg_rag.embeddings import (
+    embedder_dimensions,
+    embedder_name,
+    single_blas_thread,
+    vocabulary_coverage,
+)
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
@@ -726,7 +731,8 @@ class LanceChunkStore:
         for d in ids:
             sv = have[d]
             if sv.spans:
-                sims = sv.matrix @ q
+                with single_blas_thread():
+                    sims = sv.matrix @ q
                 out[d] = [(a, b, float(x)) for (a, b), x in zip(sv.spans, sims, strict=True)]
         return out
 

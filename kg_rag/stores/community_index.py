@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 from langchain_core.embeddings import Embeddings
 
+from kg_rag.embeddings import single_blas_thread
 from kg_rag.models import Community
 
 __all__ = ["CommunityIndex"]
@@ -168,7 +169,8 @@ class CommunityIndex:
             return []
         q = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         norms = np.linalg.norm(self._matrix, axis=1) * (np.linalg.norm(q) or 1.0)
-        sims = (self._matrix @ q) / np.where(norms == 0, 1.0, norms)
+        with single_blas_thread():
+            sims = (self._matrix @ q) / np.where(norms == 0, 1.0, norms)
         order = sorted(
             (i for i in range(len(comms)) if level is None or comms[i].level == level),
             key=lambda i: (-float(sims[i]), comms[i].community_id),

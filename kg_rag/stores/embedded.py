@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from kg_rag.embeddings import single_blas_thread
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.models import (
     Chunk,
@@ -1174,8 +1175,16 @@ class EmbeddedGraphStore:
             norm = float(np.linalg.norm(query))
             if norm == 0.0:
                 return []
-            sims = matrix @ (query / norm)
-            top = sorted(range(len(ids)), key=lambda i: (-round(float(sims[i]), 6), ids[i]))[:limit]
+            with single_blas_thread():
+                sims = matrix @ (query / norm)
+            # Best first, ties (to 6 decimals) by id; only the rows that can make the top
+            # ``limit`` are sorted (every row tied with the last of them included).
+            rounded = np.round(sims, 6)
+            rows = np.arange(len(ids))
+            if 0 < limit < len(ids):
+                kth = np.partition(-rounded, limit - 1)[limit - 1]
+                rows = np.nonzero(-rounded <= kth)[0]
+            top = sorted(rows.tolist(), key=lambda i: (-float(rounded[i]), ids[i]))[:limit]
             return [(self._full(ids[i]), float(sims[i])) for i in top]
 
     def _expand(self, frontier: list[str], seen: Any = (), budget: int | None = None) -> set[str]:

@@ -316,3 +316,31 @@ def test_repeated_ids_are_one_string_in_memory(tmp_path: Path) -> None:
         _assert_one_string_per_id(store)
     with EmbeddedGraphStore(tmp_path / "kb") as store:  # loaded from disk
         _assert_one_string_per_id(store)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("limit", [1, 3, 7, 40])
+def test_similar_entities_equal_a_full_sort(tmp_path: Path, seed: int, limit: int) -> None:
+    """Only the rows that can reach the top ``limit`` are sorted; the result equals sorting
+    every entity by rounded similarity then id, ties at the cut included (vectors drawn from
+    a few values, so many entities tie)."""
+    rng = random.Random(seed)
+    store = EmbeddedGraphStore(tmp_path / "kb")
+    store.open()
+    vectors = {f"e{i:02d}": [float(rng.choice([0, 1, 2])) for _ in range(4)] for i in range(30)}
+    vectors["e30"] = [0.0, 0.0, 0.0, 0.0]  # no direction: similarity 0
+    store.upsert_entities(
+        [Entity(entity_id=k, name=f"N {k}", vector=v) for k, v in vectors.items()]
+    )
+    query = [1.0, 2.0, 0.5, 1.0]
+
+    def cosine(v: list[float]) -> float:
+        nv = sum(x * x for x in v) ** 0.5 or 1.0
+        nq = sum(x * x for x in query) ** 0.5
+        return sum(a * b for a, b in zip(v, query, strict=True)) / (nv * nq)
+
+    want = sorted(vectors, key=lambda k: (-round(cosine(vectors[k]), 6), k))[:limit]
+    got = store.similar_entities(query, limit=limit)
+    assert [e.entity_id for e, _ in got] == want
+    for e, score in got:
+        assert score == pytest.approx(cosine(vectors[e.entity_id]), abs=1e-6)
