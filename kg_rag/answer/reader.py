@@ -1970,6 +1970,11 @@ def read_evidence(
         # A piece of a document about the subject may open with "It …" / "该公司…": the
         # pronoun goes on about the subject although the name is in an earlier piece.
         previous_about_subject = ev.doc_id in topic_docs
+        title = titles.get(ev.doc_id, "")
+        other_title = bool(title) and not (
+            _term_set(title) & name_terms
+            or (cjk_query and any(n in title or title in n for n in named))
+        )
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             sent_terms = _term_set(sentence)
@@ -1993,6 +1998,15 @@ def read_evidence(
                 subject_in_sentence = True
                 shared_name = shared_name | linked_terms
             previous_about_subject = subject_in_sentence
+            # "He was born in Varn" in a piece that does not name the subject, of a document
+            # titled with another name (no word of the subject's): the pronoun is that other
+            # one, and so is the birth.
+            others_pronoun = (
+                life_event is not None
+                and not subject_in_sentence
+                and other_title
+                and _PRONOUN_START.search(sentence) is not None
+            )
             shared_rel = sent_terms & relation_terms
             if agent_forms:
                 # Either way round: "drummer Ola" for "plays drums", "directed by Ola" for
@@ -2432,11 +2446,11 @@ def read_evidence(
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
                 if kind == "LOCATION" and life_event is not None and cjk_query:
-                    bonus *= _zh_life_place_bonus(
-                        sentence, a, b, life_event, life_others, life_slots
-                    )
+                    life = _zh_life_place_bonus(sentence, a, b, life_event, life_others, life_slots)
+                    bonus *= 0.4 if others_pronoun and life > 1.0 else life
                 elif kind in ("LOCATION", "NAME") and life_event is not None:
-                    bonus *= _en_life_place_bonus(sentence, a, life_event)
+                    life = _en_life_place_bonus(sentence, a, life_event)
+                    bonus *= 0.4 if others_pronoun and life > 1.0 else life
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")

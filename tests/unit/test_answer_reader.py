@@ -2447,3 +2447,62 @@ def test_a_one_character_head_noun_and_a_name_the_lexicon_lacks(
     a name of that class, though tagged a common noun; a river (青溪) is not one."""
     best, _ = read_evidence(query, "LOCATION", _ev(text), _linked(query[:4]))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "pieces", "subject", "answer"),
+    [
+        # (article title, text) best first
+        (
+            "甘立衡出生在哪里",
+            [
+                ("甘立衡", "甘立衡生于芦沙镇，那是苇溪汇入澄川的地方。"),
+                ("祁慕远", "他出生在芦塘镇，父亲是河上撑船的船工。"),
+            ],
+            "甘立衡",
+            "芦沙镇",
+        ),
+        (
+            "柏云舟是在哪里出生的",
+            [
+                ("韦敬安", "她出生于栎城，十四岁进了绣坊。"),
+                ("柏云舟", "柏云舟生于苇汀镇，少年时随父亲跑船。"),
+            ],
+            "柏云舟",
+            "苇汀镇",
+        ),
+        (
+            "Where was Ivo Tarrant born",
+            [
+                ("Osric Pellow", "He was born in Brackby and apprenticed to a printer at fourteen."),
+                ("Ivo Tarrant", "Ivo Tarrant grew up at Corlby, where his father kept a ferry."),
+            ],
+            "Ivo Tarrant",
+            "Corlby",
+        ),
+        (
+            "In which town was Maud Quillen born",
+            [
+                ("Edda Brisk", "She was born in Harrowfold and trained as a weaver."),
+                (
+                    "Maud Quillen",
+                    "Maud Quillen was raised in Sennock, the daughter of a lock-keeper.",
+                ),
+            ],
+            "Maud Quillen",
+            "Sennock",
+        ),
+    ],
+)
+def test_a_pronouns_birth_in_another_persons_article_is_theirs(
+    query: str, pieces: list[tuple[str, str]], subject: str, answer: str
+) -> None:
+    """ "He was born in X" in a piece that does not name the subject, of an article titled
+    with another person's name, tells that person's birth: the subject's own sentence wins."""
+    evidence = [
+        Evidence(chunk_id=f"c{i}", doc_id=f"d{i}", text=t, score=1.0 - i / 10, char_end=len(t))
+        for i, (_, t) in enumerate(pieces)
+    ]
+    view = GraphView(store=_Titles({f"d{i}": title for i, (title, _) in enumerate(pieces)}))
+    best, _ = read_evidence(query, "LOCATION", evidence, _linked(subject, type="PERSON"), view)
+    assert best is not None and best.text == answer
