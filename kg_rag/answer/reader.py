@@ -1782,6 +1782,18 @@ def _word_end(text: str, end: int) -> int:
     return end
 
 
+_REDUCED_RELATIVE = re.compile(
+    r",\s+(?P<verb>[a-z]+)\s+(?:(?:in|on|at|by|during|around|about|from|c\.)\s+)?(?:the\s+year\s+)?"
+)
+
+
+def _reduced_relative(gap: str) -> bool:
+    """Is ``gap`` (the text between a name and a value) a participle clause opening on that
+    name: ", founded in ", ", opened on ", ", built "?"""
+    m = _REDUCED_RELATIVE.fullmatch(gap)
+    return m is not None and is_participle(m["verb"])
+
+
 def _owner_before(
     spans: Sequence[tuple[int, int, str, str | None]], a: int
 ) -> tuple[int, int, str, str | None] | None:
@@ -2437,6 +2449,19 @@ def read_evidence(
                         bonus *= 0.5  # said of another person or organisation named just before
                 if kind in ("DATE", "NUMBER") and _said_of_the_latter(sentence, a, linked_names):
                     bonus *= 0.5
+                if (
+                    kind in ("DATE", "NUMBER")
+                    and not cjk_query
+                    and (owner := _owner_before(unique_spans, a)) is not None
+                    and _reduced_relative(sentence[owner[1] : a])
+                    and owner[3] not in linked_ids
+                    and not any(
+                        normalize_name(sentence[owner[0] : owner[1]]) in ln for ln in linked_norms
+                    )
+                ):
+                    # "…rivals are Kelmoor Rovers, founded in 1923": a participle clause right
+                    # after a name tells of that name, whatever kind of name it is.
+                    bonus *= 0.4
                 if zh_units and kind in ("LOCATION", "NAME") and span[-1:] in CHINESE_ADMIN_UNITS:
                     # 哪座城市 asks for a 市, not the 区 inside it (岑川市老城区).
                     bonus *= 1.5 if span[-1] in zh_units else 0.6

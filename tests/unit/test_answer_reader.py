@@ -2474,7 +2474,10 @@ def test_a_one_character_head_noun_and_a_name_the_lexicon_lacks(
         (
             "Where was Ivo Tarrant born",
             [
-                ("Osric Pellow", "He was born in Brackby and apprenticed to a printer at fourteen."),
+                (
+                    "Osric Pellow",
+                    "He was born in Brackby and apprenticed to a printer at fourteen.",
+                ),
                 ("Ivo Tarrant", "Ivo Tarrant grew up at Corlby, where his father kept a ferry."),
             ],
             "Ivo Tarrant",
@@ -2505,4 +2508,55 @@ def test_a_pronouns_birth_in_another_persons_article_is_theirs(
     ]
     view = GraphView(store=_Titles({f"d{i}": title for i, (title, _) in enumerate(pieces)}))
     best, _ = read_evidence(query, "LOCATION", evidence, _linked(subject, type="PERSON"), view)
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "subject", "answer"),
+    [
+        (
+            "In what year was Pellmoor Athletic founded",
+            [
+                "Athletic's local rivals are Quarrow Rovers, founded in 1923.",
+                "Pellmoor Athletic is a football club. It was founded in 1911 by dock workers.",
+            ],
+            "Pellmoor Athletic",
+            "1911",
+        ),
+        (
+            "When did the Tansy Hall open",
+            [
+                "The Tansy Hall stands beside the Wool Market, opened in 1872.",
+                "The Tansy Hall opened its doors in 1901.",
+            ],
+            "Tansy Hall",
+            "1901",
+        ),
+        (
+            "When was the Orrin Mill built",
+            [
+                "The Orrin Mill drew its water from the Selby Weir, built in 1790 by monks.",
+                "The Orrin Mill was built in 1835 for a corn miller.",
+            ],
+            "Orrin Mill",
+            "1835",
+        ),
+        (
+            "When was Keld Press established",
+            [
+                "Keld Press printed the Wyber Almanac, established in 1850.",
+                "Keld Press was established in 1866 at Wrayside.",
+            ],
+            "Keld Press",
+            "1866",
+        ),
+    ],
+)
+def test_a_participle_clause_after_a_name_dates_that_name(
+    query: str, texts: list[str], subject: str, answer: str
+) -> None:
+    """ "…rivals are Quarrow Rovers, founded in 1923": the participle clause right after a
+    name dates that name, whatever kind of name it is, not the subject of the sentence."""
+    linked = _linked(subject, type="ORGANIZATION")
+    best, _ = read_evidence(query, "DATE", _ev(*texts), linked)
     assert best is not None and best.text == answer
