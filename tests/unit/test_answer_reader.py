@@ -1479,11 +1479,12 @@ def test_a_piece_of_the_subjects_document_goes_on_about_it() -> None:
         "In what year was Grey Tide Athletic founded", "DATE", evidence, linked, graph
     )
     assert best is not None and best.text == "1911"
-    # Without the title the pronoun has nothing to go on about, and the named date wins.
+    # Without the title the pronoun has nothing to go on about, but the participle clause
+    # still dates the Rovers, not Athletic: 1923 is never the answer.
     best, _ = read_evidence(
         "In what year was Grey Tide Athletic founded", "DATE", evidence, linked, _Graph({}, {})
     )
-    assert best is not None and best.text == "1923"
+    assert best is None or best.text != "1923"
 
 
 def test_the_subjects_document_is_read_beyond_the_top_pieces() -> None:
