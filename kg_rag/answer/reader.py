@@ -1502,12 +1502,36 @@ _EN_LIFE_BEFORE = {
 }
 
 
-def _en_life_place_bonus(sentence: str, a: int, event: str) -> float:
-    """A place the asked life event's verb introduces ("He was born in Varnford" for a birth)
-    counts more; one the other event's verb introduces ("died at Varnport") less."""
+# A relative clause on the place: "Ebbsfield, the coastal town where she was born",
+# "Tarnby, where he died".
+_EN_LIFE_AFTER = {
+    event: re.compile(
+        r"^[^.;,]{0,40},\s+(?:the\s+(?:[a-z-]+\s+){0,3})?(?:where|in\s+which)\s+"
+        r"(?:he|she|they|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+" + verb,
+        re.IGNORECASE,
+    )
+    for event, verb in (
+        ("birth", r"(?:was|were|had\s+been)\s+born\b"),
+        ("death", r"(?:died|was\s+buried|were\s+buried)\b"),
+    )
+}
+
+
+def _en_life_place_bonus(sentence: str, a: int, event: str, b: int | None = None) -> float:
+    """A place the asked life event's verb introduces ("He was born in Varnford" for a birth),
+    or a relative clause on it tells of ("Ebbsfield, the town where she was born"), counts
+    more; one the other event's verb introduces ("died at Varnport") less."""
     before = sentence[max(0, a - 40) : a]
-    own = _EN_LIFE_BEFORE[event].search(before) is not None
-    other = _EN_LIFE_BEFORE["death" if event == "birth" else "birth"].search(before) is not None
+    after = sentence[b:] if b is not None else ""
+    other_event = "death" if event == "birth" else "birth"
+    own = (
+        _EN_LIFE_BEFORE[event].search(before) is not None
+        or _EN_LIFE_AFTER[event].match(after) is not None
+    )
+    other = (
+        _EN_LIFE_BEFORE[other_event].search(before) is not None
+        or _EN_LIFE_AFTER[other_event].match(after) is not None
+    )
     if own and not other:
         return 1.5
     if other and not own:
@@ -2474,7 +2498,7 @@ def read_evidence(
                     life = _zh_life_place_bonus(sentence, a, b, life_event, life_others, life_slots)
                     bonus *= 0.4 if others_pronoun and life > 1.0 else life
                 elif kind in ("LOCATION", "NAME") and life_event is not None:
-                    life = _en_life_place_bonus(sentence, a, life_event)
+                    life = _en_life_place_bonus(sentence, a, life_event, b)
                     bonus *= 0.4 if others_pronoun and life > 1.0 else life
                 if (
                     expected == "PERSON"

@@ -2561,3 +2561,44 @@ def test_a_participle_clause_after_a_name_dates_that_name(
     linked = _linked(subject, type="ORGANIZATION")
     best, _ = read_evidence(query, "DATE", _ev(*texts), linked)
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "subject", "answer"),
+    [
+        (
+            "Where was Wenna Coyle born",
+            [
+                "Wenna Coyle (born 1950) founded the Pellstow Players in Harrowgate in 1990.",
+                "Wenna Coyle grew up in Quillby, the fishing town where she was born.",
+            ],
+            "Wenna Coyle",
+            "Quillby",
+        ),
+        (
+            "In which town was Tobiah Marsk born",
+            [
+                "Tobiah Marsk, born 1801, ran a foundry in Derrowmouth for thirty years.",
+                "Tobiah Marsk went to school in Varnmouth, where he had been born in 1801.",
+            ],
+            "Tobiah Marsk",
+            "Varnmouth",
+        ),
+        (
+            "Where did Lida Grell die",
+            [
+                "Lida Grell, who died in 1902, taught at Cawsand for forty years.",
+                "Lida Grell spent her last years at Hesketh, the village in which she died.",
+            ],
+            "Lida Grell",
+            "Hesketh",
+        ),
+    ],
+)
+def test_a_relative_clause_on_a_place_tells_the_life_event(
+    query: str, texts: list[str], subject: str, answer: str
+) -> None:
+    """ "Quillby, the fishing town where she was born": the birth (death) verb comes after the
+    place, in a relative clause on it; the place counts as the one the event's verb takes."""
+    best, _ = read_evidence(query, "LOCATION", _ev(*texts), _linked(subject, type="PERSON"))
+    assert best is not None and best.text == answer
