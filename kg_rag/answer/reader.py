@@ -1340,6 +1340,8 @@ _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 _OTHER_EVENT = 0.3
 """A date's score when another event's participle dates it (see _event_date_factor)."""
+_OWN_EVENT = 1.5
+"""… and when the step's own event's participle dates it ("was established in 1846")."""
 # A participle and a preposition right before a date name the event it dates: "founded in
 # 1856", "completed on 4 May 1879".
 _EVENT_BEFORE_DATE = re.compile(r"\b([a-z]+)\s+(?:in|on|during)\s+(?:the\s+)?(?:year\s+)?$")
@@ -1347,15 +1349,15 @@ _EVENT_BEFORE_DATE = re.compile(r"\b([a-z]+)\s+(?:in|on|during)\s+(?:the\s+)?(?:
 
 def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -> float:
     """:data:`_OTHER_EVENT` for a date another event's participle dates ("was founded in 1856"
-    for when the company merged); 1.0 when the participle is the step's own verb or there is
-    none."""
+    for when the company merged), :data:`_OWN_EVENT` for one the step's own verb's participle
+    dates; 1.0 when there is none."""
     m = _EVENT_BEFORE_DATE.search(sentence, max(0, a - 30), a)
     if m is None or m.end() != a:
         return 1.0
     verb = m.group(1)
-    if not is_participle(verb) or _same_verb(verb, relation_terms):
+    if not is_participle(verb):
         return 1.0
-    return _OTHER_EVENT
+    return _OWN_EVENT if _same_verb(verb, relation_terms) else _OTHER_EVENT
 
 
 # The verb after "did"/"does" and its subject: "When did Harl Mills close", "did the firm move".

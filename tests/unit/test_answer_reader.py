@@ -2065,12 +2065,12 @@ def test_a_negation_earlier_in_the_clause(before: str, negated: bool) -> None:
     ("sentence", "date", "terms", "factor"),
     [
         ("The company was founded in 1856 by a shipowner.", "1856", {"merg", "rival"}, 0.3),
-        ("The company was founded in 1856 by a shipowner.", "1856", {"found"}, 1.0),
-        ("The two lines were merged in 1931.", "1931", {"merg"}, 1.0),
+        ("The company was founded in 1856 by a shipowner.", "1856", {"found"}, 1.5),
+        ("The two lines were merged in 1931.", "1931", {"merg"}, 1.5),
         ("In 1931 they were merged to form one line.", "1931", {"merg"}, 1.0),  # no participle
         ("The tower was completed on 4 May 1879.", "4 May 1879", {"lit"}, 0.3),
-        ("She was born in 1871 in the port.", "1871", {"birth"}, 1.0),  # born → birth
-        ("It was sold in the year 1903.", "1903", {"sell"}, 1.0),
+        ("She was born in 1871 in the port.", "1871", {"birth"}, 1.5),  # born → birth
+        ("It was sold in the year 1903.", "1903", {"sell"}, 1.5),
         ("Her work in 1903 was praised.", "1903", {"merg"}, 1.0),  # "work" is no participle
     ],
 )
@@ -2601,4 +2601,50 @@ def test_a_relative_clause_on_a_place_tells_the_life_event(
     """ "Quillby, the fishing town where she was born": the birth (death) verb comes after the
     place, in a relative clause on it; the place counts as the one the event's verb takes."""
     best, _ = read_evidence(query, "LOCATION", _ev(*texts), _linked(subject, type="PERSON"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "subject", "answer"),
+    [
+        (
+            "Tamber Lifeboat Station was established in which year",
+            [
+                "Orm Tell was coxswain of the Tamber Lifeboat Station. He held the post until "
+                "1871.",
+                "The Tamber Lifeboat Station got a motor boat in 1924.",
+                "The lifeboat station at Tamber was established in 1846 after a winter of wrecks.",
+            ],
+            "Tamber Lifeboat Station",
+            "1846",
+        ),
+        (
+            "When was Corran Quay built",
+            [
+                "Corran Quay saw its busiest year in 1902, with four hundred sailings.",
+                "Corran Quay was rebuilt after a storm in 1881 and again in 1930.",
+                "The quay at Corran was built in 1788 of local granite.",
+            ],
+            "Corran Quay",
+            "1788",
+        ),
+        (
+            "In what year was Yarrow Bank founded",
+            [
+                "Yarrow Bank lent to the Keswold mills from 1850 to 1880.",
+                "Yarrow Bank moved its office to Keswold in 1862.",
+                "The bank at Yarrow was founded in 1819 by two drapers.",
+            ],
+            "Yarrow Bank",
+            "1819",
+        ),
+    ],
+)
+def test_a_date_the_steps_own_participle_takes_counts_more(
+    query: str, texts: list[str], subject: str, answer: str
+) -> None:
+    """ "was established in 1846": the date the step's own event verb dates counts more than
+    a date in a sentence that names the subject but tells of something else."""
+    linked = _linked(subject, type="ORGANIZATION")
+    best, _ = read_evidence(query, "DATE", _ev(*texts), linked)
     assert best is not None and best.text == answer
