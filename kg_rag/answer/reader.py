@@ -2008,10 +2008,10 @@ def read_evidence(
         # A piece of a document about the subject may open with "It …" / "该公司…": the
         # pronoun goes on about the subject although the name is in an earlier piece.
         previous_about_subject = ev.doc_id in topic_docs
-        title = titles.get(ev.doc_id, "")
-        other_title = bool(title) and not (
-            _term_set(title) & name_terms
-            or (cjk_query and any(n in title or title in n for n in named))
+        doc_title = titles.get(ev.doc_id, "")
+        other_title = bool(doc_title) and not (
+            _term_set(doc_title) & name_terms
+            or (cjk_query and any(n in doc_title or doc_title in n for n in named))
         )
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
