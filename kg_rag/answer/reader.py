@@ -2455,35 +2455,37 @@ def read_evidence(
                     bonus *= 0.4  # "162丈" for 多少担: the measure of something else
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
+                # The name nearest before a value (or a Chinese organisation), when it is
+                # another than the subject: what the value may be said of.
+                owner = (
+                    _owner_before(unique_spans, a)
+                    if kind in ("DATE", "NUMBER") or (cjk_query and kind == "ORGANIZATION")
+                    else None
+                )
+                if owner is not None and (
+                    owner[3] in linked_ids
+                    or any(
+                        normalize_name(sentence[owner[0] : owner[1]]) in ln for ln in linked_norms
+                    )
+                ):
+                    owner = None
                 # A value, or (in Chinese) an organisation, in a sentence about someone else:
                 # "但闻人朗后来一直在岑川镇中学教物理" is the brother's school.
-                if subject_kinds and (
-                    kind in ("DATE", "NUMBER")
-                    or (cjk_query and kind == "ORGANIZATION" and subject_kinds == {"PERSON"})
+                if (
+                    owner is not None
+                    and subject_kinds
+                    and (kind != "ORGANIZATION" or subject_kinds == {"PERSON"})
+                    and owner[2] in subject_kinds
+                    and not _AGENT_BEFORE.search(sentence[max(0, owner[0] - 4) : owner[0]])
                 ):
-                    owner = _owner_before(unique_spans, a)
-                    if (
-                        owner is not None
-                        and owner[2] in subject_kinds
-                        and not _AGENT_BEFORE.search(sentence[max(0, owner[0] - 4) : owner[0]])
-                        and owner[3] not in linked_ids
-                        and not any(
-                            normalize_name(sentence[owner[0] : owner[1]]) in ln
-                            for ln in linked_norms
-                        )
-                    ):
-                        bonus *= 0.5  # said of another person or organisation named just before
+                    bonus *= 0.5  # said of another person or organisation named just before
                 if kind in ("DATE", "NUMBER") and _said_of_the_latter(sentence, a, linked_names):
                     bonus *= 0.5
                 if (
-                    kind in ("DATE", "NUMBER")
+                    owner is not None
+                    and kind in ("DATE", "NUMBER")
                     and not cjk_query
-                    and (owner := _owner_before(unique_spans, a)) is not None
                     and _reduced_relative(sentence[owner[1] : a])
-                    and owner[3] not in linked_ids
-                    and not any(
-                        normalize_name(sentence[owner[0] : owner[1]]) in ln for ln in linked_norms
-                    )
                 ):
                     # "…rivals are Kelmoor Rovers, founded in 1923": a participle clause right
                     # after a name tells of that name, whatever kind of name it is.
@@ -2496,12 +2498,12 @@ def read_evidence(
                 if kind == "DATE" and life_event is not None:
                     bonus *= _life_date_bonus(sentence, a, life_event)
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
+                life = 1.0
                 if kind == "LOCATION" and life_event is not None and cjk_query:
                     life = _zh_life_place_bonus(sentence, a, b, life_event, life_others, life_slots)
-                    bonus *= 0.4 if others_pronoun and life > 1.0 else life
                 elif kind in ("LOCATION", "NAME") and life_event is not None:
                     life = _en_life_place_bonus(sentence, a, life_event, b)
-                    bonus *= 0.4 if others_pronoun and life > 1.0 else life
+                bonus *= 0.4 if others_pronoun and life > 1.0 else life
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")

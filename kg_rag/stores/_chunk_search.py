@@ -17,7 +17,15 @@ from kg_rag.models import Chunk
 from kg_rag.stores._chunk_tables import CHUNK_COLUMNS, row_to_chunk
 from kg_rag.text import bm25_tokens
 
-__all__ = ["Candidate", "ChunkSnapshot", "bm25_candidates", "dense_candidates", "fuse"]
+__all__ = [
+    "Candidate",
+    "ChunkSnapshot",
+    "bm25_candidates",
+    "dense_candidates",
+    "fuse",
+    "unit_rows",
+    "vector_matrix",
+]
 
 Candidate = tuple[dict[str, Any], float]
 
@@ -91,6 +99,19 @@ def fuse(
             entry["relative"] += weights[name] * normalised
 
 
+def vector_matrix(table: Any, dim: int) -> npt.NDArray[np.float32]:
+    """The ``vector`` column of an Arrow table as a (rows, dim) float32 matrix."""
+    flat = table.column("vector").combine_chunks().flatten().to_numpy()
+    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, dim)
+
+
+def unit_rows(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``matrix`` with every row scaled to unit length (a zero row stays zero), as a new
+    float32 array."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.where(norms == 0.0, 1.0, norms)).astype(np.float32, copy=False)
+
+
 class ChunkSnapshot:
     """The chunks table in memory: every row but its BM25 tokens, and every unit vector.
 
@@ -111,11 +132,7 @@ class ChunkSnapshot:
         self.position = {cid: n for n, cid in enumerate(self.chunk_ids)}
         self.starts: list[int] = scan.column("char_start").to_pylist()
         self.ends: list[int] = scan.column("char_end").to_pylist()
-        flat = scan.column("vector").combine_chunks().flatten().to_numpy()
-        raw = np.array(flat, dtype=np.float32).reshape(scan.num_rows, dim)
-        norms = np.linalg.norm(raw, axis=1, keepdims=True)
-        raw /= np.where(norms == 0.0, 1.0, norms)
-        self.matrix: npt.NDArray[np.float32] = raw
+        self.matrix = unit_rows(vector_matrix(scan, dim))
         by_level: dict[str, list[int]] = {}
         by_doc: dict[str, list[int]] = {}
         levels = scan.column("level").to_pylist()

@@ -51,7 +51,14 @@ from kg_rag.embeddings import (
 from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
-from kg_rag.stores._chunk_search import ChunkSnapshot, bm25_candidates, dense_candidates, fuse
+from kg_rag.stores._chunk_search import (
+    ChunkSnapshot,
+    bm25_candidates,
+    dense_candidates,
+    fuse,
+    unit_rows,
+    vector_matrix,
+)
 from kg_rag.stores._chunk_tables import (
     CHUNK_COLUMNS,
     DOC_COLUMNS,
@@ -385,7 +392,7 @@ class LanceChunkStore:
             if table.num_rows == 0:
                 continue
             keys = table.column("vector_key").to_pylist()
-            matrix = _vector_matrix(table, self._dim)
+            matrix = vector_matrix(table, self._dim)
             for key, row in zip(keys, matrix, strict=True):
                 if key and not key.startswith("m:"):
                     out[key] = row
@@ -719,28 +726,29 @@ class LanceChunkStore:
         ids = list(dict.fromkeys(doc_ids))
         if not ids:
             return {}
-        dense = self._snapshot()
+        snapshot = self._snapshot()
         have = (
-            {d: self._sentences_in(dense, d) for d in ids}
-            if dense is not None
+            {d: self._sentences_in(snapshot, d) for d in ids}
+            if snapshot is not None
             else self._read_sentences(ids)
         )
         q = np.asarray(self.embed_query(query), dtype=np.float32)
         q = q / (float(np.linalg.norm(q)) or 1.0)
         out: dict[str, list[tuple[int, int, float]]] = {}
-        for d in ids:
-            sv = have[d]
-            if sv.spans:
-                with single_blas_thread():
+        with single_blas_thread():
+            for d in ids:
+                sv = have[d]
+                if sv.spans:
                     sims = sv.matrix @ q
-                out[d] = [(a, b, float(x)) for (a, b), x in zip(sv.spans, sims, strict=True)]
+                    out[d] = [(a, b, float(x)) for (a, b), x in zip(sv.spans, sims, strict=True)]
         return out
 
     @staticmethod
-    def _sentences_in(dense: ChunkSnapshot, doc_id: str) -> _SentenceVectors:
-        rows = dense.scope(["sentence"], [doc_id])
+    def _sentences_in(snapshot: ChunkSnapshot, doc_id: str) -> _SentenceVectors:
+        rows = snapshot.scope(["sentence"], [doc_id])
         return _SentenceVectors(
-            spans=[(dense.starts[i], dense.ends[i]) for i in rows], matrix=dense.matrix[rows]
+            spans=[(snapshot.starts[i], snapshot.ends[i]) for i in rows],
+            matrix=snapshot.matrix[rows],
         )
 
     def _read_sentences(self, ids: list[str]) -> dict[str, _SentenceVectors]:
@@ -761,9 +769,7 @@ class LanceChunkStore:
                 rows[d].append(n)
             starts = table.column("char_start").to_pylist()
             ends = table.column("char_end").to_pylist()
-            raw = _vector_matrix(table, self._dim)
-            norms = np.linalg.norm(raw, axis=1, keepdims=True)
-            matrix = (raw / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
+            matrix = unit_rows(vector_matrix(table, self._dim))
             for d, idx in rows.items():
                 have[d] = _SentenceVectors(
                     spans=[(starts[i], ends[i]) for i in idx], matrix=matrix[idx]
@@ -1010,7 +1016,8 @@ class LanceChunkStore:
             ChunkHit(chunk=found[cid], score=scores[cid].get(key, 0.0), scores=scores[cid])
             for cid in ordered
         ]
-        self._remember_chunks([h.chunk for h in hits])
+        if snapshot is None:  # the snapshot serves reads by id while it is there
+            self._remember_chunks([h.chunk for h in hits])
         if expand_parent:
             parents = {
                 c.chunk_id: c
@@ -1031,9 +1038,3 @@ class LanceChunkStore:
             taken = snapshot.chunks([r["_row"] for r in rows if "text" not in r])
             found.update((c.chunk_id, c) for c in taken)
         return found
-
-
-def _vector_matrix(table: Any, dim: int) -> np.ndarray:
-    """The ``vector`` column of an Arrow table as a (rows, dim) float32 matrix."""
-    flat = table.column("vector").combine_chunks().flatten().to_numpy()
-    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, dim)
