@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen9-zh`` (``bench/data/generalization2`` to ``…9``, invented corpora
+  ``gen2-en`` … ``gen10-zh`` (``bench/data/generalization2`` to ``…10``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -90,6 +90,8 @@ GEN_SETS = {
     "gen8-zh": ("zh", "generalization8"),
     "gen9-en": ("en", "generalization9"),
     "gen9-zh": ("zh", "generalization9"),
+    "gen10-en": ("en", "generalization10"),
+    "gen10-zh": ("zh", "generalization10"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
