@@ -1454,17 +1454,35 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     inner = _decompose(step_query, steps, depth + 1)
     if len(steps) >= _MAX_BRIDGES + 1:
         return text
-    index = len(steps) + 1
-    steps.append(
-        PlanStep(
-            index=index,
-            query=_clean(inner),
-            needs=f"the {head}",
-            depends_on=_deps(inner),
-            kind="bridge",
-            answer_type=head_noun_type(head),
+    kin = _EN_KIN_STEP.match(_clean(inner))
+    if kin is not None:  # "the father-in-law of #1": the spouse of #1, then that one's father
+        subject = _clean(kin["x"])
+        for rel in _EN_KIN[kin["kin"].lower()]:
+            query = f"Who is the {rel} of {subject}"
+            steps.append(
+                PlanStep(
+                    index=len(steps) + 1,
+                    query=query,
+                    needs=f"the {rel}",
+                    depends_on=_deps(query),
+                    kind="bridge",
+                    answer_type="PERSON",
+                )
+            )
+            subject = f"#{len(steps)}"
+        index = len(steps)
+    else:
+        index = len(steps) + 1
+        steps.append(
+            PlanStep(
+                index=index,
+                query=_clean(inner),
+                needs=f"the {head}",
+                depends_on=_deps(inner),
+                kind="bridge",
+                answer_type=head_noun_type(head),
+            )
         )
-    )
     outer = _clean(f"{text[:start]} #{index} {trailing} {text[end:]}")
     return _decompose(outer, steps, depth + 1)
 
@@ -1502,6 +1520,7 @@ _EN_KIN_TERM = "|".join(re.escape(k) for k in sorted(_EN_KIN, key=len, reverse=T
 _EN_KIN_OF = re.compile(
     rf"^who\s+(?:is|was)\s+the\s+(?P<kin>{_EN_KIN_TERM})\s+of\s+(?P<x>.+)$", re.I
 )
+_EN_KIN_STEP = re.compile(rf"^(?:the\s+)?(?P<kin>{_EN_KIN_TERM})\s+of\s+(?P<x>.+)$", re.I)
 _EN_KIN_POSS = re.compile(rf"^who\s+(?:is|was)\s+(?P<x>.+?)['’]s?\s+(?P<kin>{_EN_KIN_TERM})$", re.I)
 
 

@@ -444,12 +444,28 @@ def _content_words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z][A-Za-z\-]*", text.lower())
 
 
+_COMPOUND_PREPOSITIONS = frozenset(["in", "of", "at", "on", "to"])
+
+
+def _compound_head(word: str) -> str:
+    """The head of a hyphenated compound: the part before its preposition when it has one
+    ("father-in-law", "editor-in-chief", "man-of-war"), else its last part ("co-founder",
+    "great-grandson")."""
+    parts = [p for p in word.split("-") if p]
+    if len(parts) < 2:
+        return word
+    for n, part in enumerate(parts[1:], start=1):
+        if part in _COMPOUND_PREPOSITIONS:
+            return parts[n - 1]
+    return parts[-1]
+
+
 def head_noun_type(noun: str) -> AnswerType:
     """The answer type of an English noun phrase's head ("the film's director" → PERSON)."""
     words = _content_words(noun)
     if not words:
         return "NAME"
-    head = words[-1]
+    head = _compound_head(words[-1])
     singular = head[:-1] if head.endswith("s") and head[:-1] in _PERSON_NOUNS else head
     if head in _DATE_NOUNS:
         return "DATE"

@@ -8,7 +8,14 @@ import pytest
 from kg_rag.answer import offline
 from kg_rag.answer.checks import RuleGate, safe_arithmetic
 from kg_rag.answer.planner import RulePlanner, bind_query
-from kg_rag.answer.question import answer_type, comparison_order, date_key, is_yes_no, year_only
+from kg_rag.answer.question import (
+    answer_type,
+    comparison_order,
+    date_key,
+    head_noun_type,
+    is_yes_no,
+    year_only,
+)
 from kg_rag.answer.router import RuleRouter
 from kg_rag.answer.stages import StepContext
 from kg_rag.models import PlanStep, RouteDecision
@@ -525,6 +532,24 @@ def test_rule_plans_from_grammar(
         (
             "Who is Ida Lund's stepmother?",
             ["Who is the father of Ida Lund", "Who is the spouse of #1"],
+        ),
+        # A compound kinship term inside a chain is its path too.
+        (
+            "Where was the father-in-law of the Tessick Mill's founder born?",
+            [
+                "founder of Tessick Mill",
+                "Who is the spouse of #1",
+                "Who is the father of #2",
+                "Where was #3 born",
+            ],
+        ),
+        (
+            "Which firm did the stepmother of Wenna Dorr start?",
+            [
+                "Who is the father of Wenna Dorr",
+                "Who is the spouse of #1",
+                "Which firm did #2 start",
+            ],
         ),
         ("周明的外婆是谁？", ["周明的母亲是谁", "#1的母亲是谁"]),
         ("赵一鸣的岳父是谁？", ["赵一鸣的妻子是谁", "#1的父亲是谁"]),
@@ -1379,10 +1404,28 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("Who was governor when Tollby joined the league?", "PERSON"),
         ("When was the king who built Osk Hall crowned?", "DATE"),
         ("In which year did the man who founded Osk Hall die?", "DATE"),
+        ("Who was Wenna Dorr's father-in-law?", "PERSON"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:
     assert answer_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("noun", "kind"),
+    [
+        # A hyphenated compound's head: the part before its preposition, else its last part.
+        ("father-in-law", "PERSON"),
+        ("the mother-in-law", "PERSON"),
+        ("editor-in-chief", "PERSON"),
+        ("co-founder", "PERSON"),
+        ("great-grandson", "PERSON"),
+        ("birth-place", "LOCATION"),
+        ("well-known", "NAME"),
+    ],
+)
+def test_head_noun_type_of_hyphenated_compounds(noun: str, kind: str) -> None:
+    assert head_noun_type(noun) == kind
 
 
 def test_yes_no_and_comparison_cues() -> None:
