@@ -2111,10 +2111,11 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     while start > 0:
         w, f = words[start - 1]
         # A word before 于, or one ending in it, is verbal whatever its tag ("毕业于", "发源于",
-        # 隶属于/n).
+        # 隶属于/n), and so is a bound morpheme before it, which heads no noun phrase: the
+        # classical verbs of 卒于/ng and 殁于/g.
         verbal = (
             f.startswith(_ZH_PRED_FLAGS)
-            or (words[start][0] == "于" and len(w) >= 2)
+            or (words[start][0] == "于" and (len(w) >= 2 or f in ("g", "ng", "vg")))
             or (len(w) >= 3 and w.endswith("于"))
             # After a time word or an adverb, a word is the verb they modify, whatever its tag
             # ("早年师从/n 哪位学者", "曾经师从").
