@@ -1196,8 +1196,15 @@ def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             k += 1
         if not head or k >= len(words) or not is_participle(words[k][0]):
             continue
-        if head[-1] in _PARTITIVE or _BE_SUBJECT.search(text[: det.start()]):
+        if head[-1] in _PARTITIVE:
             continue
+        if _BE_SUBJECT.search(text[: det.start()]):
+            # "When was the book compiled by X printed?": the subject's participle, when a
+            # passive main verb closes the question after it ("When was the band Queen
+            # formed?" has none: its participle is the main verb).
+            main_at = _main_participle(text)
+            if main_at is None or main_at <= words[k][1]:
+                continue
         j = k + 1
         while j < len(words) and j <= k + 2 and words[j][0] in _PARTICLE_OR_AS:
             j += 1
@@ -1222,6 +1229,40 @@ def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             continue
         step = _clean(f"{' '.join(head)} {text[words[k][1] : end]}")
         found = (det.start(), end, step, " ".join(head), "")
+    return found
+
+
+# An ordinal before a noun and an infinitive after it make a relative clause: "the first
+# woman to captain X" is the woman who first captained X (the ordinals are a closed class).
+_INFINITIVAL = re.compile(
+    r"\bthe\s+(?P<head>(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"last|only|next|sole|final)(?:\s+[a-z][\w\-]*){1,2}?)\s+to\s+(?P<verb>[a-z]+)\s+"
+)
+
+
+def _infinitival_bridge(text: str) -> tuple[int, int, str, str, str] | None:
+    """The last "the <ordinal> N to <verb> X": "the first woman to captain the Tollby
+    Rowing Club" → the step "first woman to captain the Tollby Rowing Club"."""
+    found: tuple[int, int, str, str, str] | None = None
+    for m in _INFINITIVAL.finditer(text):
+        if any(w in _FUNCTION for w in m["head"].split()[1:]) or m["verb"] in _FUNCTION:
+            continue
+        obj_start = m.end()
+        name = _NAME_AT.match(text, obj_start)
+        if name is not None and (text[obj_start].isupper() or text[obj_start] == "#"):
+            end = name.end()
+        elif text[obj_start:].split(" ", 1)[0] in _DETERMINERS:
+            end = len(text.rstrip(" ?"))
+        else:
+            continue
+        main_at = _main_participle(text)
+        if main_at is not None and obj_start < main_at < end:
+            end = len(text[:main_at].rstrip())  # the question's own verb closes the object
+        if end >= len(text.rstrip(" ?")) and _COPULA_LEAD.match(text[: m.start()]):
+            continue  # "Who was the first woman to captain X?" asks the phrase itself
+        head = " ".join(m["head"].split()[1:])
+        step = _clean(text[m.start() + len("the ") : end])
+        found = (m.start(), end, step, head, "")
     return found
 
 
@@ -1364,6 +1405,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             rel_word, trailing = f"{trailing} {rel_word}", ""
         step = _clean(f"{' '.join(head_words)} {rel_word} {clause}")
         return det.start(), clause_end, step, " ".join(head_words), trailing
+    infinitival = _infinitival_bridge(text)
+    if infinitival is not None:
+        return infinitival
     post = _participial_bridge(text)
     if post is not None:
         return post

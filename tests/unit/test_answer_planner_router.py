@@ -533,6 +533,30 @@ def test_rule_plans_from_grammar(
             "Who is Ida Lund's stepmother?",
             ["Who is the father of Ida Lund", "Who is the spouse of #1"],
         ),
+        # A be-question's subject with a participle, closed by a passive main verb.
+        (
+            "When was the book compiled by Wenna Dorr printed?",
+            ["book compiled by Wenna Dorr", "When was #1 printed"],
+        ),
+        # An ordinal before a noun and an infinitive after it: a relative clause.
+        (
+            "When was the book compiled by the first woman to captain the Tessick Rowing Club "
+            "printed?",
+            [
+                "first woman to captain the Tessick Rowing Club",
+                "book compiled by #1",
+                "When was #2 printed",
+            ],
+        ),
+        (
+            "In which town was the last man to lead the Tessick Mill born?",
+            ["last man to lead the Tessick Mill", "In which town was #1 born"],
+        ),
+        (
+            "Who was the first woman to captain the Tessick Rowing Club?",
+            ["Who was the first woman to captain the Tessick Rowing Club"],
+        ),
+        ("When was the band Tessick formed?", ["When was the band Tessick formed"]),
         # A compound kinship term inside a chain is its path too.
         (
             "Where was the father-in-law of the Tessick Mill's founder born?",
