@@ -38,6 +38,7 @@ __all__ = [
     "compact_name",
     "contains_cjk",
     "contains_han",
+    "generation",
     "is_participle",
     "normalize_name",
     "split_sentences",
@@ -325,3 +326,19 @@ def normalize_name(name: str) -> str:
 def compact_name(name: str) -> str:
     """``normalize_name`` without spaces: ``"Wal-Mart"`` and ``"Walmart"`` give ``"walmart"``."""
     return normalize_name(name).replace(" ", "")
+
+
+# The words after (or before) a name that tell a father from a son of the same name.
+_YOUNGER = re.compile(r"\b(?:the\s+younger|junior|jr)\b", re.IGNORECASE)
+_ELDER = re.compile(r"\b(?:the\s+elder|senior|sr)\b", re.IGNORECASE)
+
+
+def generation(name: str) -> str | None:
+    """``"younger"`` or ``"elder"`` when ``name`` carries a generation word ("Orm Vell the
+    younger", "the elder Orm Vell", "Ada Moe Jr."), else ``None``."""
+    younger, elder = _YOUNGER.search(name), _ELDER.search(name)
+    if younger and not elder:
+        return "younger"
+    if elder and not younger:
+        return "elder"
+    return None

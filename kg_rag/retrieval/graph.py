@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from extraction.language import HAN, normalize_name
+from extraction.language import HAN, generation, normalize_name
 from kg_rag.answer.trace import CypherCall
 from kg_rag.models import Entity, Evidence
 from kg_rag.stores.base import GraphStore
@@ -67,6 +67,20 @@ _STOP_KEYS = frozenset(
     ]
 )
 _MAX_NGRAM = 8
+
+
+def _content_keys(*names: str) -> set[str]:
+    """The normalized words of ``names`` that are not function words (Chinese names whole)."""
+    keys: set[str] = set()
+    for name in names:
+        norm = normalize_name(name)
+        if _CJK.search(norm):
+            keys.add(norm)
+        else:
+            keys.update(norm.split())
+    return keys - _STOP_KEYS
+
+
 _HUB_CHUNKS = 200  # bench/scale.py; musique-dev has 2 entities above it (of 14k)
 _CACHE_ENTITIES = 100_000  # entities / mention counts a linker keeps before starting afresh
 _PPR_TOL = 1e-7  # ranking of the top few hundred entities is settled long before 1e-13
@@ -319,6 +333,17 @@ class EntityLinker:
             if span in covered or normalize_name(span) in _STOP_KEYS or len(span) < 3:
                 continue
             matches = self.graph.find_entities(span, limit=2)
+            # "Orm Vell the elder" is not "Orm Vell the younger", however many words they share.
+            told = generation(span)
+            words = _content_keys(span)
+            matches = [
+                e
+                for e in matches
+                # A match shares a word that names something ("Was the X" shares only "the"
+                # with "Orm Vell the younger"), and "the elder" is never "the younger".
+                if words & _content_keys(e.name, *e.aliases)
+                and (told is None or generation(e.name) in (None, told))
+            ]
             with self._lock:
                 self._remember(matches)
             ents.update({e.entity_id: e for e in matches})

@@ -12,6 +12,7 @@ from extraction.language import (
     cjk_ratio,
     contains_cjk,
     contains_han,
+    generation,
     normalize_name,
     split_sentences,
 )
@@ -116,3 +117,21 @@ def test_one_normalize_name() -> None:
 
     assert normalize.normalize_name is normalize_name
     assert ppr.normalize_name is normalize_name
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Orm Tessick the younger", "younger"),
+        ("the elder Orm Tessick", "elder"),
+        ("Orm Tessick The Elder", "elder"),
+        ("Ada Moe Jr.", "younger"),
+        ("Ada Moe Sr.", "elder"),
+        ("Ada Moe junior", "younger"),
+        ("Orm Tessick", None),
+        ("Srinagar", None),  # a word that merely starts like "Sr"
+        ("Juniper Moe", None),
+    ],
+)
+def test_generation_words(name: str, expected: str | None) -> None:
+    assert generation(name) == expected

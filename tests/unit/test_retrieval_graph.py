@@ -21,6 +21,8 @@ ENTITIES = [
     Entity(entity_id="e_songcheng", name="松城大学", type="ORGANIZATION", aliases=["松大"]),
     Entity(entity_id="e_songcity", name="松城", type="LOCATION"),
     Entity(entity_id="e_which", name="Which", type="CONCEPT"),
+    Entity(entity_id="e_orm", name="Orm Tessick", type="PERSON"),
+    Entity(entity_id="e_orm_y", name="Orm Tessick the younger", type="PERSON"),
 ]
 
 
@@ -108,6 +110,14 @@ CASES = [
     (  # a capitalised span no name matches exactly goes to the store's name search
         "Tell me about Lovelace",
         [("e_ada", "Lovelace", "fulltext")],
+    ),
+    (  # ... which never answers "the elder" with "the younger", however many words match
+        "Where was Orm Tessick The Elder born?",
+        [("e_orm", "Orm Tessick", "exact")],
+    ),
+    (
+        "Where was Orm Tessick the younger born?",
+        [("e_orm_y", "Orm Tessick the younger", "exact")],
     ),
 ]
 
