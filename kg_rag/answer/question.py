@@ -545,6 +545,15 @@ _ZH_WH = [
 ]
 
 
+# A "what" question whose verb measures (a closed class): "What does the bell weigh?", "What
+# did the bridge cost?", "What does the hall measure?".
+MEASURE_VERB_Q = re.compile(
+    r"^\s*what\s+(?:do|does|did|will|would)\s+.+?\s+(?:weigh|cost|measure)\b"
+    r"(?!\s+(?:up|in|on|down|out)\b)",
+    re.IGNORECASE,
+)
+
+
 def answer_type(question: str) -> AnswerType:
     """What ``question`` asks for, from its wh-word and head noun (English or Chinese)."""
     q = question.strip()
@@ -564,8 +573,10 @@ def answer_type(question: str) -> AnswerType:
             return zh_noun_type(words[0] if words else m.group(1))
         return "NAME"
     low = q.lower()
-    if re.search(r"\bhow\s+(many|much|old|long|far|tall|high|large|big)\b", low):
+    if re.search(r"\bhow\s+(many|much|old|long|far|tall|high|large|big|heavy|deep|wide)\b", low):
         return "NUMBER"
+    if MEASURE_VERB_Q.search(low):
+        return "NUMBER"  # "What does the tenor weigh?": a verb of measure asks a quantity
     if re.search(r"^\s*(?:in|on|at|during|since|by|from|until)?\s*when\b", low):
         return "DATE"
     first = re.search(r"\b(?:which|what)\s+([a-z][a-z\-]*)\b", low)

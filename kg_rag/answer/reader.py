@@ -45,6 +45,7 @@ from kg_rag.answer.question import (
     BARE_YEAR,
     DATE_RX,
     GENERATION_WORDS,
+    MEASURE_VERB_Q,
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
     date_key,
@@ -130,7 +131,9 @@ _ZH_CLASSIFIER = re.compile(
 )
 _UNIT = re.compile(
     r"\s?(?:km|kilomet(?:re|er)s?|miles?|mi|met(?:re|er)s?|m|cm|mm|ft|feet|foot|inch(?:es)?|"
-    r"yards?|kg|kilograms?|grams?|g|pounds?|lbs?|tonnes?|tons?|acres?|hectares?|ha|"
+    r"yards?|fathoms?|furlongs?|knots?|kg|kilograms?|grams?|g|pounds?|lbs?|ounces?|oz|stones?|"
+    r"hundredweights?|cwt|tonnes?|tons?|acres?|hectares?|ha|lit(?:re|er)s?|gallons?|pints?|"
+    r"bushels?|dollars?|euros?|shillings?|pence|guineas?|francs?|yuan|"
     r"square\s+(?:miles?|kilomet(?:re|er)s?|met(?:re|er)s?|feet)|sq\s?(?:mi|km|m|ft)|"
     r"years?|months?|weeks?|days?|hours?|minutes?|seconds?|per\s?cent|percent|%)(?![\w])"
 )
@@ -1889,7 +1892,7 @@ def read_evidence(
         for m in _GENERATION_NAME.finditer(f"{query_for_names} {question_for_names}")
     }
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
-    measure = bool(_MEASURE_Q.search(query))
+    measure = bool(_MEASURE_Q.search(query) or MEASURE_VERB_Q.search(query))
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     # "每天能产卤多少担", "分为几卷": the measure word the count is asked in.

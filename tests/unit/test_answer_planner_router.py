@@ -1432,6 +1432,12 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("When was the king who built Osk Hall crowned?", "DATE"),
         ("In which year did the man who founded Osk Hall die?", "DATE"),
         ("Who was Wenna Dorr's father-in-law?", "PERSON"),
+        # A verb of measure asks a quantity; a phrasal verb made from it does not.
+        ("What does the tenor bell of Tessick weigh?", "NUMBER"),
+        ("What did the new wing of the Tessick Mill cost?", "NUMBER"),
+        ("How heavy is the tenor bell?", "NUMBER"),
+        ("What did Wenna Dorr weigh up before she sold the mill?", "NAME"),
+        ("What does Wenna Dorr do?", "NAME"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

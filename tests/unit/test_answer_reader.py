@@ -1109,6 +1109,16 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     ),
     # A measure is a number with its unit, never a date.
     (
+        "What does the tenor bell of Tessick weigh",
+        "NUMBER",
+        [
+            "The tenor bell of Tessick was cast in 1788 and recast in 1843. It weighs 24 "
+            "hundredweight and hangs with seven others."
+        ],
+        ["Tessick"],
+        "24 hundredweight",
+    ),
+    (
         "How tall is the Kell Light",
         "NUMBER",
         [
