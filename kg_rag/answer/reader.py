@@ -895,10 +895,21 @@ def _zh_slot(
     return False
 
 
+_ZH_CLAUSE_VERB = re.compile(r"生|逝|卒|死|在|于|是|为|有")
+
+
 def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
     """Chinese "1928年2月生", "生于1928年", "2011年逝世": the verb beside the date says which."""
-    # The rest of the date's clause: "2009年在松城逝世" holds the verb a few words on.
-    after = re.split(r"[，,。；;、）)]", sentence[end : end + 12], maxsplit=1)[0]
+    # The rest of the date's clause: "2009年在松城逝世" holds the verb a few words on. A
+    # year in brackets glosses the reign year before it, and the clause goes on after the
+    # bracket; a time phrase opening the sentence is the adverbial of the clause after its
+    # comma ("光绪二十七年（1901年），濮某病逝于…").
+    rest = sentence[end : end + 24]
+    rest = rest[1:] if rest[:1] in "）)" else rest
+    opening = re.split(r"[，,。；;]", sentence[:start])[-1]
+    if rest[:1] in "，," and len(opening) <= 8 and not _ZH_CLAUSE_VERB.search(opening):
+        rest = rest[1:]
+    after = re.split(r"[，,。；;、）)]", rest[:12], maxsplit=1)[0]
     before = sentence[max(0, start - 3) : start]
     if event == "birth":
         near = re.match(r"(?:出)?生|诞生", after) or re.search(r"(?:出)?生于$", before)

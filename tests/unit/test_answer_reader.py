@@ -25,6 +25,7 @@ from kg_rag.answer.reader import (
     _indefinite_head,
     _names_head,
     _office_title,
+    _zh_life_bonus,
     _zh_relative,
     names_topic,
     place_size,
@@ -2659,3 +2660,24 @@ def test_whose_value_a_sentence_tells(
     whether it answers the step (see the groups of rows)."""
     best, _ = read_evidence(query, expected, _ev(*texts), _linked(subject, type=subject_type))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "date", "event", "factor"),
+    [
+        # A year in brackets glosses the reign year before it; the clause goes on after the
+        # bracket, and after the comma of a time phrase that opens the sentence.
+        ("道光十年（1830年）生于栎溪镇，父亲是机户。", "1830年", "birth", 2.0),
+        ("光绪二十七年（1901年），戚砚秋病逝于苕东镇。", "1901年", "birth", 0.5),
+        ("光绪二十七年（1901年），戚砚秋病逝于苕东镇。", "1901年", "death", 2.0),
+        ("道光十年（1830年）生于栎溪镇。", "1830年", "death", 0.5),
+        # … but a clause of its own before the date keeps the comma a clause break.
+        ("戚砚秋在栎溪镇读书到1850年，后来去世于苕东镇。", "1850年", "death", 1.0),
+        ("1931年4月生，2009年在松城逝世。", "2009年", "death", 2.0),
+    ],
+)
+def test_chinese_life_verb_beside_a_date(
+    sentence: str, date: str, event: str, factor: float
+) -> None:
+    start = sentence.index(date)
+    assert _zh_life_bonus(sentence, start, start + len(date), event) == factor
