@@ -23,7 +23,7 @@ import functools
 import itertools
 import logging
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Container, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -671,9 +671,13 @@ _APPOSITION_GAP = re.compile(
 _ZH_FUNCTION_FLAGS = ("f", "p", "u", "r", "m", "q", "c", "d", "x", "y", "e", "o")
 
 
-def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
+def _head_compounds(
+    sentence: str, head: str, known: Container[str] = ()
+) -> list[tuple[int, int, str]]:
     """Chinese names that end in the question's head noun ("什么文学奖" → "白鹭文学奖"): the
-    run of characters before each occurrence of ``head`` back to punctuation or 的."""
+    run of characters before each occurrence of ``head`` back to punctuation or 的; when the
+    run is no ``known`` name but a shorter run is, that one (承接瑞纶绸庄: a verb and its
+    object, the known 瑞纶绸庄)."""
     out: list[tuple[int, int, str]] = []
     if len(head) < 2:
         return out
@@ -695,6 +699,8 @@ def _head_compounds(sentence: str, head: str) -> list[tuple[int, int, str]]:
                 break
             nominal += len(word)
         a = start - nominal
+        if sentence[a:end] not in known:
+            a = next((x for x in range(a + 1, start) if sentence[x:end] in known), a)
         if a < start and not _ZH_QUANTIFIER.match(sentence[a:start]):
             out.append((a, end, "NAME"))
     return out
@@ -1979,6 +1985,7 @@ def read_evidence(
         if cjk_query
         else []
     )
+    known_names = {name for _, name, _ in zh_known}
     if related is None:
         related = view.related(sorted(linked_ids)) if linked_ids else set()
     similar = view.sentence_similarity(query, ranked)
@@ -2125,7 +2132,10 @@ def read_evidence(
                         spans.append((m.start("name"), m.end("name"), "NAME", None))
                         renamed.add((m.start("name"), m.end("name")))
                 if zh_head:
-                    spans += [(a, b, k, None) for a, b, k in _head_compounds(sentence, zh_head)]
+                    spans += [
+                        (a, b, k, None)
+                        for a, b, k in _head_compounds(sentence, zh_head, known_names)
+                    ]
             else:
                 names = list(_CAP_NAME.finditer(sentence))  # read once, used three times
                 for m in names:

@@ -21,6 +21,7 @@ from kg_rag.answer.reader import (
     _en_relative,
     _full_name,
     _gloss_of,
+    _head_compounds,
     _head_noun,
     _indefinite_head,
     _names_head,
@@ -2681,3 +2682,21 @@ def test_chinese_life_verb_beside_a_date(
 ) -> None:
     start = sentence.index(date)
     assert _zh_life_bonus(sentence, start, start + len(date), event) == factor
+
+
+@pytest.mark.parametrize(
+    ("sentence", "head", "known", "name"),
+    [
+        # The run before the head noun, back to punctuation or 的 …
+        ("机户戚阿桂长年承接栎丰绸庄的放料。", "绸庄", set(), "承接栎丰绸庄"),
+        # … or to the known name it ends in: a verb and its object are no name.
+        ("机户戚阿桂长年承接栎丰绸庄的放料。", "绸庄", {"栎丰绸庄"}, "栎丰绸庄"),
+        # A known run stays whole, a verb inside a name included.
+        ("他在澄明光学实验室工作。", "实验室", {"澄明光学实验室"}, "澄明光学实验室"),
+    ],
+)
+def test_head_compounds_end_at_known_names(
+    sentence: str, head: str, known: set[str], name: str
+) -> None:
+    names = [sentence[a:b] for a, b, _ in _head_compounds(sentence, head, known)]
+    assert name in names
