@@ -1293,6 +1293,10 @@ def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
     )
 
 
+# A year counted in Chinese numerals after a name makes the name an era: 咸丰元年, 光绪二十七年.
+_ZH_ERA_YEAR = re.compile(r"[元正一二三四五六七八九十廿]{1,4}年")
+
+
 _INDEFINITE_BEFORE = re.compile(r"\b[Aa]n?\s+((?:[a-z][a-z\-]*\s+){0,3})$")
 
 
@@ -2336,6 +2340,8 @@ def read_evidence(
                     continue
                 if kind in ("NAME", "NOUN") and _ZH_INDEFINITE.search(sentence, max(0, a - 2), a):
                     continue  # "一家中药铺": a count and a classifier make a common noun of it
+                if cjk_query and kind != "DATE" and _ZH_ERA_YEAR.match(sentence, b):
+                    continue  # "咸丰元年", "民国二十年": a name before a year's count is an era
                 if expected == "PERSON" and _office_title(span):
                     continue
                 span_terms = _term_set(span)
@@ -2517,6 +2523,19 @@ def read_evidence(
                 if zh_units and kind in ("LOCATION", "NAME") and span[-1:] in CHINESE_ADMIN_UNITS:
                     # 哪座城市 asks for a 市, not the 区 inside it (岑川市老城区).
                     bonus *= 1.5 if span[-1] in zh_units else 0.6
+                elif (
+                    cjk_query
+                    and expected == "LOCATION"
+                    and kind == "LOCATION"
+                    and span[-1:] in CHINESE_ADMIN_UNITS
+                    and any(
+                        x == b and sentence[x:y][-1:] in CHINESE_ADMIN_UNITS
+                        for x, y, _, _ in unique_spans
+                    )
+                ):
+                    # 澄梓县箬浜镇人: a unit written right before another holds it; an
+                    # address names the place asked by its last, smallest unit.
+                    bonus *= 0.7
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:

@@ -296,6 +296,22 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["方静远"],
         "1931年4月",
     ),
+    # An address names the place by its last, smallest unit; a name before a year counted in
+    # Chinese numerals is an era, no place.
+    (
+        "戚砚秋出生在哪里",
+        "LOCATION",
+        ["戚砚秋，字子墨，松城县柳溪镇人，咸丰元年（1851年）生。"],
+        ["戚砚秋"],
+        "柳溪镇",
+    ),
+    (
+        "戚砚秋出生在哪里",
+        "LOCATION",
+        ["戚砚秋，字子墨，咸丰元年（1851年）生于苕东镇。"],
+        ["戚砚秋"],
+        "苕东镇",
+    ),
     (
         "方静远在哪一年去世",
         "DATE",
