@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen10-zh`` (``bench/data/generalization2`` to ``…10``, invented corpora
+  ``gen2-en`` … ``gen11-zh`` (``bench/data/generalization2`` to ``…11``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -92,6 +92,8 @@ GEN_SETS = {
     "gen9-zh": ("zh", "generalization9"),
     "gen10-en": ("en", "generalization10"),
     "gen10-zh": ("zh", "generalization10"),
+    "gen11-en": ("en", "generalization11"),
+    "gen11-zh": ("zh", "generalization11"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
