@@ -1481,8 +1481,13 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
 
 
 # A wh-word and a copula right before a noun phrase: the phrase is what the question asks.
+# … or a verb that assigns a role as the copula does ("Who served as the first secretary of
+# X?", "Who became the president of X?", "Who was appointed the N of X?").
 _COPULA_LEAD = re.compile(
-    r"^\s*(?:who|what|which|where|when)\b(?:\s+[a-z]+){0,2}?\s+(?:is|was|are|were)\s*$",
+    r"^\s*(?:who|what|which|where|when)\b(?:\s+[a-z]+){0,2}?\s+"
+    r"(?:(?:is|was|are|were)(?:\s+(?:appointed|named|elected|made)(?:\s+as)?)?"
+    r"|(?:became|becomes|become|remained|remains)"
+    r"|(?:served|serves|serve|acted|acts|act|worked|works)\s+as)\s*$",
     re.IGNORECASE,
 )
 

@@ -557,6 +557,23 @@ def test_rule_plans_from_grammar(
             ["Who was the first woman to captain the Tessick Rowing Club"],
         ),
         ("When was the band Tessick formed?", ["When was the band Tessick formed"]),
+        # A verb that assigns a role, as the copula does: the phrase is what is asked.
+        (
+            "Who served as the first secretary of the Tessick Rowing Club?",
+            ["Who served as the first secretary of the Tessick Rowing Club"],
+        ),
+        (
+            "Who became the first president of the Tessick Institute?",
+            ["Who became the first president of the Tessick Institute"],
+        ),
+        (
+            "Who was appointed the first curator of the Tessick Museum?",
+            ["Who was appointed the first curator of the Tessick Museum"],
+        ),
+        (
+            "Who married the daughter of Wenna Dorr?",
+            ["daughter of Wenna Dorr", "Who married #1"],
+        ),
         # A compound kinship term inside a chain is its path too.
         (
             "Where was the father-in-law of the Tessick Mill's founder born?",
