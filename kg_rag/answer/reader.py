@@ -2543,7 +2543,20 @@ def read_evidence(
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
                 life = 1.0
                 if kind == "LOCATION" and life_event is not None and cjk_query:
-                    life = _zh_life_place_bonus(sentence, a, b, life_event, life_others, life_slots)
+                    # 生于湄桐县鹊市镇: the verb's object is the whole address, the town too.
+                    held = next(
+                        (
+                            x
+                            for x, y, k, _ in unique_spans
+                            if y == a
+                            and k == "LOCATION"
+                            and sentence[x:y][-1:] in CHINESE_ADMIN_UNITS
+                        ),
+                        a,
+                    )
+                    life = _zh_life_place_bonus(
+                        sentence, held, b, life_event, life_others, life_slots
+                    )
                 elif kind in ("LOCATION", "NAME") and life_event is not None:
                     life = _en_life_place_bonus(sentence, a, life_event, b)
                 bonus *= 0.4 if others_pronoun and life > 1.0 else life
