@@ -2196,7 +2196,11 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     # "…的创始人是哪所学校的校友": the wh-word names the owner of a noun after it, so the
     # predicate says something about the entity the subject names.
     owner_asked = any(w == "的" for w, _ in words[wh + 1 :])
-    value = not after_verbal and not owner_asked and (not head or "".join(head) in _ZH_COPULA)
+    joined = "".join(head)
+    # A verb fused with 为 says what the value was set or changed to, as the copula does:
+    # "X的资本定为多少", "…改为什么".
+    copular = joined in _ZH_COPULA or (len(joined) == 2 and joined.endswith("为"))
+    value = not after_verbal and not owner_asked and (not head or copular)
     if re.search(r"是(?:哪里|哪儿|哪国|哪地|何地|何处|何方)人$", predicate):
         value = False  # "X的创办人是哪里人": the person's origin, not the attribute's value
     return subject, predicate, value
@@ -2522,7 +2526,11 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             steps = _zh_steps(chain)
         rest = _ZH_PRONOUN.sub("", second, count=1)
         rest_words = _zh_words(rest)
-        owned = bool(rest_words) and rest_words[0][1].startswith("n")
+        # A noun after the pronoun is what it owns, whatever the segmenter tagged a class noun
+        # it does not know (发起人/l).
+        owned = bool(rest_words) and (
+            rest_words[0][1].startswith("n") or zh_noun_type(rest_words[0][0]) != "NAME"
+        )
         # "…，其主唱出生在哪个镇" reads "#的主唱出生在哪个镇", itself a bridge question.
         more = _zh_predicate_steps(f"#的{rest}", kind, steps) if owned else None
         if more is None:

@@ -621,6 +621,13 @@ def test_rule_plans_from_grammar(
             ["赵一鸣担任主唱的乐队", "#1签约的唱片公司", "#2的创始人是谁"],
         ),
         ("北辰大学所在城市的人口有多少？", ["北辰大学所在城市", "#1的人口有多少"]),
+        # A verb fused with 为 asks the value as the copula does.
+        ("由邵启明创办的那家书局，资本定为多少？", ["由邵启明创办的书局", "#1的资本定为多少"]),
+        # After 其 / 它的, a class noun the segmenter tags oddly is still what the pronoun owns.
+        (
+            "邵启明供职的那家书局，其发起人出生在哪个村？",
+            ["邵启明供职的书局", "#1的发起人", "#2出生在哪个村"],
+        ),
         # A bound morpheme before 于 is the verb, not the subject's head: 卒于, 殁于.
         ("青芷书局的创办人卒于哪一年？", ["青芷书局的创办人", "#1卒于哪一年"]),
         ("邵启明的老师殁于何年？", ["邵启明的老师", "#1殁于何年"]),
