@@ -956,7 +956,8 @@ _NAME = (
     r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
 _OF_NAME = re.compile(
-    rf"(?:\bthe|^The)\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+of\s+(?P<the>the\s+)?"
+    rf"(?:\bthe|^The)\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+(?P<prep>of|by)\s+"
+    rf"(?P<the>the\s+)?"
     rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
     # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
     rf"(?P<tail>\s+[a-z][\w\-]*)?"
@@ -1314,6 +1315,14 @@ _BE_QUESTION = re.compile(
 _LAST_WORD = re.compile(r"(?<=\s)(?P<word>[a-z]+)\s*\??\s*$")
 
 
+# An adverb of time or manner right before the main participle goes with it: "first
+# published", "originally built", "later renamed".
+_ADVERB_BEFORE = re.compile(
+    r"\s((?:first|once|later|originally|formerly|subsequently|finally|eventually|last|"
+    r"then|also|still|again|[a-z]{3,}ly))\s+$"
+)
+
+
 def _main_participle(text: str) -> int | None:
     """Where the passive main verb closing a be-question starts, when there is one."""
     if not _BE_QUESTION.match(text):
@@ -1340,6 +1349,9 @@ def _main_participle(text: str) -> int | None:
     # headquartered"), not a preposition or auxiliary ("the city it is located in").
     if not before or before[-1].lower() in _FUNCTION:
         return None
+    adverb = _ADVERB_BEFORE.search(text, 0, last.start())
+    if adverb is not None and len(before) >= 2 and before[-2].lower() not in _FUNCTION:
+        return adverb.start(1)  # "…from 1885 first published": the adverb is the verb's
     return last.start()
 
 
@@ -1476,7 +1488,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             if joined:
                 name = f"the {name} {tail}"  # "the Tollby violin": the name modifies the noun
-            return m2.start(), end, f"{noun} of {name}", noun, ""
+            return m2.start(), end, f"{noun} {m2['prep']} {name}", noun, ""
     return None
 
 

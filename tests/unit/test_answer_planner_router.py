@@ -557,6 +557,25 @@ def test_rule_plans_from_grammar(
             ["Who was the first woman to captain the Tessick Rowing Club"],
         ),
         ("When was the band Tessick formed?", ["When was the band Tessick formed"]),
+        # An adverb right before the main participle goes with the main verb; "the N by X"
+        # is a bridge as "the N of X" is.
+        (
+            "In what year was the book by the woman who rowed for the Tessick Rowing Club "
+            "from 1885 first published?",
+            [
+                "woman who rowed for the Tessick Rowing Club from 1885",
+                "book by #1",
+                "In what year was #2 first published",
+            ],
+        ),
+        (
+            "When was the bridge that Wenna Dorr designed originally built?",
+            ["bridge that Wenna Dorr designed", "When was #1 originally built"],
+        ),
+        (
+            "When was the novel by Wenna Dorr published?",
+            ["novel by Wenna Dorr", "When was #1 published"],
+        ),
         # A verb that assigns a role, as the copula does: the phrase is what is asked.
         (
             "Who served as the first secretary of the Tessick Rowing Club?",
