@@ -1467,7 +1467,13 @@ def _cell_fit(cell: str, query: str, terms: set[str]) -> bool:
         cell = _ASIDE.sub("", cell).strip()  # 光绪十年（1884年）: the gloss is an aside
         return bool(cell) and cell in query
     own = _term_set(cell)
-    return bool(own) and 2 * len(own & terms) >= len(own)
+    if not own:
+        # A label of words the terms leave out ("First", "Second" for editions, rounds,
+        # terms of office): the question names it when it writes every one of them.
+        words = re.findall(r"[a-z]+", cell.lower())
+        low = query.lower()
+        return bool(words) and all(re.search(rf"\b{w}\b", low) for w in words)
+    return 2 * len(own & terms) >= len(own)
 
 
 def _header_named(header: str, query: str, terms: set[str]) -> bool:

@@ -2221,6 +2221,12 @@ _TOWNS = (
     "| Corlbridge | River Sade | 1,940 | 2,660 |\n"
     "| Hatchley | (none) | 210 | 180 |"
 )
+_EDITIONS = (
+    "| Edition | Year | Printer | Copies |\n"
+    "|---------|------|---------|--------|\n"
+    "| First | 1894 | Tom Verity | 600 |\n"
+    "| Second | 1903 | Tom Verity | 1,000 |"
+)
 _ZH_WORKS = (
     "| 年代 | 事项 | 出资者 |\n"
     "|---|---|---|\n"
@@ -2269,6 +2275,10 @@ def test_a_table_is_read_by_the_row_and_the_column_the_question_names(
         (_TOWNS, "River Sade", "Who founded Corlbridge", 1.0),  # no header named
         (_TOWNS, "7,310", "How many people lived in Varn in 1891", 1.0),  # no row named
         ("Corlbridge had 2,660 people in 1891.", "2,660", "How many lived in Corlbridge", 1.0),
+        # A label of words the terms leave out is named when the question writes them all.
+        (_EDITIONS, "1894", "In what year was the Tessick Ring Book first published", 3.0),
+        (_EDITIONS, "1903", "In what year was the Tessick Ring Book first published", 0.3),
+        (_EDITIONS, "1,000", "How many copies of the second edition were printed", 3.0),
         (_ZH_TOWNS, "8600", "苇汀镇1936年的人口是多少", 3.0),
         (_ZH_TOWNS, "540", "苇汀镇1936年的人口是多少", 0.3),
         # A bracketed gloss in a row label is an aside; a header's word may sit inside a longer
