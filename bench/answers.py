@@ -30,7 +30,8 @@ ingest.
 
 Run: ``nice .venv/bin/python bench/answers.py [--sets musique-dev 2wiki-dev gen-en gen-zh
 gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh gen5-en gen5-zh gen6-en gen6-zh gen7-en gen7-zh
-gen8-en gen8-zh gen9-en gen9-zh] [--limit N] [--llm] [--json OUT] [--show-failures N]``. Not part of the test suite.
+gen8-en gen8-zh gen9-en gen9-zh gen10-en gen10-zh gen11-en gen11-zh] [--limit N] [--llm]
+[--json OUT] [--show-failures N]``. Not part of the test suite.
 """
 
 from __future__ import annotations
