@@ -2724,6 +2724,39 @@ def _full_name(short: str, text: str) -> str:
     return max(found, key=len) if found else short
 
 
+def _said_of_namesake(sentence: str, others: Sequence[str], terms: Collection[str]) -> bool:
+    """Does the claim's relation word sit nearer a near-namesake of one of its names than the
+    name itself — "the founder of Skelthorpe Low Mill, … the overlooker of Skelthorpe Mill"
+    for "Did X found Skelthorpe Mill"? A name with the same first and last word and more
+    between them is another thing, and what is said beside it is said of that thing."""
+    if _CJK.search(sentence):
+        return False
+    low = sentence.lower()
+    at = [m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in terms]
+    if not at:
+        return False
+    for other in others:
+        words = other.split()
+        if len(words) < 2:
+            continue
+        mine = [m.start() for m in re.finditer(rf"(?<![\w-]){re.escape(other)}(?![\w-])", sentence)]
+        namesakes = [
+            m.start()
+            for m in _CAP_NAME.finditer(sentence)
+            if m.group(0) != other
+            and m.group(0).split()[0] == words[0]
+            and m.group(0).split()[-1] == words[-1]
+            and len(m.group(0).split()) > len(words)
+        ]
+        if not namesakes or not mine:
+            continue
+        near_mine = min(abs(a - b) for a in at for b in mine)
+        near_other = min(abs(a - b) for a in at for b in namesakes)
+        if near_other < near_mine:
+            return True
+    return False
+
+
 def verify_claim(
     claim: str,
     evidence: Sequence[Evidence],
@@ -2768,8 +2801,10 @@ def verify_claim(
         for s, e in _sentences(text):
             sentence = text[s:e]
             if others:
-                if all(o in sentence or o in text for o in others) and (
-                    not terms or len(_term_set(sentence) & terms) / len(terms) >= 0.34
+                if (
+                    all(o in sentence or o in text for o in others)
+                    and (not terms or len(_term_set(sentence) & terms) / len(terms) >= 0.34)
+                    and not _said_of_namesake(sentence, others, terms)
                 ):
                     return True, f"'{sentence[:120]}' names {', '.join(others)}"
             elif terms and len(_term_set(sentence) & terms) / len(terms) >= 0.67:

@@ -1440,6 +1440,31 @@ def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) ->
         ),
         ("林墨毕业于松城大学", ["林墨本科毕业于松城大学中文系。"], ["林墨", "松城大学"], True),
         ("林墨毕业于柳城大学", ["林墨本科毕业于松城大学中文系。"], ["林墨", "柳城大学"], False),
+        # What is said beside a near-namesake is said of that one ("Tessick Low Mill").
+        (
+            "Did Orm Vell found Tessick Mill",
+            [
+                "Orm Vell, the founder of Tessick Low Mill, was the son of Ada Vell, the "
+                "overlooker of Tessick Mill."
+            ],
+            ["Orm Vell", "Tessick Mill"],
+            False,
+        ),
+        (
+            "Did Orm Vell found Tessick Low Mill",
+            [
+                "Orm Vell, the founder of Tessick Low Mill, was the son of Ada Vell, the "
+                "overlooker of Tessick Mill."
+            ],
+            ["Orm Vell", "Tessick Low Mill"],
+            True,
+        ),
+        (
+            "Did Orm Vell found Tessick Mill",
+            ["Orm Vell founded Tessick Mill in 1838; his son later built Tessick Low Mill."],
+            ["Orm Vell", "Tessick Mill"],
+            True,
+        ),
     ],
 )
 def test_claims_are_verified_against_one_sentence(
