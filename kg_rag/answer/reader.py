@@ -234,6 +234,11 @@ _ZH_RENAMED = re.compile(
 # After a name, a copula and a possessive pronoun before the asked noun: the name is that
 # noun of the one the pronoun stands for ("Vell remained her mentor", "Ada Moe was his
 # second wife", "Harl Works became its owner").
+_EN_ROLE_BEFORE_NAME = (
+    r"\b(?:[Ii]ts|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)\s+(?:[a-z]+\s+)?{head}\s+"
+    r"(?:was|is|were|are|became|had\s+been|has\s+been)\s+"
+    r"(?:(?:the|a|an)\s+(?:[a-z][\w\-]*\s+){{0,2}})?$"
+)
 _EN_POSSESSED_ROLE = (
     r"\s+(?:was|is|were|are|remained|became|had\s+been|has\s+been|served\s+as)\s+"
     r"(?:her|his|their|its)\s+(?:[a-z]+\s+){{0,2}}{head}s?\b"
@@ -1941,6 +1946,11 @@ def read_evidence(
     possessed_role = (
         _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))) if head and not cjk_query else None
     )
+    # … and the role first, then the copula and the name: "Its first president was the dyer
+    # Ada Moe" (a class noun may stand before the name).
+    role_before = (
+        _rx(_EN_ROLE_BEFORE_NAME.format(head=re.escape(head))) if head and not cjk_query else None
+    )
     zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
     work_head = (
@@ -2460,6 +2470,12 @@ def read_evidence(
                     and possessed_role.match(sentence, b)
                 ):
                     bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
+                if (
+                    role_before is not None
+                    and kind in ("NAME", "PERSON", "ORGANIZATION")
+                    and role_before.search(sentence, 0, a)
+                ):
+                    bonus *= _SLOT_BONUS  # "Its first president was the dyer Ada Moe"
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

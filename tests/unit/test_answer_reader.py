@@ -1135,6 +1135,18 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["栎川电子"],
         "韩柏",
     ),
+    # The role, the copula, then the name (a class noun may stand before it): the name
+    # holds the role, not the one named in the next clause.
+    (
+        "Who was the first president of the Tessick Institute",
+        "PERSON",
+        [
+            "The Tessick Institute was founded in 1849. Its first president was the dyer Ivo "
+            "Quarrie, and Orm Vellby junior, the worsted spinner, was one of its trustees."
+        ],
+        ["Tessick Institute"],
+        "Ivo Quarrie",
+    ),
     # A measure is a number with its unit, never a date.
     (
         "What does the tenor bell of Tessick weigh",
