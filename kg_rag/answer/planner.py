@@ -1517,20 +1517,7 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
         return text
     kin = _EN_KIN_STEP.match(_clean(inner))
     if kin is not None:  # "the father-in-law of #1": the spouse of #1, then that one's father
-        subject = _clean(kin["x"])
-        for rel in _EN_KIN[kin["kin"].lower()]:
-            query = f"Who is the {rel} of {subject}"
-            steps.append(
-                PlanStep(
-                    index=len(steps) + 1,
-                    query=query,
-                    needs=f"the {rel}",
-                    depends_on=_deps(query),
-                    kind="bridge",
-                    answer_type="PERSON",
-                )
-            )
-            subject = f"#{len(steps)}"
+        steps.extend(_kin_steps(_clean(kin["x"]), _EN_KIN[kin["kin"].lower()], len(steps) + 1))
         index = len(steps)
     else:
         index = len(steps) + 1
@@ -1585,22 +1572,29 @@ _EN_KIN_STEP = re.compile(rf"^(?:the\s+)?(?P<kin>{_EN_KIN_TERM})\s+of\s+(?P<x>.+
 _EN_KIN_POSS = re.compile(rf"^who\s+(?:is|was)\s+(?P<x>.+?)['’]s?\s+(?P<kin>{_EN_KIN_TERM})$", re.I)
 
 
-def _kin_plan(question: str, person: str, path: tuple[str, str], zh: bool) -> Plan:
+def _kin_steps(person: str, path: tuple[str, str], first: int, zh: bool = False) -> list[PlanStep]:
+    """The bridge steps of a kinship path from ``person``, numbered from ``first``."""
     steps: list[PlanStep] = []
     subject = person
-    for i, rel in enumerate(path):
+    for i, rel in enumerate(path, start=first):
         query = f"{subject}的{rel}是谁" if zh else f"Who is the {rel} of {subject}"
         steps.append(
             PlanStep(
-                index=i + 1,
+                index=i,
                 query=query,
-                needs="the final answer" if i == len(path) - 1 else f"the {rel}",
+                needs=f"the {rel}",
                 depends_on=_deps(query),
-                kind="lookup" if i == len(path) - 1 else "bridge",
+                kind="bridge",
                 answer_type="PERSON",
             )
         )
-        subject = f"#{i + 1}"
+        subject = f"#{i}"
+    return steps
+
+
+def _kin_plan(question: str, person: str, path: tuple[str, str], zh: bool) -> Plan:
+    steps = _kin_steps(person, path, 1, zh)
+    steps[-1] = steps[-1].model_copy(update={"needs": "the final answer", "kind": "lookup"})
     return Plan(question=question, steps=steps, strategy="bridge", answer_type="PERSON")
 
 
