@@ -28,6 +28,7 @@ __all__ = [
     "BARE_PARTICIPLES",
     "CJK",
     "ENGLISH_STOPWORDS",
+    "GENERATION_WORDS",
     "HAN",
     "HANGUL",
     "IRREGULAR_PARTICIPLES",
@@ -328,9 +329,15 @@ def compact_name(name: str) -> str:
     return normalize_name(name).replace(" ", "")
 
 
-# The words after (or before) a name that tell a father from a son of the same name.
-_YOUNGER = re.compile(r"\b(?:the\s+younger|junior|jr)\b", re.IGNORECASE)
-_ELDER = re.compile(r"\b(?:the\s+elder|senior|sr)\b", re.IGNORECASE)
+# The words after (or before) a name that tell two people of one name apart, a father from a
+# son (a closed class): "Orm Vell junior", "Ada Moe the younger", "the elder Orm Vell".
+_YOUNGER_WORDS = r"the\s+younger|junior"
+_ELDER_WORDS = r"the\s+elder|senior"
+GENERATION_WORDS = f"{_YOUNGER_WORDS}|{_ELDER_WORDS}"
+"""The generation words as a regex alternation (the answer stages add capitalised and short
+forms of their own)."""
+_YOUNGER = re.compile(rf"\b(?:{_YOUNGER_WORDS}|jr)\b", re.IGNORECASE)
+_ELDER = re.compile(rf"\b(?:{_ELDER_WORDS}|sr)\b", re.IGNORECASE)
 
 
 def generation(name: str) -> str | None:

@@ -27,6 +27,7 @@ from extraction.chinese import pos_tags
 from extraction.language import (
     BARE_PARTICIPLES,
     ENGLISH_STOPWORDS,
+    GENERATION_WORDS,
     HAN,
     STRANDED_PARTICLES,
     is_participle,
@@ -36,7 +37,6 @@ from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
-    GENERATION_WORDS,
     ZH_CLASSIFIERS,
     ZH_GRADABLE,
     ZH_TERM_OF_OFFICE,

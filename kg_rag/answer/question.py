@@ -423,9 +423,6 @@ _ZH_ORG_END = re.compile(
     r"球队|俱乐部|协会|学会|基金会|委员会|出版社|报社|电视台|机构|组织|单位|政府|工厂|厂|馆|社|"
     r"党|部|局|院|所|队|团|会|店|台|校)$"
 )
-# The words after a name that tell two people of one name apart (a closed class): "Orm Vell
-# junior", "Ada Moe the younger". Planner and reader add their own capitalised and short forms.
-GENERATION_WORDS = r"the\s+younger|the\s+elder|junior|senior"
 # 任 counts the holders of an office: 首任 (the first), 第二任, 前任, 现任, 历任 + the office.
 ZH_TERM_OF_OFFICE = r"(?:首|现|前|历|继|末|第[一二三四五六七八九十两\d]+)任"
 # Chinese classifiers (量词) that count or point at things: 哪口井, 哪家公司, 几卷 (a closed class

@@ -33,7 +33,14 @@ from extraction.chinese import (
     glued_after_name,
     pos_tags,
 )
-from extraction.language import HAN, NON_NAME_WORDS, is_participle, normalize_name, split_sentences
+from extraction.language import (
+    GENERATION_WORDS,
+    HAN,
+    NON_NAME_WORDS,
+    is_participle,
+    normalize_name,
+    split_sentences,
+)
 from extraction.lexicon import (
     CALENDAR_WORDS,
     CHINESE_ADMIN_UNITS,
@@ -44,7 +51,6 @@ from kg_rag.answer.offline import _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
     DATE_RX,
-    GENERATION_WORDS,
     MEASURE_VERB_Q,
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
@@ -234,14 +240,16 @@ _ZH_RENAMED = re.compile(
 # After a name, a copula and a possessive pronoun before the asked noun: the name is that
 # noun of the one the pronoun stands for ("Vell remained her mentor", "Ada Moe was his
 # second wife", "Harl Works became its owner").
+_EN_POSSESSED_ROLE = (
+    r"\s+(?:was|is|were|are|remained|became|had\s+been|has\s+been|served\s+as)\s+"
+    r"(?:her|his|their|its)\s+(?:[a-z]+\s+){{0,2}}{head}s?\b"
+)
+# … and the asked noun first, then the copula and the name (up to where the name starts): "Its
+# first president was the dyer Ada Moe" (a class noun may stand before the name).
 _EN_ROLE_BEFORE_NAME = (
     r"\b(?:[Ii]ts|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)\s+(?:[a-z]+\s+)?{head}\s+"
     r"(?:was|is|were|are|became|had\s+been|has\s+been)\s+"
     r"(?:(?:the|a|an)\s+(?:[a-z][\w\-]*\s+){{0,2}})?$"
-)
-_EN_POSSESSED_ROLE = (
-    r"\s+(?:was|is|were|are|remained|became|had\s+been|has\s+been|served\s+as)\s+"
-    r"(?:her|his|their|its)\s+(?:[a-z]+\s+){{0,2}}{head}s?\b"
 )
 # 该 / 此 + a noun points back to something named before ("常驻该园", "此校"): never a name.
 _ZH_ANAPHOR = re.compile(f"[该此][{HAN}]{{1,2}}")
@@ -1946,8 +1954,6 @@ def read_evidence(
     possessed_role = (
         _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))) if head and not cjk_query else None
     )
-    # … and the role first, then the copula and the name: "Its first president was the dyer
-    # Ada Moe" (a class noun may stand before the name).
     role_before = (
         _rx(_EN_ROLE_BEFORE_NAME.format(head=re.escape(head))) if head and not cjk_query else None
     )
@@ -2310,6 +2316,17 @@ def read_evidence(
                     and normalize_name(sentence[x:y]) not in linked_norms
                 ]
                 life_slots = _zh_life_slots(sentence, life_event, unique_spans, life_others)
+            # Chinese administrative units (县, 镇, …) in the sentence, for addresses: a unit
+            # written right before another holds it (澄梓县箬浜镇).
+            admin_units = (
+                [
+                    (x, y, k)
+                    for x, y, k, _ in unique_spans
+                    if sentence[x:y][-1:] in CHINESE_ADMIN_UNITS
+                ]
+                if cjk_query
+                else []
+            )
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if not cjk_query and not sentence[:a].strip(" '\"“("):
@@ -2550,10 +2567,7 @@ def read_evidence(
                     and expected == "LOCATION"
                     and kind == "LOCATION"
                     and span[-1:] in CHINESE_ADMIN_UNITS
-                    and any(
-                        x == b and sentence[x:y][-1:] in CHINESE_ADMIN_UNITS
-                        for x, y, _, _ in unique_spans
-                    )
+                    and any(x == b for x, _, _ in admin_units)
                 ):
                     # 澄梓县箬浜镇人: a unit written right before another holds it; an
                     # address names the place asked by its last, smallest unit.
@@ -2566,16 +2580,7 @@ def read_evidence(
                 life = 1.0
                 if kind == "LOCATION" and life_event is not None and cjk_query:
                     # 生于湄桐县鹊市镇: the verb's object is the whole address, the town too.
-                    held = next(
-                        (
-                            x
-                            for x, y, k, _ in unique_spans
-                            if y == a
-                            and k == "LOCATION"
-                            and sentence[x:y][-1:] in CHINESE_ADMIN_UNITS
-                        ),
-                        a,
-                    )
+                    held = next((x for x, y, k in admin_units if y == a and k == "LOCATION"), a)
                     life = _zh_life_place_bonus(
                         sentence, held, b, life_event, life_others, life_slots
                     )
