@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -257,6 +257,37 @@ def read_text_capped(path: Path, max_chars: int) -> tuple[str, bool]:
 _SITE_SEPARATOR = re.compile(r"\s+[|\-–—·]\s+|\s*[|｜_]\s*")
 
 
+# Elements that are sections of their own: a <header> or <footer> inside one belongs to it.
+_SECTIONING = ("article", "aside", "main", "nav", "section")
+# ARIA landmarks of the page around the content (site banner, navigation, site footer).
+_CHROME_ROLES = {"banner", "navigation", "contentinfo", "search"}
+
+
+def _drop_page_chrome(soup: Any) -> None:
+    """Remove what a page repeats around its content, as HTML defines it: navigation
+    (``<nav>``, ``role="navigation"``), and the page's own banner and footer — a ``<header>``
+    or ``<footer>`` outside every sectioning element, or an element with the ``banner`` /
+    ``contentinfo`` role. "Home | About | Contact" and a copyright line are no facts of the
+    page. A page that is nothing but chrome keeps it (it has nothing else to say)."""
+    chrome = [
+        tag
+        for tag in soup.find_all(True)
+        if tag.name == "nav"
+        or str(tag.get("role", "")).strip().lower() in _CHROME_ROLES
+        or (tag.name in ("header", "footer") and tag.find_parent(_SECTIONING) is None)
+    ]
+    if not chrome:
+        return
+    body = soup.body or soup
+    total = len(" ".join(body.get_text(" ").split()))
+    ids = {id(tag) for tag in chrome}
+    outermost = [tag for tag in chrome if not any(id(p) in ids for p in tag.parents)]
+    if sum(len(" ".join(tag.get_text(" ").split())) for tag in outermost) >= total:
+        return
+    for tag in outermost:
+        tag.decompose()
+
+
 def html_to_text(html: str) -> tuple[str, str]:
     """Convert HTML to Markdown-like text: headings as ``#`` lines, blocks as paragraphs.
 
@@ -272,6 +303,7 @@ def html_to_text(html: str) -> tuple[str, str]:
     title = ""
     for tag in soup(["script", "style", "noscript", "template", "head", "svg", "iframe"]):
         tag.decompose()
+    _drop_page_chrome(soup)
     for level in range(1, 7):
         for heading in soup.find_all(f"h{level}"):
             words = " ".join(heading.get_text(" ").split())

@@ -186,6 +186,53 @@ def test_html_headings_become_sections() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("body", "kept", "dropped"),
+    [
+        # site navigation, the page's banner and its footer are no facts of the page
+        (
+            "<header><p>Orrin Valley Trust</p></header><nav><a href='/'>Home</a> | "
+            "<a href='/m'>Mills</a></nav><main><h1>Hobsett Mill</h1><p>Built in 1843.</p>"
+            "</main><footer><p>(c) Orrin Valley Trust</p></footer>",
+            ["Hobsett Mill", "Built in 1843."],
+            ["Home", "Mills", "Orrin Valley Trust"],
+        ),
+        # a header or footer inside an article belongs to the article
+        (
+            "<article><header><h1>Pellick Wharf</h1><p>By Ada Pell</p></header>"
+            "<p>Opened in 1790.</p><footer>Filed under wharves</footer></article>"
+            "<div role='navigation'>Next page</div>",
+            ["Pellick Wharf", "By Ada Pell", "Opened in 1790.", "Filed under wharves"],
+            ["Next page"],
+        ),
+        # the ARIA landmarks say the same as the elements
+        (
+            "<div role='banner'>Lathe Gazette</div><div><h1>Corvey</h1><p>A hamlet.</p></div>"
+            "<div role='contentinfo'>All rights reserved</div>",
+            ["Corvey", "A hamlet."],
+            ["Lathe Gazette", "All rights reserved"],
+        ),
+        # a page that is nothing but navigation keeps it: it is all the page says
+        ("<nav><a href='/'>Brisk Lane index</a></nav>", ["Brisk Lane index"], []),
+        # Chinese pages alike
+        (
+            "<header><p>澜沧古迹网</p></header><nav><a href='/'>首页</a></nav>"
+            "<h1>溪桥书院</h1><p>书院建于道光三年。</p><footer>转载请注明出处</footer>",
+            ["溪桥书院", "书院建于道光三年。"],
+            ["澜沧古迹网", "首页", "转载请注明出处"],
+        ),
+    ],
+)
+def test_html_page_chrome_is_dropped(body: str, kept: list[str], dropped: list[str]) -> None:
+    """Navigation and the page's own banner and footer (HTML's landmarks, not a word list)
+    are dropped; a header or footer inside a sectioning element is the section's own."""
+    text, _ = html_to_text(f"<html><head><title>t</title></head><body>{body}</body></html>")
+    for piece in kept:
+        assert piece in text
+    for piece in dropped:
+        assert piece not in text
+
+
 def test_html_tables_keep_rows_and_columns() -> None:
     """An HTML table becomes one paragraph of Markdown pipe rows, header first, so a cell stays
     under its column; a one-row table is left as text."""
