@@ -1064,11 +1064,15 @@ _ORDINAL_LIKE = (
     r"former|latter|original|final"
 )
 _PREP = r"(?:of|in|on|at|by|for|to|from|with|and|or|as)"
+# An adjective of age or generation right before a name modifies the name ("the elder Orm
+# Vell", "the late Ada Moe", "the young Ivo Lund"): no noun that a contact relative could head.
+_NAME_ADJECTIVE = r"elder|younger|eldest|youngest|late|young|old"
 _CONTACT = re.compile(
-    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)"
+    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)(?!(?:{_NAME_ADJECTIVE})\s+{_NAME})"
     # one noun or a compound of two ("the record label Ada Moe signed with")
     rf"(?P<noun>(?:(?!{_PREP}\b)[a-z][\w\-]*\s+(?!{_PREP}\b))?"
-    rf"[a-z][\w\-]*)\s+(?P<name>{_NAME})\s+(?P<rest>[a-z][^,?]*)$"
+    rf"[a-z][\w\-]*)\s+(?P<name>(?:the\s+(?:{_NAME_ADJECTIVE})\s+)?{_NAME})"
+    rf"\s+(?P<rest>[a-z][^,?]*)$"
 )
 # A be-auxiliary right before a noun phrase makes it the subject of a question whose main verb
 # follows it: "When was the band Queen formed?", "Was the film released in 1990?".
@@ -1292,8 +1296,16 @@ def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
         clause = " ".join(words[: gap + 1])
         end = m.start("rest") + m["rest"].index(clause) + len(clause) if clause else m.end()
         return m.start(), end, _clean(f"{noun} that {name} {clause}"), noun, ""
-    if words[0] in _FUNCTION or _BE_SUBJECT.search(text[: m.start()]):
-        return None  # "When was the band Queen formed?": apposition and the main verb
+    if words[0] in _FUNCTION:
+        return None
+    if _BE_SUBJECT.search(text[: m.start()]):
+        # "When was the band Queen formed?": apposition and the main verb; "When was the mill
+        # Ada Moe built demolished?": the clause's verb, then the main one closing the question.
+        main_at = _main_participle(text)
+        if main_at is None or main_at <= m.start("rest"):
+            return None
+        clause = _clean(text[m.start("rest") : main_at])
+        return m.start(), main_at, _clean(f"{noun} that {name} {clause}"), noun, ""
     return m.start(), m.end(), _clean(f"{noun} that {name} {m['rest']}"), noun, ""
 
 
@@ -1372,7 +1384,10 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         if not head[:1].islower() or len(words) > _DET_WINDOW:
             continue
         clause_end = len(text)
-        if _BE_SUBJECT.search(before[: det.start()]):
+        extraposed = any(is_participle(w) for w in words[len(_relative_head(words)) :])
+        if _BE_SUBJECT.search(before[: det.start()]) and not extraposed:
+            # (An extraposed clause runs to the end: in "When was the school built where X
+            # taught?" the main participle comes before the relative word.)
             # "When was the country that produced X taken by the British?": the subject's
             # clause ends where a participle follows its last name, the passive main verb.
             main = _PASSIVE_AFTER_NAME.search(text, rel.end())
@@ -1384,7 +1399,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             end = _do_clause_end(text, rel.end(), rel.group(0).lower() == "whose")
             if end is not None:
                 clause_end = end
-        main_verb = _main_participle(text)
+        main_verb = None if extraposed else _main_participle(text)
         if main_verb is not None and rel.end() < main_verb < clause_end:
             clause_end = main_verb
         close = _clause_close(text, rel.end())

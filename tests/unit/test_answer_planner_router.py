@@ -576,6 +576,43 @@ def test_rule_plans_from_grammar(
             "When was the novel by Wenna Dorr published?",
             ["novel by Wenna Dorr", "When was #1 published"],
         ),
+        # An adjective of age or generation before a name modifies the name: no contact
+        # relative headed by "elder" or "late".
+        (
+            "In what year was the mill founded where the elder Wenna Dorr served as overlooker?",
+            ["mill where the elder Wenna Dorr served as overlooker", "In what year was #1 founded"],
+        ),
+        (
+            "Where was the ship the young Tomas Quell sailed on built?",
+            ["ship that the young Tomas Quell sailed on", "Where was #1 built"],
+        ),
+        (
+            "Who managed the band the late Wenna Dorr formed?",
+            ["band that the late Wenna Dorr formed", "Who managed #1"],
+        ),
+        (
+            "Which school did the late Wenna Dorr found?",
+            ["Which school did the late Wenna Dorr found"],
+        ),
+        # A relative clause extraposed past the main participle runs to the end.
+        (
+            "When was the school built where Tomas Quell taught?",
+            ["school where Tomas Quell taught", "When was #1 built"],
+        ),
+        (
+            "When was the bridge opened that Wenna Dorr designed?",
+            ["bridge that Wenna Dorr designed", "When was #1 opened"],
+        ),
+        (
+            "When was the country that produced Tomas Quell taken by the British?",
+            ["country that produced Tomas Quell", "When was #1 taken by the British"],
+        ),
+        # A be-question's subject with a contact relative: its verb, then the main one.
+        (
+            "When was the mill Tomas Quell built demolished?",
+            ["mill that Tomas Quell built", "When was #1 demolished"],
+        ),
+        ("When was the band Quell formed in Arnby?", ["When was the band Quell formed in Arnby"]),
         # A verb that assigns a role, as the copula does: the phrase is what is asked.
         (
             "Who served as the first secretary of the Tessick Rowing Club?",
