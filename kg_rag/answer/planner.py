@@ -271,8 +271,11 @@ _NAME_PARTICLES = r"(?:de|del|della|van|von|du|da|di|der|den|ten|ter)"
 
 
 def _strip_option(option: str) -> str:
-    """ "the physicist Ada Berg" → "Ada Berg": descriptors before a name go."""
+    """ "the physicist Ada Berg" → "Ada Berg": descriptors before a name go; a generation word
+    stays ("the elder Ada Berg" is not her daughter of the same name)."""
     option = option.strip()
+    if re.match(r"(?i)the\s+(?:elder|younger)\s+[A-Z]", option):
+        return _clean(option)
     stripped = re.sub(
         r"^(?:(?:the|a|an)\s+)?(?:(?!of\b)(?!" + _NAME_PARTICLES + r"\s+[A-Z])[a-z][\w\-]*\s+){0,3}"
         r"(?=[A-Z0-9\"'“]|" + _NAME_PARTICLES + r"\s+[A-Z])",
@@ -453,6 +456,13 @@ _BORN_IN = re.compile(r"(?:both\s+)?born\s+in\s+(?P<place>[A-Z][^?]*?)")
 _EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
 
 
+# "Did A come from the same village as B?", "Was A born in the same town as B?": one option
+# before the verb phrase, the other after "as".
+_EN_SAME_AS = re.compile(
+    r"^(?P<aux>(?i:are|were|is|was|do|did|does|have|had|has))\s+(?P<a>.+?)\s+"
+    r"(?P<vp>(?:[a-z]+\s+){1,3}?)the\s+same\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)\s+as\s+"
+    r"(?P<b>\S.*?)$"
+)
 _SINGULAR_AUX = {"were": "was", "are": "is", "do": "does", "have": "has"}
 
 
@@ -508,6 +518,15 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
         rest = re.sub(r"^both\s+", "", rest)
         queries = [_clean(f"{m['aux']} {o} {rest}") for o in (a, b)]
         return _value_plan(question, [a, b], queries, "YESNO", "all", "both-yesno", rest, False)
+    m = _EN_SAME_AS.match(q)
+    if m is not None:  # "Did A come from the same village as B?": as "Did A and B come from…"
+        a, b, attr = _strip_option(m["a"]), _strip_option(m["b"]), m["attr"]
+        owned = re.match(r"(?i)(?:his|her|its|their)\s+(?P<noun>\S.*)$", m["b"].strip())
+        if owned is not None:  # "… as his father": the father of the first option
+            b = f"the {owned['noun']} of {a}"
+        kind = head_noun_type(attr)
+        queries = [_same_value_query(m["aux"], o, m["vp"], attr) for o in (a, b)]
+        return _value_plan(question, [a, b], queries, kind, "same", "same-yesno", attr)
     threshold = _en_threshold(q, question)
     if threshold is not None:
         return threshold
@@ -834,6 +853,13 @@ _EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\
 
 
 _REFERENT = "\x00"
+# A statement joined to a question inside one sentence: by a semicolon or a colon, or by ",
+# and" before the question's wh-word or auxiliary.
+_STATEMENT_JOINT = re.compile(
+    r"(?:[;:]|,\s+and)\s+(?=(?:who|whom|whose|what|which|where|when|how|in\s+(?:which|what)"
+    r"|did|does|do|is|was|are|were|has|have|had|can|could)\b)",
+    re.IGNORECASE,
+)
 
 
 def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
@@ -841,22 +867,36 @@ def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
     of S" —, its noun N, the question with :data:`_REFERENT` where it refers back to it by a
     pronoun or "that/this/the N")."""
     spans = split_sentences(q)
-    if len(spans) != 2:
+    joint = _STATEMENT_JOINT.search(q) if len(spans) == 1 else None
+    if joint is not None:  # "S V a N; how many … it …?", "S V a N, and where is it …?"
+        first, second = q[: joint.start()].strip(), _clean(q[joint.end() :])
+    elif len(spans) == 2:
+        first = q[spans[0][0] : spans[0][1]].strip().rstrip(".")
+        second = _clean(q[spans[1][0] : spans[1][1]])
+    else:
         return None
-    first = q[spans[0][0] : spans[0][1]].strip().rstrip(".")
-    second = _clean(q[spans[1][0] : spans[1][1]])
     if is_yes_no(first) or re.match(r"(?i)(?:who|what|which|where|when|how)\b", first):
         return None  # two questions, not a statement and a question
     m = _EN_INDEFINITE.match(first)
     have = m is not None and m["verb"] in ("had", "has", "have")
     if m is None or (m["verb"] in _FUNCTION and not have) or m["noun"] in _FUNCTION:
         return None
-    subj, verb, noun = m["subj"], m["verb"], f"{m['mods']}{m['noun']}"
+    subj, verb, noun, rest = m["subj"], m["verb"], f"{m['mods']}{m['noun']}", m["rest"]
+    # The noun phrase goes on over plain nouns ("a dairy company"), up to a function word or a
+    # participle ("a daughter named after her").
+    while (w := re.match(r"\s+([a-z][\w\-]*)(?=\s|$)", rest)) and not (
+        w.group(1) in _FUNCTION or is_participle(w.group(1)) or _finite_verb(w.group(1))
+    ):
+        noun, rest = f"{noun} {w.group(1)}", rest[w.end() :]
     if not re.search(r"[A-Z0-9]", subj[1:]):
         return None
     lead = f"the{subj[3:]}" if subj.startswith("The ") else subj
-    phrase = f"the {noun} of {lead}" if have else f"the {noun} that {lead} {verb}{m['rest']}"
-    back = re.search(rf"\b(?:that|this|the)\s+{re.escape(m['noun'])}\b", second, re.IGNORECASE)
+    phrase = f"the {noun} of {lead}" if have else f"the {noun} that {lead} {verb}{rest}"
+    back = re.search(
+        rf"\b(?:that|this|the)\s+(?:{re.escape(noun)}|{re.escape(noun.split()[-1])})\b",
+        second,
+        re.IGNORECASE,
+    )
     if back is not None:
         return phrase, noun, f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
     pronoun = _EN_BACK_PRONOUN.search(second)
@@ -958,7 +998,10 @@ _NAME = (
 _OF_NAME = re.compile(
     rf"(?:\bthe|^The)\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+(?P<prep>of|by)\s+"
     rf"(?P<the>the\s+)?"
-    rf"(?:(?:(?!of\b)[a-z]+\s+){{0,2}}?)(?P<name>{_NAME}|#\d+)"
+    # up to three lower-case words before the name, a relative word apart ("the first clerk
+    # of the scales at the X")
+    rf"(?P<mid>(?:(?!(?:of|which|that|who|whom|whose|where|when)\b)[a-z]+\s+){{0,3}}?)"
+    rf"(?P<name>{_NAME}|#\d+)"
     # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
     rf"(?P<tail>\s+[a-z][\w\-]*)?"
 )
@@ -1271,6 +1314,13 @@ def _infinitival_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     return found
 
 
+# A wh-question whose verb is a form of "be": a participle closing it is its main verb.
+_BE_QUESTION = re.compile(
+    r"(?i)^(?:(?:in|at|from|on|to|for|by)\s+)?(?:where|when|what|which|who|how)\b(?:\s+[a-z]+){0,2}?"
+    r"\s+(?:is|was|are|were)\s"
+)
+
+
 def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
     """A relative clause without "that": "the country Ada Moe is from", "the band Ada Moe put
     together", "the company X is part of (dissolve)"; the gap shows as a stranded particle, or
@@ -1298,9 +1348,10 @@ def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
         return m.start(), end, _clean(f"{noun} that {name} {clause}"), noun, ""
     if words[0] in _FUNCTION:
         return None
-    if _BE_SUBJECT.search(text[: m.start()]):
-        # "When was the band Queen formed?": apposition and the main verb; "When was the mill
-        # Ada Moe built demolished?": the clause's verb, then the main one closing the question.
+    if _BE_SUBJECT.search(text[: m.start()]) or _BE_QUESTION.match(text):
+        # "When was the band Queen formed?", "Where was the author of the novel Tollby born?":
+        # apposition and the main verb; "When was the mill Ada Moe built demolished?": the
+        # clause's verb, then the main one closing the question.
         main_at = _main_participle(text)
         if main_at is None or main_at <= m.start("rest"):
             return None
@@ -1503,6 +1554,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             if joined:
                 name = f"the {name} {tail}"  # "the Tollby violin": the name modifies the noun
+            elif re.search(rf"\b{_PREP}\s", m2["mid"]):  # "the clerk of the scales at X"
+                name = f"{m2['the'] or ''}{m2['mid']}{name}"
             return m2.start(), end, f"{noun} {m2['prep']} {name}", noun, ""
     return None
 
@@ -2508,6 +2561,22 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         steps[-1] = _zh_step(last.index, last.query, kind, final=True)
         return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
     clauses = re.split(r"[，,？?]", q, maxsplit=1)
+    inner = _zh_inner_time(q) if not re.search(r"[，,]", q) else None
+    if inner is not None:
+        # "X的家乡在民国二十四年有多少人口": the time phrase between the subject and its verb
+        # dates the predicate; the question is planned without it and it goes back before the
+        # last step's verb.
+        plan = _zh_bridge(f"{q[: inner[0]]}{q[inner[1] :]}", question)
+        if plan is not None:
+            last = plan.steps[-1]
+            ref = re.match(r"#\d+", last.query)
+            at = ref.end() if ref else 0
+            timed = q[inner[0] : inner[1]]
+            gap = " " if at and timed[:1].isdigit() else ""  # "#1 1920年…", never "#11920年"
+            query = f"{last.query[:at]}{gap}{timed}{last.query[at:]}"
+            return plan.model_copy(
+                update={"steps": [*plan.steps[:-1], last.model_copy(update={"query": query})]}
+            )
     time_clause = _zh_time_clause(clauses[0]) if len(clauses) == 2 else None
     if time_clause and _ZH_WH_CHARS.search(clauses[1]):
         # A clause that is a time phrase alone ("光绪五年时，X…多少") dates the whole question:
@@ -2598,6 +2667,20 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
 _ZH_TIME_CLOSERS = frozenset(["时", "时候", "之时", "期间", "间", "以后", "之后", "以前", "之前"])
 
 
+def _zh_inner_time(q: str) -> tuple[int, int] | None:
+    """The offsets of a time phrase right after a noun and right before a verb ("X的家乡/在民国
+    二十四年/有多少人口", "X的故乡/1920年/有多少人口"), or None."""
+    words = _zh_words(q)
+    at = 0
+    for i, (w, f) in enumerate(words):
+        if i > 0 and not f.startswith("v") and words[i - 1][1].startswith("n"):
+            n = _zh_time_adverbial(words[i:])
+            if n and i + n < len(words) and words[i + n][1].startswith("v"):
+                return at, at + sum(len(x) for x, _ in words[i : i + n])
+        at += len(w)
+    return None
+
+
 def _zh_time_clause(clause: str) -> str | None:
     """The time phrase a clause consists of, without its closer ("光绪五年时" → "光绪五年"),
     or None when the clause says more than a time."""
@@ -2611,8 +2694,10 @@ def _zh_time_clause(clause: str) -> str | None:
 def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:
     """How many words the time phrase the clause opens with takes (up to three, ending in a
     time word, a year 年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的
-    follows it; 0 when there is none."""
-    for end in range(min(3, len(words) - 1)):
+    follows it; 0 when there is none. A preposition of time before it goes with it
+    (在民国二十四年, 于1920年)."""
+    lead = 1 if words and words[0][0] in ("在", "于") and len(words) > 2 else 0
+    for end in range(lead, min(3 + lead, len(words) - 1)):
         word, flag = words[end]
         if flag.startswith(("v", "p", "d", "r", "u", "c")) or _ZH_WH_CHARS.search(word):
             return 0  # a verb, a pronoun, a wh-word … before any time word: none opens it

@@ -215,6 +215,26 @@ PLANNER = RulePlanner()
             "Who is younger than the other, Ada Berg or Lars Moe?",
             ["When was Ada Berg born", "When was Lars Moe born"],
         ),
+        # one option before the verb phrase, the other after "as"; a generation word stays
+        (
+            "Did Ada Berg come from the same village as the elder Lars Moe?",
+            [
+                "From which village did Ada Berg come",
+                "From which village did the elder Lars Moe come",
+            ],
+        ),
+        (
+            "Was Ada Berg born in the same town as Lars Moe?",
+            ["In which town was Ada Berg born", "In which town was Lars Moe born"],
+        ),
+        (
+            "Did Ada Berg attend the same school as her brother?",
+            [
+                "Which school did Ada Berg attend",
+                "brother of Ada Berg",
+                "Which school did #2 attend",
+            ],
+        ),
     ],
 )
 def test_compounds_do_questions_measures_and_same_values(question: str, queries: list[str]) -> None:
@@ -994,6 +1014,10 @@ def test_rule_plans_from_grammar(
             ["苇汀镇人口是多少", "芦沙镇人口是多少", "苇汀镇与芦沙镇相比较，哪个人口更多"],
         ),
         ("民国初年，泓记栈的掌柜是谁？", ["民国初年泓记栈的掌柜是谁"]),
+        # a time phrase between the subject and its verb dates the last step
+        ("岑望舒的家乡在民国二十四年有多少人口？", ["岑望舒的家乡", "#1在民国二十四年有多少人口"]),
+        ("岑望舒的故乡1920年有多少人口？", ["岑望舒的故乡", "#1 1920年有多少人口"]),
+        ("澜桥镇在民国二十四年有多少人口？", ["澜桥镇在民国二十四年有多少人口"]),
         (
             "民国初年，泓记栈掌柜的老家在哪个镇？",
             ["泓记栈掌柜", "#1民国初年的老家在哪个镇"],
@@ -1074,6 +1098,24 @@ def test_threshold_questions_decide_from_the_value(
             "Pimbrel Sorrowin's teacher married a painter. Where was she born?",
             ["teacher of Pimbrel Sorrowin", "painter that #1 married", "Where was #2 born"],
         ),
+        # joined inside one sentence by a semicolon, a colon or ", and"; a compound noun
+        (
+            "Tavish Orne's son-in-law founded a dairy company; how many farms sent it milk in "
+            "1905?",
+            [
+                "son-in-law of Tavish Orne",
+                "dairy company that #1 founded",
+                "how many farms sent #2 milk in 1905",
+            ],
+        ),
+        (
+            "Mirela Stanwyck founded a shipping company, and where is it based?",
+            ["shipping company that Mirela Stanwyck founded", "where is #1 based"],
+        ),
+        (
+            "Tavish Orne married a painter: where was he born?",
+            ["painter that Tavish Orne married", "where was #1 born"],
+        ),
     ],
 )
 def test_a_statement_introduces_what_the_question_refers_back_to(
@@ -1112,6 +1154,16 @@ def test_a_statement_introduces_what_the_question_refers_back_to(
         (
             "Who founded the shipping line Tavish Orne sailed with?",
             ["shipping line that Tavish Orne sailed with", "Who founded #1"],
+        ),
+        # "the N of the n at X": the name after a preposition inside the phrase
+        (
+            "The first clerk of the scales at the Halverd Fair died in which year?",
+            ["first clerk of the scales at the Halverd Fair", "#1 died in which year"],
+        ),
+        # a be-question's closing participle is its main verb, not a contact relative's
+        (
+            "Where was the author of the novel Grey Tide born?",
+            ["author of Grey Tide", "Where was #1 born"],
         ),
         # A possessed compound closing the question ends at its last noun.
         (
