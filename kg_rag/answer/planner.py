@@ -2571,9 +2571,9 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             last = plan.steps[-1]
             ref = re.match(r"#\d+", last.query)
             at = ref.end() if ref else 0
-            timed = q[inner[0] : inner[1]]
-            gap = " " if at and timed[:1].isdigit() else ""  # "#1 1920年…", never "#11920年"
-            query = f"{last.query[:at]}{gap}{timed}{last.query[at:]}"
+            dated = q[inner[0] : inner[1]]
+            gap = " " if at and dated[:1].isdigit() else ""  # "#1 1920年…", never "#11920年"
+            query = f"{last.query[:at]}{gap}{dated}{last.query[at:]}"
             return plan.model_copy(
                 update={"steps": [*plan.steps[:-1], last.model_copy(update={"query": query})]}
             )
