@@ -69,6 +69,7 @@ __all__ = ["OfflineStepReader", "read_evidence"]
 _log = logging.getLogger(__name__)
 _V = TypeVar("_V")
 _CJK = re.compile(f"[{HAN}]")
+_ZH_NUMERAL_CHAR = re.compile(r"[零〇一二三四五六七八九十两百千万亿\d]")
 _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
     r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*)*"
@@ -555,6 +556,15 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
                         and nflag.startswith(("v", "a"))
                         and after.startswith(("v", "p", "u", "x"))
                     )
+                    # 褚伯 + 年/m + 是: a unit of time with no numeral before it is no time
+                    # phrase; it ends a three-character name.
+                    or (
+                        len(word) == 2
+                        and len(nxt) == 1
+                        and nflag == "m"
+                        and not _ZH_NUMERAL_CHAR.match(nxt)
+                        and after.startswith(("v", "p", "u", "x"))
+                    )
                 )
             ) and len(word) + len(nxt) <= 4:
                 end = start + len(word) + len(nxt) - (1 if glued_after_name(nxt) else 0)
@@ -946,7 +956,10 @@ _ZH_LIFE_VERB = {
 }
 # Where someone is from asks where they were born: "hometown", "a native of", 老家, 故乡.
 _ORIGIN_Q = re.compile(
-    r"\b(?:hometown|home\s+town|native\s+of|birth\s+town)\b|老家|故乡|家乡|出生地|哪里人",
+    r"\b(?:hometown|home\s+town|native\s+of|birth\s+town)\b|老家|故乡|家乡|出生地|哪里人"
+    # "Where did X come from", "From which village did X come", "X hailed from where"
+    r"|\b(?:come|comes|came|hail|hails|hailed)\s+from\b"
+    r"|^\s*from\s+(?:which|what|where)\b.*\b(?:come|comes|came|hail|hails|hailed)\b",
     re.IGNORECASE,
 )
 _ZH_LIFE_BEFORE = {

@@ -1238,6 +1238,22 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["青芷书局"],
         "邵启明",
     ),
+    # A unit of time with no numeral before it ends a three-character name (岑伯 + 年/m);
+    # 年轻 after the name is a word of its own.
+    (
+        "岑望舒的父亲是谁",
+        "PERSON",
+        ["岑望舒，光绪二十九年生于澜桥镇。她的父亲岑伯年是澜桥镇的塾师。"],
+        ["岑望舒"],
+        "岑伯年",
+    ),
+    (
+        "岑望舒的父亲是谁",
+        "PERSON",
+        ["岑望舒生于澜桥镇。她的父亲岑伯年轻时在镇上教书。"],
+        ["岑望舒"],
+        "岑伯",
+    ),
     # Namesakes and life events decide a person's place.
     # A namesake told apart by a generation word is another person: his birthplace is not
     # the subject's.
@@ -1252,6 +1268,29 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ],
         ["Orm Vell"],
         "Hulmby",
+    ),
+    # "come from" asks where one was born, as "a native of" says it.
+    (
+        "From which village did Ivo Tarrant come",
+        "LOCATION",
+        [
+            "Ivo Tarrant was a cheese factor of Morwen. He was a native of Quellby, where he "
+            "was born in 1819.",
+            "Ivo Tarrant married Ann Loveridge of Morwen in 1847.",
+        ],
+        ["Ivo Tarrant"],
+        "Quellby",
+    ),
+    (
+        "Where did Ivo Tarrant come from",
+        "LOCATION",
+        [
+            "Ivo Tarrant was a cheese factor of Morwen. He was a native of Quellby, where he "
+            "was born in 1819.",
+            "Ivo Tarrant married Ann Loveridge of Morwen in 1847.",
+        ],
+        ["Ivo Tarrant"],
+        "Quellby",
     ),
     (
         "Where did Ines Marr die",
