@@ -2029,6 +2029,7 @@ def read_evidence(
         related = view.related(sorted(linked_ids)) if linked_ids else set()
     similar = view.sentence_similarity(query, ranked)
     pool: dict[str, _Candidate] = {}
+    holds: set[tuple[str, str]] = set()  # (unit, the unit an address writes right after it)
     best_overlap = 0.0
     lower_words = {w for ev in ranked for w in _LOWER_WORD.findall(ev.text)}
 
@@ -2340,6 +2341,10 @@ def read_evidence(
                 if cjk_query
                 else []
             )
+            for x, y, _ in admin_units:
+                for x2, y2, _ in admin_units:
+                    if x2 == y:  # 沁屏县 + 柘口镇: the first holds the second
+                        holds.add((normalize_name(sentence[x:y]), normalize_name(sentence[x2:y2])))
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if not cjk_query and not sentence[:a].strip(" '\"“("):
@@ -2701,6 +2706,18 @@ def read_evidence(
                 c.score *= _fit(expected, "LOCATION") / _fit(expected, "NAME")
                 c.kind = "LOCATION"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    if expected == "LOCATION" and cjk_query and not zh_units:
+        # "哪里人" names no unit: an address names the place by its last, smallest unit, so a
+        # unit that holds another candidate in the evidence's address (沁屏县 in 沁屏县柘口镇)
+        # gives way to it when the evidence supports it half as well.
+        key = normalize_name(best.text)
+        held = [
+            c
+            for k, c in pool.items()
+            if (key, k) in holds and c.kind == "LOCATION" and c.score >= 0.5 * best.score
+        ]
+        if held:
+            best = max(held, key=lambda c: (c.score, len(c.text), c.text))
     if zh_head and best.text.startswith(zh_head) and len(best.text) > len(zh_head):
         # "由茶商祁朔亭出资修建" for "…的茶商": the asked noun before a name is its apposition;
         # the name itself answers when it is a candidate of its own.

@@ -2812,3 +2812,32 @@ def test_head_compounds_end_at_known_names(
 ) -> None:
     names = [sentence[a:b] for a, b, _ in _head_compounds(sentence, head, known)]
     assert name in names
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        # No unit asked: the address's last, smallest unit, though the county is said more
+        ("岑望舒是哪里人", "澜口镇"),
+        # a unit asked: that unit
+        ("岑望舒出生在哪个县", "澜平县"),
+    ],
+)
+def test_an_address_names_the_place_by_its_smallest_unit(query: str, answer: str) -> None:
+    """A unit an address writes right before another (澜平县澜口镇) holds it: when the question
+    names no unit, the held one answers if the evidence supports it half as well."""
+    texts = [
+        "岑望舒，道光二十年生于澜平县澜口镇，是镇上一家车行的次子。",
+        "岑望舒一生住在澜平县，晚年也没有离开澜平县。",
+        "岑望舒是澜平县有名的镖师。",
+    ]
+    entities = {
+        f"c{i}": [(f"e{n}", n, "LOCATION") for n in ("澜平县", "澜口镇") if n in t]
+        for i, t in enumerate(texts)
+    }
+    evidence = _ev(*texts)
+    for e in evidence:
+        e.doc_id = "d"
+    graph = _Graph(entities, {"d": "岑望舒"})
+    best, _ = read_evidence(query, "LOCATION", evidence, _linked("岑望舒", type="PERSON"), graph)
+    assert best is not None and best.text == answer
