@@ -2711,13 +2711,13 @@ def read_evidence(
         # unit that holds another candidate in the evidence's address (沁屏县 in 沁屏县柘口镇)
         # gives way to it when the evidence supports it half as well.
         key = normalize_name(best.text)
-        held = [
+        inner = [
             c
             for k, c in pool.items()
             if (key, k) in holds and c.kind == "LOCATION" and c.score >= 0.5 * best.score
         ]
-        if held:
-            best = max(held, key=lambda c: (c.score, len(c.text), c.text))
+        if inner:
+            best = max(inner, key=lambda c: (c.score, len(c.text), c.text))
     if zh_head and best.text.startswith(zh_head) and len(best.text) > len(zh_head):
         # "由茶商祁朔亭出资修建" for "…的茶商": the asked noun before a name is its apposition;
         # the name itself answers when it is a candidate of its own.
