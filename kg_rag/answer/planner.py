@@ -892,8 +892,10 @@ def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
         return None
     lead = f"the{subj[3:]}" if subj.startswith("The ") else subj
     phrase = f"the {noun} of {lead}" if have else f"the {noun} that {lead} {verb}{rest}"
+    # "that man", "this woman": a person noun refers back to a person of any role
+    person = r"|man|woman|person|one" if head_noun_type(noun.split()[-1]) == "PERSON" else ""
     back = re.search(
-        rf"\b(?:that|this|the)\s+(?:{re.escape(noun)}|{re.escape(noun.split()[-1])})\b",
+        rf"\b(?:that|this|the)\s+(?:{re.escape(noun)}|{re.escape(noun.split()[-1])}{person})\b",
         second,
         re.IGNORECASE,
     )
@@ -929,7 +931,11 @@ def _en_referent(q: str, question: str) -> Plan | None:
     phrase, noun, second = found
     steps: list[PlanStep] = []
     rest = _clean(re.sub(r"^the\s+", "", _decompose(phrase, steps)))
-    if not re.fullmatch(r"#\d+", rest):
+    kin = _EN_KIN_STEP.match(rest)
+    if kin is not None:  # "X's founder had a father-in-law": the spouse, then the father
+        person = re.sub(r"^the\s+(?=#)", "", _clean(kin["x"]))
+        steps.extend(_kin_steps(person, _EN_KIN[kin["kin"].lower()], len(steps) + 1))
+    elif not re.fullmatch(r"#\d+", rest):
         steps.append(
             PlanStep(
                 index=len(steps) + 1,
@@ -1004,6 +1010,35 @@ _OF_NAME = re.compile(
     rf"(?P<name>{_NAME}|#\d+)"
     # "the maker of the Tollby violin": after "the", a name and a common noun (the head)
     rf"(?P<tail>\s+[a-z][\w\-]*)?"
+)
+# Nouns of events (a closed class of deverbal nouns): "the death of X" names no other entity.
+_EVENT_NOUNS = frozenset(
+    [
+        "death",
+        "birth",
+        "marriage",
+        "wedding",
+        "founding",
+        "foundation",
+        "opening",
+        "closing",
+        "closure",
+        "retirement",
+        "burial",
+        "funeral",
+        "election",
+        "coronation",
+        "baptism",
+        "dissolution",
+        "demolition",
+        "completion",
+        "establishment",
+    ]
+)
+_SUBJECT_PREP_NAME = re.compile(
+    rf"^The\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)\s+"
+    rf"(?P<prep>behind|at|in|for|from|with|on)\s+(?P<the>the\s+)?(?P<name>{_NAME})"
+    rf"(?=\s+(?P<verb>[a-z]+)\b)"
 )
 _DO_AUX = re.compile(r"\b(?:do|does|did)\b", re.IGNORECASE)
 _POSS = re.compile(
@@ -1517,6 +1552,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         # Y?"), unless a real question precedes it around an earlier answer.
         if m2["noun"].split()[-1] in _PARTITIVE or m2["noun"] in _APPOSITIVE_CLASS:
             continue  # "the east of X" locates; "the village of X" is X itself
+        if m2["noun"].split(" of ")[0].split()[-1] in _EVENT_NOUNS:  # ("place of birth": place)
+            continue  # "the death of X" is an event of X, asked about X itself
         tail = (m2["tail"] or "").strip()
         after = text[m2.end() :].split()
         joined = bool(
@@ -1557,6 +1594,12 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             elif re.search(rf"\b{_PREP}\s", m2["mid"]):  # "the clerk of the scales at X"
                 name = f"{m2['the'] or ''}{m2['mid']}{name}"
             return m2.start(), end, f"{noun} {m2['prep']} {name}", noun, ""
+    m3 = _SUBJECT_PREP_NAME.match(text)
+    if m3 is not None and (m3["verb"] in AUXILIARIES or _finite_verb(m3["verb"])):
+        # "The man behind X was born in which hamlet?": the question's subject, a noun and
+        # a name joined by another preposition than "of".
+        noun = _clean(m3["noun"])
+        return 0, m3.end("name"), f"{noun} {m3['prep']} {m3['the'] or ''}{m3['name']}", noun, ""
     return None
 
 
@@ -1572,6 +1615,15 @@ _COPULA_LEAD = re.compile(
 )
 
 
+# A relative clause that only says its head is an earlier answer, with the copula or a verb that
+# assigns a role: "the man who served as #1", "the woman who became #2".
+_COPULAR_RELATIVE = re.compile(
+    r"[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:who|that|which)\s+"
+    r"(?:was|is|were|are|became|becomes|remained|(?:served|serves|acted|acts)\s+as)\s+"
+    r"(?:the\s+)?(?P<ref>#\d+)"
+)
+
+
 def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     """Append the bridge steps of ``text`` to ``steps``; return ``text`` with ``#n``."""
     if len(steps) >= _MAX_BRIDGES or depth > 2 * _MAX_BRIDGES:
@@ -1583,6 +1635,10 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     inner = _decompose(step_query, steps, depth + 1)
     if len(steps) >= _MAX_BRIDGES + 1:
         return text
+    same = _COPULAR_RELATIVE.fullmatch(_clean(inner))
+    if same is not None:  # "the man who served as #1" is #1
+        outer = _clean(f"{text[:start]} {same['ref']} {trailing} {text[end:]}")
+        return _decompose(outer, steps, depth + 1)
     kin = _EN_KIN_STEP.match(_clean(inner))
     if kin is not None:  # "the father-in-law of #1": the spouse of #1, then that one's father
         steps.extend(_kin_steps(_clean(kin["x"]), _EN_KIN[kin["kin"].lower()], len(steps) + 1))
@@ -1742,7 +1798,25 @@ def _zh_pair(text: str) -> tuple[str, str] | None:
     if pair is not None and pair[1].endswith("中") and not pair[0].endswith("中"):
         # "A和B中，哪个…": 中 closes the pair, unless both names end in it (杭州一中和杭州二中)
         pair = pair[0], pair[1][:-1]
+    if pair is not None:
+        pair = pair[0], _zh_apposed_name(pair[1])
     return pair
+
+
+def _zh_apposed_name(option: str) -> str:
+    """ "他的侄子费树棠" → "费树棠": a pronoun's kin or role noun before a name is an apposition;
+    the name is the option."""
+    words = _zh_words(option)
+    if (
+        len(words) >= 3
+        and words[0][0] in ("他", "她", "其")
+        and (words[1][0] == "的" or words[0][0] == "其")
+    ):
+        k = 2 if words[1][0] == "的" else 1
+        noun, rest = words[k][0], "".join(w for w, _ in words[k + 1 :])
+        if zh_noun_type(noun) == "PERSON" and len(rest) >= 2 and words[-1][1] == "nr":
+            return rest
+    return option
 
 
 # "哪家公司成立得更早，A还是B": the options after the question.
@@ -1836,6 +1910,8 @@ _ZH_SAME_WORD = re.compile(
 def _zh_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
         return None
+    # "A跟B，是不是同一个村子出生的": the comma only sets the topic off from its predicate.
+    q = re.sub(r"[，,](?=是不是|是否)", "", q)
     m = _ZH_SAME_WORD.match(re.sub(r"[？?。]$", "", q))
     pair = _zh_pair(m["pre"]) if m is not None else None
     if m is not None and pair is not None:
@@ -2619,10 +2695,29 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         # A noun after the pronoun is what it owns, whatever the segmenter tagged a class noun
         # it does not know (发起人/l).
         owned = bool(rest_words) and (
-            rest_words[0][1].startswith("n") or zh_noun_type(rest_words[0][0]) != "NAME"
+            rest_words[0][1].startswith("n")
+            # (a verb is no noun it owns: "他出生的镇子" is the town where he was born)
+            or (zh_noun_type(rest_words[0][0]) != "NAME" and not rest_words[0][1].startswith("v"))
         )
         # "…，其主唱出生在哪个镇" reads "#的主唱出生在哪个镇", itself a bridge question.
         more = _zh_predicate_steps(f"#的{rest}", kind, steps) if owned else None
+        if more is None and not owned and "的" in rest:
+            # "…，他出生的镇子在光绪三十年有多少人口": a relative clause of the pronoun's, a
+            # bridge of its own (a time phrase before the verb set aside and put back).
+            body, dated = f"#{rest}", ""
+            inner = _zh_inner_time(body)
+            if inner is not None:
+                body, dated = body[: inner[0]] + body[inner[1] :], body[inner[0] : inner[1]]
+            more = _zh_predicate_steps(body, kind, steps)
+            if more is not None and dated and len(more) > len(steps) + 1:
+                last = more[-1]
+                ref = re.match(r"#\d+", last.query)
+                at = ref.end() if ref else 0
+                gap = " " if at and dated[:1].isdigit() else ""
+                query = f"{last.query[:at]}{gap}{dated}{last.query[at:]}"
+                more = [*more[:-1], last.model_copy(update={"query": query})]
+            elif more is not None and len(more) <= len(steps) + 1:
+                more = None  # nothing of its own: the pronoun's step asks it whole
         if more is None:
             rest = f"#{len(steps)}" + ("的" if owned else "") + rest
             more = [*steps, _zh_step(len(steps) + 1, rest, kind, final=True)]

@@ -275,6 +275,7 @@ _PLACE_NOUNS = frozenset(
         "city",
         "town",
         "village",
+        "hamlet",
         "country",
         "nation",
         "state",
@@ -390,6 +391,12 @@ _NUMBER_NOUNS = frozenset(
         "height",
         "length",
         "depth",
+        "width",
+        "breadth",
+        "tonnage",
+        "acreage",
+        "mileage",
+        "circulation",
         "elevation",
         "distance",
         "weight",
@@ -416,7 +423,7 @@ _ZH_PERSON_END = re.compile(
 )
 _ZH_PLACE_END = re.compile(
     r"(?:城市|城|市|省|州|县|区|镇|村|国|国家|地区|地|处|乡|岛|河|江|湖|山|海|街|路|总部|首都|"
-    r"故乡|家乡|老家|籍贯|地点|位置|地方|所在地)$"
+    r"故乡|家乡|老家|籍贯|地点|位置|地方|所在地|村子|镇子|寨子)$"
 )
 _ZH_ORG_END = re.compile(
     r"(?:公司|企业|集团|大学|学院|学校|中学|小学|研究所|研究院|实验室|医院|银行|乐队|乐团|团队|"

@@ -1018,6 +1018,21 @@ def test_rule_plans_from_grammar(
         ("岑望舒的家乡在民国二十四年有多少人口？", ["岑望舒的家乡", "#1在民国二十四年有多少人口"]),
         ("岑望舒的故乡1920年有多少人口？", ["岑望舒的故乡", "#1 1920年有多少人口"]),
         ("澜桥镇在民国二十四年有多少人口？", ["澜桥镇在民国二十四年有多少人口"]),
+        # a pronoun's relative clause after the comma is a bridge of its own
+        (
+            "澜桥书局的创办人，他出生的镇子在光绪三十年有多少人口？",
+            ["澜桥书局的创办人", "#1出生的镇子", "#2在光绪三十年有多少人口"],
+        ),
+        # the comma before 是不是 sets the topic off; a pronoun's kin noun before a name is
+        # an apposition
+        (
+            "岑望舒跟他的侄子费雨棠，是不是同一个村子出生的？",
+            [
+                "岑望舒哪个村子出生",
+                "费雨棠哪个村子出生",
+                "岑望舒跟他的侄子费雨棠，是不是同一个村子出生的",
+            ],
+        ),
         (
             "民国初年，泓记栈掌柜的老家在哪个镇？",
             ["泓记栈掌柜", "#1民国初年的老家在哪个镇"],
@@ -1116,6 +1131,17 @@ def test_threshold_questions_decide_from_the_value(
             "Tavish Orne married a painter: where was he born?",
             ["painter that Tavish Orne married", "where was #1 born"],
         ),
+        # "had a father-in-law" is the kinship path; "that man" refers back to a person
+        (
+            "The Halverd Slate Company's founder had a father-in-law; in what hamlet was that man "
+            "born?",
+            [
+                "founder of Halverd Slate Company",
+                "Who is the spouse of #1",
+                "Who is the father of #2",
+                "in what hamlet was #3 born",
+            ],
+        ),
     ],
 )
 def test_a_statement_introduces_what_the_question_refers_back_to(
@@ -1164,6 +1190,23 @@ def test_a_statement_introduces_what_the_question_refers_back_to(
         (
             "Where was the author of the novel Grey Tide born?",
             ["author of Grey Tide", "Where was #1 born"],
+        ),
+        # An event noun names no other entity ("the death of #1"); a relative clause that only
+        # says its head is an earlier answer ("the man who served as #1") is that answer.
+        (
+            "What year saw the death of the man who served as the Orrick Choral Union's first "
+            "president?",
+            ["first president of Orrick Choral Union", "What year saw the death of #1"],
+        ),
+        # ... but "the place of birth of X" is a place
+        (
+            "Where is the place of birth of Ada Moe located?",
+            ["place of birth of Ada Moe", "Where is #1 located"],
+        ),
+        # the question's subject joined to a name by another preposition than "of"
+        (
+            "The man behind the Halverd Slate Company was born in which hamlet?",
+            ["man behind the Halverd Slate Company", "#1 was born in which hamlet"],
         ),
         # A possessed compound closing the question ends at its last noun.
         (
@@ -1547,6 +1590,9 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("Which company makes the sensor?", "ORGANIZATION"),
         ("Which city hosts the festival?", "LOCATION"),
         ("How many employees does it have?", "NUMBER"),
+        ("What tonnage of slate did the quarry make in 1895?", "NUMBER"),
+        ("In which hamlet was Lars Moe born?", "LOCATION"),
+        ("费雨棠是哪个村子出生的？", "LOCATION"),
         ("Is the river long?", "YESNO"),
         ("谁创办了这家公司？", "PERSON"),
         ("这所学校在哪里？", "LOCATION"),
