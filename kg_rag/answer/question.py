@@ -558,6 +558,14 @@ MEASURE_VERB_Q = re.compile(
 )
 
 
+_CLOSING_WH: dict[str, AnswerType] = {
+    "where": "LOCATION",
+    "when": "DATE",
+    "who": "PERSON",
+    "whom": "PERSON",
+}
+
+
 def answer_type(question: str) -> AnswerType:
     """What ``question`` asks for, from its wh-word and head noun (English or Chinese)."""
     q = question.strip()
@@ -583,6 +591,11 @@ def answer_type(question: str) -> AnswerType:
         return "NUMBER"  # "What does the tenor weigh?": a verb of measure asks a quantity
     if re.search(r"^\s*(?:in|on|at|during|since|by|from|until)?\s*when\b", low):
         return "DATE"
+    # "The rockman who conducted X was born where?": a wh-word closing the question asks; a
+    # "who" after the subject's noun is a relative pronoun.
+    closing = re.search(r"\b(where|when|whom|who)\s*\??\s*$", low)
+    if closing is not None:
+        return _CLOSING_WH[closing.group(1)]
     first = re.search(r"\b(?:which|what)\s+([a-z][a-z\-]*)\b", low)
     if first and head_noun_type(first.group(1)) != "NAME":
         return head_noun_type(first.group(1))

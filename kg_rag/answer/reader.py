@@ -1388,6 +1388,8 @@ _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
+# The verbs of the life events a question may ask the date of by a noun ("the death of X").
+_LIFE_VERBS = {"birth": frozenset(["born", "bear"]), "death": frozenset(["died", "die"])}
 _OTHER_EVENT = 0.3
 """A date's score when another event's participle dates it (see _event_date_factor)."""
 _OWN_EVENT = 1.5
@@ -1397,16 +1399,28 @@ _OWN_EVENT = 1.5
 _EVENT_BEFORE_DATE = re.compile(r"\b([a-z]+)\s+(?:in|on|during)\s+(?:the\s+)?(?:year\s+)?$")
 
 
-def _event_date_factor(sentence: str, a: int, relation_terms: Collection[str]) -> float:
+def _event_date_factor(
+    sentence: str, a: int, relation_terms: Collection[str], scan: bool = False
+) -> float:
     """:data:`_OTHER_EVENT` for a date another event's participle dates ("was founded in 1856"
     for when the company merged), :data:`_OWN_EVENT` for one the step's own verb's participle
     dates; 1.0 when there is none."""
     m = _EVENT_BEFORE_DATE.search(sentence, max(0, a - 30), a)
-    if m is None or m.end() != a:
-        return 1.0
-    verb = m.group(1)
+    verb = m.group(1) if m is not None and m.end() == a else ""
     if not is_participle(verb):
-        return 1.0
+        if not scan:
+            return 1.0
+        # "He retired from the firm in 1872 and died at his house on 2 October 1884": the
+        # date's own verb is the nearest one before it in its clause, past what it governs
+        # (``scan``, for a life event's date).
+        verb = ""
+        clause = re.split(r"[,;:()]|\b(?:who|which|that|whose|and|but)\b", sentence[:a])[-1]
+        for word in reversed(_EN_WORD.findall(clause)[-8:]):
+            if word.islower() and is_participle(word):
+                verb = word
+                break
+        if not verb:
+            return 1.0
     return _OWN_EVENT if _same_verb(verb, relation_terms) else _OTHER_EVENT
 
 
@@ -2613,6 +2627,9 @@ def read_evidence(
                     bonus *= 1.2
                 if kind == "DATE" and step_event:
                     bonus *= _event_date_factor(sentence, a, relation_terms)
+                elif kind == "DATE" and life_event is not None and not cjk_query:
+                    # "the death of X": a date another verb of the sentence dates is not it
+                    bonus *= _event_date_factor(sentence, a, _LIFE_VERBS[life_event], scan=True)
                 if (a, b) in renamed:
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):

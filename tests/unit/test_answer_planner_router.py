@@ -1591,6 +1591,8 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("Which city hosts the festival?", "LOCATION"),
         ("How many employees does it have?", "NUMBER"),
         ("What tonnage of slate did the quarry make in 1895?", "NUMBER"),
+        ("The rockman who led the Orrick Choral Union was born where?", "LOCATION"),
+        ("The man who founded the Orrick Choral Union died when?", "DATE"),
         ("In which hamlet was Lars Moe born?", "LOCATION"),
         ("费雨棠是哪个村子出生的？", "LOCATION"),
         ("Is the river long?", "YESNO"),

@@ -1269,6 +1269,25 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Orm Vell"],
         "Hulmby",
     ),
+    # A life event asked by its noun: a date another verb of the sentence dates is not it.
+    (
+        "What year saw the death of Ivo Tarrant",
+        "DATE",
+        [
+            "Ivo Tarrant was a slate merchant of Morwen.",
+            "He retired from the firm in 1872 and died at his house on Dray Street on "
+            "2 October 1884.",
+        ],
+        ["Ivo Tarrant"],
+        "2 October 1884",
+    ),
+    (
+        "What year saw the birth of Ivo Tarrant",
+        "DATE",
+        ["Ivo Tarrant was born in 1809 at Quellby and married Ann Loveridge in 1836."],
+        ["Ivo Tarrant"],
+        "1809",
+    ),
     # "come from" asks where one was born, as "a native of" says it.
     (
         "From which village did Ivo Tarrant come",
