@@ -2599,6 +2599,11 @@ _ZH_WH_OWNER = re.compile(
 )
 
 
+# Verbs that give their subject a role (做, 担任, 出任, 成为 …): their object is a role of the
+# subject's, as after the copula.
+_ZH_ROLE_VERB_END = re.compile(r"(?:做|当|担任|出任|任|成为|充任|兼任|接任|继任)(?:了|过)?$")
+
+
 # "X的创办人收过一位女弟子，那位女弟子…": a clause introduces a noun with a numeral and a
 # classifier, and the next clause points back to it with a demonstrative.
 _ZH_INTRODUCES = re.compile(
@@ -2627,6 +2632,8 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     kind = answer_type(q)
     q = _zh_owned_without_de(_ZH_DEMONSTRATIVE.sub("", q))
     m = _ZH_WH_OWNER.match(q)
+    if m is not None and _ZH_ROLE_VERB_END.search(m["pre"]):
+        m = None  # "X做了哪个组织的首任董事": the role is the subject's own; its owner is asked
     if m is not None and "，" not in q and "," not in q:
         # The object first ("《北渡》改编自的小说"), then its owner of the asked class.
         owner = m["owner"]

@@ -1018,6 +1018,9 @@ def test_rule_plans_from_grammar(
         ("岑望舒的家乡在民国二十四年有多少人口？", ["岑望舒的家乡", "#1在民国二十四年有多少人口"]),
         ("岑望舒的故乡1920年有多少人口？", ["岑望舒的故乡", "#1 1920年有多少人口"]),
         ("澜桥镇在民国二十四年有多少人口？", ["澜桥镇在民国二十四年有多少人口"]),
+        # a verb that gives its subject a role: the role is the subject's own, its owner asked
+        ("岑望舒后来做了哪个组织的首任董事？", ["岑望舒后来做了哪个组织的首任董事"]),
+        ("岑望舒担任过哪家书局的总编辑？", ["岑望舒担任过哪家书局的总编辑"]),
         # a pronoun's relative clause after the comma is a bridge of its own
         (
             "澜桥书局的创办人，他出生的镇子在光绪三十年有多少人口？",
