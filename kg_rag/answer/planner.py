@@ -84,7 +84,12 @@ class RulePlanner:
         q = _clean(question)
         zh = bool(_CJK.search(q))
         if not zh:
-            q = _GENERATION_WORD.sub(lambda m: m["name"] + m["gen"].title(), q)  # Vell Junior
+            q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
+                lambda m: (
+                    m.group(0) if m["name"].lower() in _FUNCTION else m["name"] + m["gen"].title()
+                ),
+                q,
+            )
         strategies = (
             (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh

@@ -1614,7 +1614,7 @@ def _en_life_place_bonus(sentence: str, a: int, event: str, b: int | None = None
 # After a person's name, a word that tells a father from a son of the same name: "Alder
 # Quayne the younger" is another person than Alder Quayne.
 _GENERATION_AFTER = re.compile(
-    r",?\s+(?:the\s+(?:[Yy]ounger|[Ee]lder)|Jr\b\.?|Sr\b\.?|Junior\b|Senior\b|I{2,3}\b|IV\b)"
+    r",?\s+(?:the\s+(?:[Yy]ounger|[Ee]lder)|Jr\b\.?|Sr\b\.?|[Jj]unior\b|[Ss]enior\b|I{2,3}\b|IV\b)"
 )
 
 

@@ -1311,6 +1311,17 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Ivo Tarrant"],
         "Quellby",
     ),
+    # ... and so is one told apart by a lower-case "junior"
+    (
+        "Where was Orm Vell born",
+        "LOCATION",
+        [
+            "Orm Vell junior was born in 1834 at Tarnby, the row of cottages under the quarry.",
+            "Orm Vell, the quarry agent, was born in 1801 at Hulmby, the son of a hedger.",
+        ],
+        ["Orm Vell"],
+        "Hulmby",
+    ),
     (
         "Where did Ines Marr die",
         "LOCATION",
