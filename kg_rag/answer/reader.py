@@ -2722,6 +2722,22 @@ def read_evidence(
                 # as one ("Maharashtra state").
                 c.score *= _fit(expected, "LOCATION") / _fit(expected, "NAME")
                 c.kind = "LOCATION"
+    if expected == "PERSON" and not cjk_query:
+        # "Ilse Quistal" beside the person Tobin Quistal: a first name and a family name
+        # that names a person in the evidence is a person's name.
+        surnames = {
+            c.text.split()[-1] for c in pool.values() if c.kind == "PERSON" and " " in c.text
+        }
+        for c in pool.values():
+            words = c.text.split()
+            if (
+                c.kind == "NAME"
+                and 2 <= len(words) <= 3
+                and words[-1] in surnames
+                and all(w[:1].isupper() and w not in _CAP_STOP for w in words)
+            ):
+                c.score *= _fit(expected, "PERSON") / _fit(expected, "NAME")
+                c.kind = "PERSON"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
     if expected == "LOCATION" and cjk_query and not zh_units:
         # "哪里人" names no unit: an address names the place by its last, smallest unit, so a
