@@ -2725,7 +2725,7 @@ def read_evidence(
     if expected == "PERSON" and not cjk_query:
         # "Ilse Quistal" beside the person Tobin Quistal: a first name and a family name
         # that names a person in the evidence is a person's name.
-        surnames = {
+        families = {
             c.text.split()[-1] for c in pool.values() if c.kind == "PERSON" and " " in c.text
         }
         for c in pool.values():
@@ -2733,7 +2733,7 @@ def read_evidence(
             if (
                 c.kind == "NAME"
                 and 2 <= len(words) <= 3
-                and words[-1] in surnames
+                and words[-1] in families
                 and all(w[:1].isupper() and w not in _CAP_STOP for w in words)
             ):
                 c.score *= _fit(expected, "PERSON") / _fit(expected, "NAME")
