@@ -674,11 +674,44 @@ _FACTOR_WORDS = {
 }  # fmt: skip
 
 
+_EN_TWO_TIMES = re.compile(
+    r"^(?P<aux>did|were|was|do|does)\s+(?:there\s+)?(?P<more>more|fewer|less)\s+"
+    r"(?P<noun>[a-z]+(?:\s+[a-z]+)?)(?:\s+(?P<rest>.+?))?\s+in\s+(?P<t1>\d{3,4})\s+than\s+"
+    r"(?:in\s+)?(?P<t2>\d{3,4})$",
+    re.IGNORECASE,
+)
+# "Did the N of X fall between T1 and T2?": a verb of change over a span of time.
+_RISE_VERBS = ("rise", "grow", "increase", "climb", "go up")
+_FALL_VERBS = ("fall", "drop", "decline", "decrease", "shrink", "go down")
+_EN_CHANGE_BETWEEN = re.compile(
+    r"^(?i:did|has|had|does)\s+(?:the\s+)?(?P<np>.+?)\s+"
+    rf"(?P<verb>(?i:{'|'.join(_RISE_VERBS + _FALL_VERBS)}))\s+"
+    r"(?i:between|from)\s+(?P<t1>\d{3,4})\s+(?i:and|to)\s+(?P<t2>\d{3,4})$"
+)
+
+
 def _en_two_quantities(q: str, question: str) -> Plan | None:
     """ "Did A have more N than B?" / "Is A longer than B?": each side's quantity, and yes when
     the first is above (below, for fewer/shorter) the second; "more than twice as many N as
     B" sets the bar at twice the second. A number after "than" is a threshold, read before
     this."""
+    two = _EN_TWO_TIMES.match(q)
+    if two is not None:
+        # "Did more choirs compete at X in 1900 than in 1880?": one quantity at two times.
+        order = "lt" if _LESS.match(two["more"].lower()) else "gt"
+        options = [two["t1"], two["t2"]]
+        queries = [_clean(f"How many {two['noun']} {two['rest'] or ''} in {t}") for t in options]
+        return _order_plan(question, options, queries, "NUMBER", order, two["noun"])
+    change = _EN_CHANGE_BETWEEN.match(q)
+    if change is not None:
+        # "Did the number of hands at X fall between 1871 and 1901?": the later value against
+        # the earlier one.
+        verb = change["verb"].lower()
+        order = "lt" if verb.startswith(_FALL_VERBS) else "gt"
+        options = [change["t2"], change["t1"]]
+        noun = _clean(change["np"])
+        queries = [_clean(f"What was the {noun} in {t}") for t in options]
+        return _order_plan(question, options, queries, "NUMBER", order, noun)
     exceed = _EN_EXCEED.match(q)
     if exceed is not None:
         # The quantity is a noun ("population", "length"): "What was the population of A".

@@ -11,7 +11,8 @@ chunking, and measures shape, not vocabulary:
 * **Word-like share**: a paragraph of at least ``min_tokens`` space-separated tokens where
   fewer than ``min_word_share`` of the tokens are words (letters of any script, inner
   hyphens, apostrophes and dots allowed) is dropped: hex dumps (``4f 6c 0a``), base64 broken
-  into lines, number grids.
+  into lines, number grids. A Markdown pipe table (a header row, then a rule row) is kept:
+  its header names the numbers below it.
 
 What was removed is counted, so the ingest report can say so for the file.
 """
@@ -27,6 +28,11 @@ __all__ = ["ProseFilterResult", "filter_non_prose", "is_prose_paragraph"]
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 _EDGE_PUNCT = "\"'“”‘’«»()[]{}<>.,;:!?¡¿…-–—*_#>|/`~"
 _INNER = re.compile(r"['’.\-·]")
+# A Markdown pipe table: a header row, a rule row of dashes (colons for alignment), body rows.
+_PIPE_TABLE = re.compile(
+    r"[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*"
+    r"(?:\n[ \t]*\|[^\n]*\|[ \t]*)*"
+)
 
 
 @dataclass
@@ -86,6 +92,8 @@ def is_prose_paragraph(paragraph: str, *, min_tokens: int = 8, min_word_share: f
     raw = paragraph.split()
     if len(raw) < min_tokens:
         return True
+    if _PIPE_TABLE.fullmatch(paragraph.strip()):
+        return True  # a table's header names its numbers: data, not a number grid
     # Fast path: in prose most tokens are bare words already.
     if sum(1 for t in raw if t.isalpha()) >= min_word_share * len(raw):
         return True

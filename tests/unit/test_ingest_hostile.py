@@ -47,6 +47,13 @@ TABLE = (
     "| City | Population | Area |\n|---|---|---|\n| Paris | 2,100,000 | 105 |\n"
     "| Lyon | 520,000 | 48 |\n| Nice | 340,000 | 72 |"
 )
+YEAR_TABLE = (
+    "| Year | Choirs | Audience |\n|------|--------|----------|\n| 1862 | 5 | 1,400 |\n"
+    "| 1880 | 14 | 3,200 |\n| 1900 | 21 | 4,100 |\n| 1913 | 17 | 3,600 |"
+)
+PIPED_HEX = "\n".join(
+    "| " + " | ".join(f"{_RNG.randrange(256):02x}" for _ in range(8)) + " |" for _ in range(12)
+)
 HEX = " ".join(f"{_RNG.randrange(256):02x}" for _ in range(600))
 XXD = "\n".join(
     f"{i * 16:08x}: " + " ".join(f"{_RNG.randrange(65536):04x}" for _ in range(8)) + "  ........"
@@ -70,6 +77,9 @@ URLSAFE = base64.urlsafe_b64encode(_RNG.randbytes(3000)).decode().replace("=", "
         ("prose with a url", URL, True),
         ("code", CODE, True),
         ("markdown table", TABLE, True),
+        # a table of numbers under a header row of words is data, not a number grid
+        ("markdown table of numbers", YEAR_TABLE, True),
+        ("hex between pipes, no header rule", PIPED_HEX, False),
         ("short number", "1871", True),
         ("base64 run", BLOB, False),
         ("urlsafe base64 run", URLSAFE, False),
