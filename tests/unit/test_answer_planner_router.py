@@ -215,6 +215,21 @@ PLANNER = RulePlanner()
             "Who is younger than the other, Ada Berg or Lars Moe?",
             ["When was Ada Berg born", "When was Lars Moe born"],
         ),
+        # one quantity at two times; a change over a span (the later value first)
+        (
+            "Did more choirs compete at the Orrick Choral Union in 1900 than in 1880?",
+            [
+                "How many choirs compete at the Orrick Choral Union in 1900",
+                "How many choirs compete at the Orrick Choral Union in 1880",
+            ],
+        ),
+        (
+            "Did the number of hands at Hobsett Mill fall between 1871 and 1901?",
+            [
+                "What was the number of hands at Hobsett Mill in 1901",
+                "What was the number of hands at Hobsett Mill in 1871",
+            ],
+        ),
         # one option before the verb phrase, the other after "as"; a generation word stays
         (
             "Did Ada Berg come from the same village as the elder Lars Moe?",
