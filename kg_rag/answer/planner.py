@@ -91,7 +91,7 @@ class RulePlanner:
                 q,
             )
         strategies = (
-            (_zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
+            (_zh_times_than, _zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
             else (
                 _en_referent,
@@ -1945,6 +1945,19 @@ _ZH_SAME_WORD = re.compile(
 )
 
 
+def _zh_times_than(q: str, question: str) -> Plan | None:
+    """ "民国二十四年柘口镇的人口，比光绪二十八年时少吗": one quantity at two times."""
+    if not is_yes_no(q):
+        return None
+    m = _ZH_TIMES_THAN.match(re.sub(r"[吗么]?[？?。]?$", "", q))
+    if m is None:
+        return None
+    options = [m["t1"], m["t2"]]
+    queries = [f"{t}{m['np']}是多少" for t in options]
+    order = "lt" if m["cmp"].lstrip("更还") in _ZH_LESS_WORDS else "gt"
+    return _order_plan(question, options, queries, "NUMBER", order, m["np"])
+
+
 def _zh_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
         return None
@@ -2242,6 +2255,15 @@ _ZH_THAN = re.compile(
     r"(?:的(?P=noun))?(?P<cmp>[更还]?(?:多|少|高|低|大|小|长|短|宽|窄|深|浅|重|轻))(?:一些|得多)?$"
 )
 _ZH_LESS_WORDS = frozenset("少低小短窄浅轻")
+# A year (a reign's or the Western one) that dates a quantity.
+_ZH_YEAR = (
+    rf"(?:[{HAN}]{{2}}(?=[〇零一二三四五六七八九十元]))?[〇零一二三四五六七八九十百千元\d]+年"
+)
+_ZH_TIMES_THAN = re.compile(
+    rf"^(?P<t1>{_ZH_YEAR})(?:时|的时候)?[，,]?(?P<np>[^，,比]+的[^，,比]+?)[，,]?比"
+    rf"(?P<t2>{_ZH_YEAR})(?:时|的时候)?(?P<cmp>[更还]?(?:多|少|高|低|大|小|长|短|宽|窄|深|浅|重|轻))"
+    r"(?:一些|得多)?$"
+)
 
 
 _ZH_WH_PRED = re.compile(
