@@ -1388,6 +1388,12 @@ _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 
+# A clause dating what a quantity question asks by an event: "After the gallery went in, …",
+# "… once its third floor was added", "following the merger".
+_AFTER_EVENT = re.compile(
+    r"\b(?:after|once|following|since)\s+(?P<clause>(?:the|its|his|her|their|a)\s+[^,?]+)",
+    re.IGNORECASE,
+)
 # The verbs of the life events a question may ask the date of by a noun ("the death of X").
 _LIFE_VERBS = {"birth": frozenset(["born", "bear"]), "death": frozenset(["died", "die"])}
 _OTHER_EVENT = 0.3
@@ -1960,6 +1966,16 @@ def read_evidence(
     }
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
     measure = bool(_MEASURE_Q.search(query) or MEASURE_VERB_Q.search(query))
+    # "After the gallery went in, how many …", "… once its third floor was added": the value
+    # asked is the one the evidence gives after it tells of that event.
+    after_event = (
+        _AFTER_EVENT.search(query) if expected == "NUMBER" and not _CJK.search(query) else None
+    )
+    event_terms = (
+        {t for t in _term_set(after_event["clause"]) if not t.isdigit()} - name_terms
+        if after_event is not None
+        else set()
+    )
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     # "每天能产卤多少担", "分为几卷": the measure word the count is asked in.
@@ -2604,6 +2620,14 @@ def read_evidence(
                     # 澄梓县箬浜镇人: a unit written right before another holds it; an
                     # address names the place asked by its last, smallest unit.
                     bonus *= 0.7
+                if event_terms and kind == "NUMBER":
+                    told = [
+                        m.start()
+                        for m in _EN_WORD.finditer(sentence, 0, a)
+                        if _stem(m.group(0).lower()) in event_terms
+                    ]
+                    if told:
+                        bonus *= _SLOT_BONUS  # the value after the event the question dates by
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:

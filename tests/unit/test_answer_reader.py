@@ -1269,6 +1269,28 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Orm Vell"],
         "Hulmby",
     ),
+    # A quantity dated by an event ("after the gallery went in"): the value the evidence gives
+    # after telling of that event.
+    (
+        "After the gallery went in, how many people could the Orrick Hall seat",
+        "NUMBER",
+        [
+            "When it opened the hall seated 1,800. A gallery was added round three sides in "
+            "1897, after which it held 2,400."
+        ],
+        ["Orrick Hall"],
+        "2,400",
+    ),
+    (
+        "How many rooms did the Orrick Hall have once its third floor was added",
+        "NUMBER",
+        [
+            "The hall was built with 148 rooms on two floors. A third floor was added in 1809, "
+            "bringing the number of rooms to 214."
+        ],
+        ["Orrick Hall"],
+        "214",
+    ),
     # A life event asked by its noun: a date another verb of the sentence dates is not it.
     (
         "What year saw the death of Ivo Tarrant",
