@@ -2711,14 +2711,8 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         # last step's verb.
         plan = _zh_bridge(f"{q[: inner[0]]}{q[inner[1] :]}", question)
         if plan is not None:
-            last = plan.steps[-1]
-            ref = re.match(r"#\d+", last.query)
-            at = ref.end() if ref else 0
-            dated = q[inner[0] : inner[1]]
-            gap = " " if at and dated[:1].isdigit() else ""  # "#1 1920年…", never "#11920年"
-            query = f"{last.query[:at]}{gap}{dated}{last.query[at:]}"
             return plan.model_copy(
-                update={"steps": [*plan.steps[:-1], last.model_copy(update={"query": query})]}
+                update={"steps": _dated_last(plan.steps, q[inner[0] : inner[1]])}
             )
     time_clause = _zh_time_clause(clauses[0]) if len(clauses) == 2 else None
     if time_clause and _ZH_WH_CHARS.search(clauses[1]):
@@ -2731,13 +2725,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             strategy="single",
             answer_type=kind,
         )
-        last = plan.steps[-1]
-        ref = re.match(r"#\d+", last.query)
-        at = ref.end() if ref else 0
-        query = f"{last.query[:at]}{time_clause}{last.query[at:]}"
-        return plan.model_copy(
-            update={"steps": [*plan.steps[:-1], last.model_copy(update={"query": query})]}
-        )
+        return plan.model_copy(update={"steps": _dated_last(plan.steps, time_clause)})
     introduced = _zh_introduced(clauses, kind) if len(clauses) == 2 else None
     if introduced is not None:
         return Plan(question=question, steps=introduced, strategy="bridge", answer_type=kind)
@@ -2777,12 +2765,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
                 body, dated = body[: inner[0]] + body[inner[1] :], body[inner[0] : inner[1]]
             more = _zh_predicate_steps(body, kind, steps)
             if more is not None and dated and len(more) > len(steps) + 1:
-                last = more[-1]
-                ref = re.match(r"#\d+", last.query)
-                at = ref.end() if ref else 0
-                gap = " " if at and dated[:1].isdigit() else ""
-                query = f"{last.query[:at]}{gap}{dated}{last.query[at:]}"
-                more = [*more[:-1], last.model_copy(update={"query": query})]
+                more = _dated_last(more, dated)
             elif more is not None and len(more) <= len(steps) + 1:
                 more = None  # nothing of its own: the pronoun's step asks it whole
         if more is None:
@@ -2816,17 +2799,23 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     if planned is None:
         return None
     if adverbial:
-        last = planned[-1]
-        ref = re.match(r"#\d+", last.query)
-        at = ref.end() if ref else 0
-        gap = " " if at and adverbial[:1].isdigit() else ""  # "#1 1920年…", never "#11920年"
-        query = f"{last.query[:at]}{gap}{adverbial}{last.query[at:]}"
-        planned = [*planned[:-1], last.model_copy(update={"query": query})]
+        planned = _dated_last(planned, adverbial)
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
 
 
 # What closes a time phrase into a time adverbial: 光绪五年时, 1920年以后, 民国初年间.
 _ZH_TIME_CLOSERS = frozenset(["时", "时候", "之时", "期间", "间", "以后", "之后", "以前", "之前"])
+
+
+def _dated_last(steps: Sequence[PlanStep], phrase: str) -> list[PlanStep]:
+    """``steps`` with the time phrase set aside while they were planned put back before the
+    last step's verb, after its leading ``#n`` ("#1 1920年…", never "#11920年")."""
+    last = steps[-1]
+    ref = re.match(r"#\d+", last.query)
+    at = ref.end() if ref else 0
+    gap = " " if at and phrase[:1].isdigit() else ""
+    query = f"{last.query[:at]}{gap}{phrase}{last.query[at:]}"
+    return [*steps[:-1], last.model_copy(update={"query": query})]
 
 
 def _zh_inner_time(q: str) -> tuple[int, int] | None:

@@ -62,6 +62,12 @@ def _linked(*names: str, type: str = "") -> list[LinkedEntity]:
     ]
 
 
+_TARRANT_ORIGIN = [
+    "Ivo Tarrant was a cheese factor of Morwen. He was a native of Quellby, where he was born "
+    "in 1819.",
+    "Ivo Tarrant married Ann Fennimore of Morwen in 1847.",
+]
+
 CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # (step query, expected type, passages, linked names, answer)
     # "When" asks for the time as precisely as the evidence writes it: a bare year gives way
@@ -1314,22 +1320,14 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     (
         "From which village did Ivo Tarrant come",
         "LOCATION",
-        [
-            "Ivo Tarrant was a cheese factor of Morwen. He was a native of Quellby, where he "
-            "was born in 1819.",
-            "Ivo Tarrant married Ann Fennimore of Morwen in 1847.",
-        ],
+        _TARRANT_ORIGIN,
         ["Ivo Tarrant"],
         "Quellby",
     ),
     (
         "Where did Ivo Tarrant come from",
         "LOCATION",
-        [
-            "Ivo Tarrant was a cheese factor of Morwen. He was a native of Quellby, where he "
-            "was born in 1819.",
-            "Ivo Tarrant married Ann Fennimore of Morwen in 1847.",
-        ],
+        _TARRANT_ORIGIN,
         ["Ivo Tarrant"],
         "Quellby",
     ),
