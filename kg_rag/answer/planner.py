@@ -1662,6 +1662,23 @@ _COPULAR_RELATIVE = re.compile(
 )
 
 
+# "the N of (the)" right before a bridge: the noun phrase a group of people belongs to.
+_OUTER_OF = re.compile(
+    r"(?:\bthe\s+|^)(?P<noun>(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)\s+of\s+(?:the\s+)?"
+)
+
+
+def _plural_people(noun: str) -> bool:
+    """A plural noun of people ("governors", "members"): a group, no one person."""
+    word = noun.split()[-1] if noun else ""
+    return (
+        len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is"))
+        and head_noun_type(word[:-1]) == "PERSON"
+    )
+
+
 def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     """Append the bridge steps of ``text`` to ``steps``; return ``text`` with ``#n``."""
     if len(steps) >= _MAX_BRIDGES or depth > 2 * _MAX_BRIDGES:
@@ -1670,6 +1687,15 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     if found is None:
         return text
     start, end, step_query, head, trailing = found
+    outer = _OUTER_OF.search(text, 0, start) if _plural_people(head) else None
+    if outer is not None and outer.end() == start:
+        # "the first chairman of the X's governors": a plural noun names a group, no one
+        # entity to find first; the role of the group is the step ("first chairman of the
+        # governors of X").
+        if outer.start() == 0 and end >= len(text.rstrip(" ?")):
+            return text  # the phrase is that step itself
+        start, head = outer.start(), outer["noun"].split()[-1]
+        step_query = f"{outer['noun']} of the {step_query}"
     inner = _decompose(step_query, steps, depth + 1)
     if len(steps) >= _MAX_BRIDGES + 1:
         return text

@@ -1238,6 +1238,15 @@ def test_a_statement_introduces_what_the_question_refers_back_to(
             "Where is the place of birth of Ada Moe located?",
             ["place of birth of Ada Moe", "Where is #1 located"],
         ),
+        # a plural noun of people names a group, no one entity: the group's role is the step
+        (
+            "Where was the first chairman of the Orrick Choral Union's governors born?",
+            ["first chairman of the governors of Orrick Choral Union", "Where was #1 born"],
+        ),
+        (
+            "Where was the first chairman of the governors of the Orrick Choral Union born?",
+            ["first chairman of the governors of Orrick Choral Union", "Where was #1 born"],
+        ),
         # the question's subject joined to a name by another preposition than "of"
         (
             "The man behind the Halverd Slate Company was born in which hamlet?",
