@@ -1687,15 +1687,15 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     if found is None:
         return text
     start, end, step_query, head, trailing = found
-    outer = _OUTER_OF.search(text, 0, start) if _plural_people(head) else None
-    if outer is not None and outer.end() == start:
+    group_of = _OUTER_OF.search(text, 0, start) if _plural_people(head) else None
+    if group_of is not None and group_of.end() == start:
         # "the first chairman of the X's governors": a plural noun names a group, no one
         # entity to find first; the role of the group is the step ("first chairman of the
         # governors of X").
-        if outer.start() == 0 and end >= len(text.rstrip(" ?")):
+        if group_of.start() == 0 and end >= len(text.rstrip(" ?")):
             return text  # the phrase is that step itself
-        start, head = outer.start(), outer["noun"].split()[-1]
-        step_query = f"{outer['noun']} of the {step_query}"
+        start, head = group_of.start(), group_of["noun"].split()[-1]
+        step_query = f"{group_of['noun']} of the {step_query}"
     inner = _decompose(step_query, steps, depth + 1)
     if len(steps) >= _MAX_BRIDGES + 1:
         return text
