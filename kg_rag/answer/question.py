@@ -66,6 +66,27 @@ _NUMBER_RX = re.compile(r"\d[\d,]*(?:\.\d+)?")
 # English plus the productive agent suffixes (-er, -or, -ist, -ian, -ant, -ent, -ess).
 _PERSON_NOUNS = frozenset(
     [
+        # offices and ranks that carry no agent suffix
+        "clerk",
+        "steward",
+        "bailiff",
+        "reeve",
+        "warden",
+        "vicar",
+        "curate",
+        "sexton",
+        "beadle",
+        "squire",
+        "rector",
+        "deacon",
+        "abbot",
+        "abbess",
+        "dean",
+        "provost",
+        "sheriff",
+        "constable",
+        "apprentice",
+        "widow",
         "person",
         "individual",
         "people",
@@ -185,6 +206,7 @@ _PERSON_NOUNS = frozenset(
     ]
 )
 _PERSON_SUFFIX = re.compile(r"(?:er|or|ist|ian|ess|ant|ent)s?$")
+_MAN_COMPOUND = re.compile(r"[a-z]{3,}(?:man|men|woman|women)$")
 _NOT_PERSON_SUFFIXED = frozenset(
     [
         "river",
@@ -481,6 +503,12 @@ def head_noun_type(noun: str) -> AnswerType:
         return "ORGANIZATION"
     if singular in _PERSON_NOUNS:
         return "PERSON"
+    if (
+        len(head) > 5
+        and _MAN_COMPOUND.search(head)
+        and head not in ("talisman", "ottoman", "german")
+    ):
+        return "PERSON"  # rockman, ferryman, forewoman: a compound of -man names a person
     if (
         len(head) > 4
         and _PERSON_SUFFIX.search(head)

@@ -1679,6 +1679,14 @@ def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> Non
         ("great-grandson", "PERSON"),
         ("birth-place", "LOCATION"),
         ("well-known", "NAME"),
+        # offices with no agent suffix, and compounds of -man, name people
+        ("the first clerk", "PERSON"),
+        ("steward", "PERSON"),
+        ("rockman", "PERSON"),
+        ("ferrymen", "PERSON"),
+        ("forewoman", "PERSON"),
+        ("talisman", "NAME"),
+        ("lantern", "NAME"),
     ],
 )
 def test_head_noun_type_of_hyphenated_compounds(noun: str, kind: str) -> None:
