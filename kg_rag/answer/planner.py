@@ -1868,7 +1868,7 @@ def _zh_pair(text: str) -> tuple[str, str] | None:
 
 
 def _zh_apposed_name(option: str) -> str:
-    """ "他的侄子费树棠" → "费树棠": a pronoun's kin or role noun before a name is an apposition;
+    """ "他的侄子费雨棠" → "费雨棠": a pronoun's kin or role noun before a name is an apposition;
     the name is the option."""
     words = _zh_words(option)
     if (
@@ -1972,7 +1972,7 @@ _ZH_SAME_WORD = re.compile(
 
 
 def _zh_times_than(q: str, question: str) -> Plan | None:
-    """ "民国二十四年柘口镇的人口，比光绪二十八年时少吗": one quantity at two times."""
+    """ "民国十年澜口镇的人口，比光绪十年时少吗": one quantity at two times."""
     if not is_yes_no(q):
         return None
     m = _ZH_TIMES_THAN.match(re.sub(r"[吗么]?[？?。]?$", "", q))
@@ -2732,7 +2732,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     clauses = re.split(r"[，,？?]", q, maxsplit=1)
     inner = _zh_inner_time(q) if not re.search(r"[，,]", q) else None
     if inner is not None:
-        # "X的家乡在民国二十四年有多少人口": the time phrase between the subject and its verb
+        # "X的家乡在民国十年有多少人口": the time phrase between the subject and its verb
         # dates the predicate; the question is planned without it and it goes back before the
         # last step's verb.
         plan = _zh_bridge(f"{q[: inner[0]]}{q[inner[1] :]}", question)
@@ -2783,7 +2783,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         # "…，其主唱出生在哪个镇" reads "#的主唱出生在哪个镇", itself a bridge question.
         more = _zh_predicate_steps(f"#的{rest}", kind, steps) if owned else None
         if more is None and not owned and "的" in rest:
-            # "…，他出生的镇子在光绪三十年有多少人口": a relative clause of the pronoun's, a
+            # "…，他出生的镇子在光绪十年有多少人口": a relative clause of the pronoun's, a
             # bridge of its own (a time phrase before the verb set aside and put back).
             body, dated = f"#{rest}", ""
             inner = _zh_inner_time(body)
@@ -2872,7 +2872,7 @@ def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:
     """How many words the time phrase the clause opens with takes (up to three, ending in a
     time word, a year 年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的
     follows it; 0 when there is none. A preposition of time before it goes with it
-    (在民国二十四年, 于1920年)."""
+    (在民国十年, 于1920年)."""
     lead = 1 if words and words[0][0] in ("在", "于") and len(words) > 2 else 0
     for end in range(lead, min(3 + lead, len(words) - 1)):
         word, flag = words[end]

@@ -209,6 +209,10 @@ _PERSON_SUFFIX = re.compile(r"(?:er|or|ist|ian|ess|ant|ent)s?$")
 _MAN_COMPOUND = re.compile(r"[a-z]{3,}(?:man|men|woman|women)$")
 _NOT_PERSON_SUFFIXED = frozenset(
     [
+        # -man compounds that are things
+        "talisman",
+        "ottoman",
+        "german",
         "river",
         "center",
         "centre",
@@ -503,11 +507,7 @@ def head_noun_type(noun: str) -> AnswerType:
         return "ORGANIZATION"
     if singular in _PERSON_NOUNS:
         return "PERSON"
-    if (
-        len(head) > 5
-        and _MAN_COMPOUND.search(head)
-        and head not in ("talisman", "ottoman", "german")
-    ):
+    if len(head) > 5 and _MAN_COMPOUND.search(head) and head not in _NOT_PERSON_SUFFIXED:
         return "PERSON"  # rockman, ferryman, forewoman: a compound of -man names a person
     if (
         len(head) > 4

@@ -556,7 +556,7 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
                         and nflag.startswith(("v", "a"))
                         and after.startswith(("v", "p", "u", "x"))
                     )
-                    # 褚伯 + 年/m + 是: a unit of time with no numeral before it is no time
+                    # 岑伯 + 年/m + 是: a unit of time with no numeral before it is no time
                     # phrase; it ends a three-character name.
                     or (
                         len(word) == 2
@@ -2361,7 +2361,7 @@ def read_evidence(
                 ]
                 life_slots = _zh_life_slots(sentence, life_event, unique_spans, life_others)
             # Chinese administrative units (县, 镇, …) in the sentence, for addresses: a unit
-            # written right before another holds it (澄梓县箬浜镇).
+            # written right before another holds it (澜平县澜口镇).
             admin_units = (
                 [
                     (x, y, k)
@@ -2373,7 +2373,7 @@ def read_evidence(
             )
             for x, y, _ in admin_units:
                 for x2, y2, _ in admin_units:
-                    if x2 == y:  # 沁屏县 + 柘口镇: the first holds the second
+                    if x2 == y:  # 澜平县 + 澜口镇: the first holds the second
                         holds.add((normalize_name(sentence[x:y]), normalize_name(sentence[x2:y2])))
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
@@ -2617,17 +2617,18 @@ def read_evidence(
                     and span[-1:] in CHINESE_ADMIN_UNITS
                     and any(x == b for x, _, _ in admin_units)
                 ):
-                    # 澄梓县箬浜镇人: a unit written right before another holds it; an
+                    # 澜平县澜口镇人: a unit written right before another holds it; an
                     # address names the place asked by its last, smallest unit.
                     bonus *= 0.7
-                if event_terms and kind == "NUMBER":
-                    told = [
-                        m.start()
-                        for m in _EN_WORD.finditer(sentence, 0, a)
-                        if _stem(m.group(0).lower()) in event_terms
-                    ]
-                    if told:
-                        bonus *= _SLOT_BONUS  # the value after the event the question dates by
+                if (
+                    event_terms
+                    and kind == "NUMBER"
+                    and any(
+                        _stem(w.group(0).lower()) in event_terms
+                        for w in _EN_WORD.finditer(sentence, 0, a)
+                    )
+                ):
+                    bonus *= _SLOT_BONUS  # the value after the event the question dates by
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:
@@ -2635,7 +2636,7 @@ def read_evidence(
                     bonus *= _zh_life_bonus(sentence, a, b, life_event)
                 life = 1.0
                 if kind == "LOCATION" and life_event is not None and cjk_query:
-                    # 生于湄桐县鹊市镇: the verb's object is the whole address, the town too.
+                    # 生于澜平县澜口镇: the verb's object is the whole address, the town too.
                     held = next((x for x, y, k in admin_units if y == a and k == "LOCATION"), a)
                     life = _zh_life_place_bonus(
                         sentence, held, b, life_event, life_others, life_slots
@@ -2765,7 +2766,7 @@ def read_evidence(
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
     if expected == "LOCATION" and cjk_query and not zh_units:
         # "哪里人" names no unit: an address names the place by its last, smallest unit, so a
-        # unit that holds another candidate in the evidence's address (沁屏县 in 沁屏县柘口镇)
+        # unit that holds another candidate in the evidence's address (澜平县 in 澜平县澜口镇)
         # gives way to it when the evidence supports it half as well.
         key = normalize_name(best.text)
         inner = [
@@ -2834,8 +2835,8 @@ def _full_name(short: str, text: str) -> str:
 
 def _said_of_namesake(sentence: str, others: Sequence[str], terms: Collection[str]) -> bool:
     """Does the claim's relation word sit nearer a near-namesake of one of its names than the
-    name itself — "the founder of Skelthorpe Low Mill, … the overlooker of Skelthorpe Mill"
-    for "Did X found Skelthorpe Mill"? A name with the same first and last word and more
+    name itself — "the founder of Tessick Low Mill, … the overlooker of Tessick Mill"
+    for "Did X found Tessick Mill"? A name with the same first and last word and more
     between them is another thing, and what is said beside it is said of that thing."""
     if _CJK.search(sentence):
         return False
