@@ -891,6 +891,12 @@ _EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\
 
 
 _REFERENT = "\x00"
+_SUBJECT = "\x01"
+# A subject that carries its own relative clause: "the woman who founded X", "the firm that
+# built Y".
+_SUBJECT_RELATIVE = re.compile(
+    r"^the\s+(?P<head>(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*)\s+(?:who|that|which)\s+\S"
+)
 # A statement joined to a question inside one sentence: by a semicolon or a colon, or by ",
 # and" before the question's wh-word or auxiliary.
 _STATEMENT_JOINT = re.compile(
@@ -900,10 +906,11 @@ _STATEMENT_JOINT = re.compile(
 )
 
 
-def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
-    """ "S V a N. Which … did he …?": (the referent "the N that S V …" — after "had": "the N
-    of S" —, its noun N, the question with :data:`_REFERENT` where it refers back to it by a
-    pronoun or "that/this/the N")."""
+def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
+    """ "S V a N. Which … did he …?": (the statement's subject S, the referent "the N that
+    :data:`_SUBJECT` V …" — after "had": "the N of :data:`_SUBJECT`" —, its noun N, the
+    question with :data:`_REFERENT` where it refers back to it by a pronoun or "that/this/the
+    N")."""
     spans = split_sentences(q)
     joint = _STATEMENT_JOINT.search(q) if len(spans) == 1 else None
     if joint is not None:  # "S V a N; how many … it …?", "S V a N, and where is it …?"
@@ -929,7 +936,9 @@ def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
     if not re.search(r"[A-Z0-9]", subj[1:]):
         return None
     lead = f"the{subj[3:]}" if subj.startswith("The ") else subj
-    phrase = f"the {noun} of {lead}" if have else f"the {noun} that {lead} {verb}{rest}"
+    # A free relative is a noun phrase: "Whoever succeeded X" is the person who succeeded X.
+    lead = re.sub(r"^Whoever\s+", "the person who ", lead)
+    phrase = f"the {noun} of {_SUBJECT}" if have else f"the {noun} that {_SUBJECT} {verb}{rest}"
     # "that man", "this woman": a person noun refers back to a person of any role
     person = r"|man|woman|person|one" if head_noun_type(noun.split()[-1]) == "PERSON" else ""
     back = re.search(
@@ -938,7 +947,7 @@ def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
         re.IGNORECASE,
     )
     if back is not None:
-        return phrase, noun, f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
+        return lead, phrase, noun, f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
     pronoun = _EN_BACK_PRONOUN.search(second)
     if pronoun is None:
         return None
@@ -950,14 +959,26 @@ def _en_two_sentences(q: str) -> tuple[str, str, str] | None:
         if w.group(0) in _FUNCTION:
             break
         nouns.append(w)
+    if (
+        len(nouns) >= 2
+        and re.search(r"\b(?:did|does|do)\s+$", second[: pronoun.start()], re.IGNORECASE)
+        and all(
+            w in STRANDED_PARTICLES or w in _DETERMINERS or w[:1].isupper() or w.endswith("ing")
+            for w in second[nouns[-1].end() :].rstrip(" ?.").split()
+        )
+    ):
+        # "how many pages did its first edition run to?", "when did its founder retire from
+        # teaching?": the do-question's subject ends before its bare verb, the clause's last
+        # verb-like word (what follows is a particle or a prepositional phrase).
+        nouns.pop()
     if word in ("his", "its", "their") or (word == "her" and nouns):
         if not nouns:
             return None
         # "its headquarters" → "the headquarters of <referent>"
         owned = " ".join(w.group(0) for w in nouns)
         after = second[nouns[-1].end() :]
-        return phrase, noun, f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
-    return phrase, noun, f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
+        return lead, phrase, noun, f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
+    return lead, phrase, noun, f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
 
 
 def _en_referent(q: str, question: str) -> Plan | None:
@@ -966,8 +987,25 @@ def _en_referent(q: str, question: str) -> Plan | None:
     found = _en_two_sentences(q)
     if found is None:
         return None
-    phrase, noun, second = found
+    lead, phrase, noun, second = found
     steps: list[PlanStep] = []
+    rel = _SUBJECT_RELATIVE.match(lead)
+    if rel is not None and not any(w in _FUNCTION for w in rel["head"].split()):
+        # "The woman who founded X wrote a novel; …": the subject's relative clause ends at
+        # the statement's verb, so the subject is a step of its own before the referent.
+        inner = _clean(re.sub(r"^the\s+", "", _decompose(lead, steps)))
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=inner,
+                needs=f"the {rel['head']}",
+                depends_on=_deps(inner),
+                kind="bridge",
+                answer_type=head_noun_type(rel["head"].split()[-1]),
+            )
+        )
+        lead = f"#{len(steps)}"
+    phrase = phrase.replace(_SUBJECT, lead)
     rest = _clean(re.sub(r"^the\s+", "", _decompose(phrase, steps)))
     kin = _EN_KIN_STEP.match(rest)
     if kin is not None:  # "X's founder had a father-in-law": the spouse, then the father
@@ -1073,6 +1111,9 @@ _EVENT_NOUNS = frozenset(
         "establishment",
     ]
 )
+# Complex prepositions of the form "at/in the N of": the noun names a relation to X, not an
+# entity of its own ("succeeded Ada Moe at the head of the X", "in the employ of Y").
+_COMPLEX_PREP_NOUNS = frozenset(["head", "helm", "service", "employ", "pay"])
 _SUBJECT_PREP_NAME = re.compile(
     rf"^The\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?)\s+"
     rf"(?P<prep>behind|at|in|for|from|with|on)\s+(?P<the>the\s+)?(?P<name>{_NAME})"
@@ -1592,6 +1633,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             continue  # "the east of X" locates; "the village of X" is X itself
         if m2["noun"].split(" of ")[0].split()[-1] in _EVENT_NOUNS:  # ("place of birth": place)
             continue  # "the death of X" is an event of X, asked about X itself
+        if m2["noun"] in _COMPLEX_PREP_NOUNS and re.search(r"\b(?:at|in)\s+$", text[: m2.start()]):
+            continue  # "at the head of X" leads X, "in the service of X" serves it: no entity
         tail = (m2["tail"] or "").strip()
         after = text[m2.end() :].split()
         joined = bool(

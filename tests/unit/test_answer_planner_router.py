@@ -1177,6 +1177,35 @@ def test_threshold_questions_decide_from_the_value(
                 "in what hamlet was #3 born",
             ],
         ),
+        # the statement's subject carries its own relative clause: a step of its own first
+        (
+            "The woman who founded the Harnick Mill wrote a novel; when was it published?",
+            ["woman who founded the Harnick Mill", "novel that #1 wrote", "when was #2 published"],
+        ),
+        (
+            "The firm that built the Pellowe Bridge had a founder. Where was he born?",
+            ["firm that built the Pellowe Bridge", "founder of #1", "Where was #2 born"],
+        ),
+        # a free relative is a noun phrase ("whoever" is the person who); "at the head of X"
+        # is a complex preposition, no entity; a do-question's subject ends before its verb
+        (
+            "Whoever succeeded Orvald Tessing at the head of the Harnick Choir compiled a book; "
+            "how many pages did its first edition run to?",
+            [
+                "person who succeeded Orvald Tessing at the head of the Harnick Choir",
+                "book that #1 compiled",
+                "first edition of #2",
+                "how many pages did #3 run to",
+            ],
+        ),
+        (
+            "Sabra Quint founded a school; when did its first headmaster retire from teaching?",
+            [
+                "school that Sabra Quint founded",
+                "first headmaster of #1",
+                "when did #2 retire from teaching",
+            ],
+        ),
     ],
 )
 def test_a_statement_introduces_what_the_question_refers_back_to(
