@@ -94,6 +94,7 @@ class RulePlanner:
             (_zh_times_than, _zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
             else (
+                _en_topic,
                 _en_referent,
                 _en_compare,
                 _en_yes_no,
@@ -298,7 +299,7 @@ def _strip_option(option: str) -> str:
 _EN_OPTION = r"(?:[^,:;]|:(?=\s+[A-Z0-9]))+?"
 _EN_LAST_OPTION = r"(?:[^,:;]|[:,](?=\s+[A-Z0-9]))+?"
 _EN_OPTIONS_AFTER = re.compile(
-    r"^(?P<pre>.+?)\s*[,:;]\s*(?:the\s+(?=\w+\s+[A-Z]))?"
+    r"^(?P<pre>.+?)\s*(?:[,:;]|\s[-–—]+)\s*(?:the\s+(?=\w+\s+[A-Z]))?"
     rf"(?P<a>{_EN_OPTION})\s*,?\s+(?-i:or)\s+(?P<b>{_EN_LAST_OPTION})$",
     re.IGNORECASE,
 )
@@ -317,7 +318,7 @@ _EN_OF_PAIR = re.compile(
     re.IGNORECASE,
 )
 _EN_OPTIONS_FIRST = re.compile(
-    rf"^(?P<a>{_EN_OPTION})\s+(?-i:or)\s+(?P<b>{_EN_OPTION})\s*[:;,]\s*"
+    rf"^(?P<a>{_EN_OPTION})\s+(?-i:or)\s+(?P<b>{_EN_OPTION})\s*(?:[:;,]|\s[-–—]+)\s*"
     r"(?P<pre>(?:which|who|what)\b.+)$",
     re.IGNORECASE,
 )
@@ -487,7 +488,19 @@ def _same_value_query(aux: str, option: str, verb_phrase: str, attr: str) -> str
     return _clean(f"{lead} {attr} {aux} {option} {' '.join(verb)}")
 
 
+# "Did A share a birthplace with B?", "Do A and B share a surname?": sharing a N is having the
+# same N.
+_EN_SHARE = re.compile(
+    r"^(?P<lead>(?i:did|do|does)\s+.+?)\s+share\s+(?:a|an|one|the\s+same)\s+"
+    r"(?P<attr>[a-z]+(?:\s+[a-z]+)?)(?P<with>\s+with\s+\S.*?)?\s*\??$"
+)
+
+
 def _en_yes_no(q: str, question: str) -> Plan | None:
+    share = _EN_SHARE.match(q)
+    if share is not None and (share["with"] or re.search(r"\sand\s", share["lead"])):
+        with_b = f" as {share['with'].split(None, 1)[1]}" if share["with"] else ""
+        q = f"{share['lead']} have the same {share['attr']}{with_b}"
     if not is_yes_no(q):
         # "At the 1901 census, did A have more N than B?": a yes/no question after a phrase.
         led = re.match(r"^[^,]+,\s+(.+)$", q)
@@ -939,6 +952,14 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     # A free relative is a noun phrase: "Whoever succeeded X" is the person who succeeded X.
     lead = re.sub(r"^Whoever\s+", "the person who ", lead)
     phrase = f"the {noun} of {_SUBJECT}" if have else f"the {noun} that {_SUBJECT} {verb}{rest}"
+    back_ref = _refer_back(second, noun)
+    return None if back_ref is None else (lead, phrase, noun, back_ref)
+
+
+def _refer_back(second: str, noun: str) -> str | None:
+    """``second`` with :data:`_REFERENT` where it refers back to an earlier noun phrase headed
+    by ``noun``: "that/this/the N" ("that man" for a person noun), a subject or object pronoun,
+    or a possessive pronoun and its nouns ("its headquarters" → "the headquarters of …")."""
     # "that man", "this woman": a person noun refers back to a person of any role
     person = r"|man|woman|person|one" if head_noun_type(noun.split()[-1]) == "PERSON" else ""
     back = re.search(
@@ -947,7 +968,7 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
         re.IGNORECASE,
     )
     if back is not None:
-        return lead, phrase, noun, f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
+        return f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
     pronoun = _EN_BACK_PRONOUN.search(second)
     if pronoun is None:
         return None
@@ -977,8 +998,80 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
         # "its headquarters" → "the headquarters of <referent>"
         owned = " ".join(w.group(0) for w in nouns)
         after = second[nouns[-1].end() :]
-        return lead, phrase, noun, f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
-    return lead, phrase, noun, f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
+        return f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
+    return f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
+
+
+def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
+    """ "the woman who founded X": a noun phrase with its own relative clause becomes a step
+    (after the bridges inside it); returns ``#n`` for it, or ``np`` unchanged when it has no
+    relative clause."""
+    rel = _SUBJECT_RELATIVE.match(np)
+    if rel is None or any(w in _FUNCTION for w in rel["head"].split()):
+        return np
+    inner = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=inner,
+            needs=f"the {rel['head']}",
+            depends_on=_deps(inner),
+            kind="bridge",
+            answer_type=head_noun_type(rel["head"].split()[-1]),
+        )
+    )
+    return f"#{len(steps)}"
+
+
+def _en_topic(q: str, question: str) -> Plan | None:
+    """A topic noun phrase, then a question with a pronoun for it: the phrase's steps first,
+    then the question with ``#n`` for the pronoun."""
+    m = _EN_TOPIC.match(q)
+    if m is None:
+        return None
+    np = re.sub(r"^The\s", "the ", m["np"])
+    head = re.split(r"\s(?:who|whom|whose|that|which)\s", np, maxsplit=1)[0]
+    owner = re.match(rf"{_NAME}['’]s\s+", head) if not np.startswith("the ") else None
+    words = head[owner.end() :].split() if owner else head.split()[1:]
+    if not words or any(_finite_verb(w) for w in words):
+        return None  # "The mill closed in 1900, when …" is a statement, not a noun phrase
+    nouns = _noun_phrase(words)
+    noun = nouns[-1] if nouns else words[-1]
+    second = _refer_back(_clean(m["q"]), noun)
+    if second is None:
+        return None
+    if not owner and not re.match(r"[a-z]", words[0]):  # "The Ulm Mill — who owned it?"
+        named = second.replace(_REFERENT, np)
+        plan = _en_yes_no(named, question) or _en_bridge(named, question)
+        kind = answer_type(named)
+        return plan or Plan(
+            question=question,
+            steps=[PlanStep(index=1, query=named, answer_type=kind)],
+            strategy="single",
+            answer_type=kind,
+        )
+    steps: list[PlanStep] = []
+    lead = _relative_np_step(np, steps)
+    if not re.fullmatch(r"#\d+", lead):
+        if owner is not None:  # "X's successor at the school" → "successor of X at the school"
+            owned = " ".join(nouns) if nouns else words[0]
+            tail = " ".join(words[len(owned.split()) :])
+            np = f"{owned} of {_clean(owner.group(0))[:-2]} {tail}"
+        rest = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
+        if not re.fullmatch(r"#\d+", rest):
+            steps.append(
+                PlanStep(
+                    index=len(steps) + 1,
+                    query=rest,
+                    needs=f"the {noun}",
+                    depends_on=_deps(rest),
+                    kind="bridge",
+                    answer_type=head_noun_type(noun),
+                )
+            )
+    asked = second.replace(_REFERENT, f"#{len(steps)}")
+    final = _decompose(asked, steps)
+    return _bridge_plan(question, steps, final, answer_type(asked))
 
 
 def _en_referent(q: str, question: str) -> Plan | None:
@@ -989,22 +1082,7 @@ def _en_referent(q: str, question: str) -> Plan | None:
         return None
     lead, phrase, noun, second = found
     steps: list[PlanStep] = []
-    rel = _SUBJECT_RELATIVE.match(lead)
-    if rel is not None and not any(w in _FUNCTION for w in rel["head"].split()):
-        # "The woman who founded X wrote a novel; …": the subject's relative clause ends at
-        # the statement's verb, so the subject is a step of its own before the referent.
-        inner = _clean(re.sub(r"^the\s+", "", _decompose(lead, steps)))
-        steps.append(
-            PlanStep(
-                index=len(steps) + 1,
-                query=inner,
-                needs=f"the {rel['head']}",
-                depends_on=_deps(inner),
-                kind="bridge",
-                answer_type=head_noun_type(rel["head"].split()[-1]),
-            )
-        )
-        lead = f"#{len(steps)}"
+    lead = _relative_np_step(lead, steps)
     phrase = phrase.replace(_SUBJECT, lead)
     rest = _clean(re.sub(r"^the\s+", "", _decompose(phrase, steps)))
     kin = _EN_KIN_STEP.match(rest)
@@ -1077,6 +1155,16 @@ _NAME = (
     r"(?:[A-Z0-9\"“][\w\-.’'”\"]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|"
     r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
+# A noun phrase set before the question that refers back to it: "The man who built X - where
+# was he born?", "The founder of Y, when did she die?".
+_EN_TOPIC = re.compile(
+    rf"^(?P<np>(?:the\s+|{_NAME}['’]s\s+)[^,;:?]+?)\s*(?:\s[-–—]+|[,:])\s+"
+    r"(?P<q>(?:who|whom|whose|what|which|where|when|how|in\s+(?:which|what)|did|does|do|is|was"
+    r"|are|were|has|have|had)\b.+)$",
+    re.IGNORECASE,
+)
+
+
 _OF_NAME = re.compile(
     rf"(?:\bthe|^The)\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+(?P<prep>of|by)\s+"
     rf"(?P<the>the\s+)?"
@@ -1890,7 +1978,7 @@ def _zh_pair(text: str) -> tuple[str, str] | None:
     # "在A和B之间", "A和B两者之中": the frame around the pair goes.
     text = re.sub(r"(?:两者|二者|这两[个家所座位部条]?)?(?:之间|之中|当中|中间)$", "", text)
     pair = None
-    for conj in ("还是", "与", "跟", "同", "及"):
+    for conj in ("、", "还是", "与", "跟", "同", "及"):  # 、 lists two names as 和 does
         if conj in text[1:-1]:
             i = text.index(conj, 1)
             pair = _clean(text[:i]), _clean(text[i + len(conj) :])
@@ -1969,7 +2057,8 @@ def _zh_compare(q: str, question: str) -> Plan | None:
         r"年长|年轻|年纪|岁数|年龄", m["rest"]
     ):
         queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates
-    elif _ZH_HISTORY.search(m["rest"]):
+    elif _ZH_HISTORY.search(m["rest"]) or pred in ("有", "出现", "存在"):
+        # 哪个先有 / 先出现: which came into being first, i.e. which began earlier
         queries = [f"{o}创立于哪一年" for o in (a, b)]  # a longer history began earlier
     elif kind == "DATE" and pred and _zh_event(f"某{pred}")[1]:
         queries = [f"{o}{pred}于哪一年" for o in (a, b)]  # "哪家成立得早": 成立于哪一年

@@ -1650,8 +1650,9 @@ _KIN_OF = re.compile(
 
 
 def _only_as_kin(text: str, name: str) -> bool:
-    """Does ``text`` write ``name`` only as someone's kin ("the son of Orm Vell")?"""
-    starts = _offsets(text, name)
+    """Does ``text`` write ``name`` only as someone's kin ("the son of Orm Vell")? A namesake
+    told apart by a generation word ("Orm Vell junior") is no mention of ``name``."""
+    starts = [i for i in _offsets(text, name) if not _GENERATION_AFTER.match(text, i + len(name))]
     return bool(starts) and all(_KIN_OF.search(text, max(0, i - 60), i) for i in starts)
 
 

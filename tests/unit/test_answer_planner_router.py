@@ -990,6 +990,15 @@ def test_rule_plans_from_grammar(
             "蓼川盐号和蓼溪盐号中，哪个更早成立？",
             ["蓼川盐号成立于哪一年", "蓼溪盐号成立于哪一年", "蓼川盐号和蓼溪盐号中，哪个更早成立"],
         ),
+        # 、 lists the pair as 和 does; 先有 (came into being first) compares the beginnings
+        (
+            "蓼川盐号、蓼溪盐号，哪个更早成立？",
+            ["蓼川盐号成立于哪一年", "蓼溪盐号成立于哪一年", "蓼川盐号、蓼溪盐号，哪个更早成立"],
+        ),
+        (
+            "蓼川盐号、蓼溪盐号，哪个先有？",
+            ["蓼川盐号创立于哪一年", "蓼溪盐号创立于哪一年", "蓼川盐号、蓼溪盐号，哪个先有"],
+        ),
         (
             "在蓼川盐号和蓼溪盐号之间，哪一个历史更悠久？",
             [
@@ -1216,6 +1225,81 @@ def test_a_statement_introduces_what_the_question_refers_back_to(
     plan = PLANNER.plan(question)
     assert [s.query for s in plan.steps] == queries
     assert all(s.depends_on == [s.index - 1] for s in plan.steps[1:])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a topic noun phrase before a dash, a comma or a colon; the question refers back to it
+        (
+            "The ropemaker who repaired the Harnick brewery's wheel from the start - where was "
+            "he born?",
+            [
+                "ropemaker who repaired the Harnick brewery's wheel from the start",
+                "where was #1 born",
+            ],
+        ),
+        (
+            "The founder of the Pellowe Bridge, when did she die?",
+            ["founder of the Pellowe Bridge", "when did #1 die"],
+        ),
+        (
+            "Sabra Quint's teacher - where was she born?",
+            ["teacher of Sabra Quint", "where was #1 born"],
+        ),
+        (
+            "Sabra Quint's teacher at the art school, where did his father die?",
+            ["teacher of Sabra Quint at the art school", "father of #1", "where did #2 die"],
+        ),
+        # a name as the topic is put back in the question's place
+        ("The Harnick Mill — who owned it in 1900?", ["who owned the Harnick Mill in 1900"]),
+        # a statement before the comma is no topic
+        ("The Harnick Mill closed in 1900, when did it open?", None),
+    ],
+)
+def test_a_topic_noun_phrase_before_the_question(question: str, queries: list[str] | None) -> None:
+    """ "The man who built X - where was he born?": the noun phrase is found first, then the
+    question with its pronoun bound to it."""
+    plan = PLANNER.plan(question)
+    if queries is None:
+        assert plan.strategy == "single" and plan.steps[0].query.startswith(
+            "The Harnick Mill closed"
+        )
+        return
+    assert [s.query for s in plan.steps] == queries
+    assert all(s.depends_on == [s.index - 1] for s in plan.steps[1:])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "Did Sabra Quint share a birthplace with the elder Orvald Tessing?",
+            [
+                "What is the birthplace of Sabra Quint",
+                "What is the birthplace of the elder Orvald Tessing",
+            ],
+        ),
+        (
+            "Do Sabra Quint and Orvald Tessing share a surname?",
+            ["What is the surname of Sabra Quint", "What is the surname of Orvald Tessing"],
+        ),
+        (
+            "Orvald Tessing or the Pellowe Bridge Company - which of the two is older?",
+            ["When was Orvald Tessing founded", "When was Pellowe Bridge Company founded"],
+        ),
+        (
+            "Which is older — the Harnick Mill or the Pellowe Bridge Company?",
+            ["When was Harnick Mill founded", "When was Pellowe Bridge Company founded"],
+        ),
+    ],
+)
+def test_sharing_and_options_set_off_by_a_dash(question: str, queries: list[str]) -> None:
+    """ "Did A share a N with B": the same N; "A or B - which is older?": the options
+    before a dash as before a colon."""
+    plan = PLANNER.plan(question)
+    assert plan.comparison is not None
+    assert [s.query for s in plan.steps[:2]] == queries
 
 
 @pytest.mark.parametrize(

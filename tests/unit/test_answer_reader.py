@@ -2559,6 +2559,10 @@ def test_a_claim_holds_in_the_subjects_own_article(
         ("Orm Vell was born in 1790.", "Orm Vell", False),
         ("Ada is the daughter of Orm Vell. Orm Vell died in 1850.", "Orm Vell", False),
         ("The firm of Orm Vell built boats.", "Orm Vell", False),  # no kin noun
+        # the son, told apart by a generation word, is no mention of the father
+        ("Orm Vell junior was born in 1833, the only child of Orm Vell.", "Orm Vell", True),
+        ("Orm Vell the younger was the son of Orm Vell.", "Orm Vell", True),
+        ("Orm Vell junior was the son of Orm Vell, and Orm Vell died in 1850.", "Orm Vell", False),
     ],
 )
 def test_a_name_after_a_kin_noun_is_someone_elses_relative(
