@@ -91,9 +91,10 @@ class RulePlanner:
                 q,
             )
         strategies = (
-            (_zh_times_than, _zh_compare, _zh_yes_no, _zh_kinship, _zh_bridge)
+            (_zh_times_than, _zh_compare, _zh_by_then, _zh_yes_no, _zh_kinship, _zh_bridge)
             if zh
             else (
+                _en_fronted,
                 _en_topic,
                 _en_referent,
                 _en_compare,
@@ -776,7 +777,7 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
 # "Was A founded before B?", "Did A open after B was founded?", "Did A die before 1950?": an
 # auxiliary, a subject, a lower-case verb, and the event or date it is ordered against.
 _EN_EVENT_ORDER = re.compile(
-    r"^(?P<aux>(?i:is|was|are|were|did|does|do))\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+"
+    r"^(?P<aux>(?i:is|was|are|were|did|does|do|had|has))\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+"
     r"(?P<rel>(?i:before|after|earlier\s+than|later\s+than|prior\s+to))\s+(?P<when>.+?)\s*$"
 )
 
@@ -1000,6 +1001,55 @@ def _refer_back(second: str, noun: str) -> str | None:
         after = second[nouns[-1].end() :]
         return f"{second[: pronoun.start()]}the {owned} of {_REFERENT}{after}"
     return f"{second[: pronoun.start()]}{_REFERENT}{second[pronoun.end() :]}"
+
+
+# A subordinate clause before the question: "Once X had closed, who bought its buildings?",
+# "By the time A married, did B already have …?" (its subordinators are a closed class).
+_EN_FRONTED = re.compile(
+    r"^(?P<sub>once|after|when|whenever|before|since|as\s+soon\s+as|by\s+the\s+time|"
+    r"at\s+the\s+time|although|though|because|while|until)\s+(?P<clause>[^,]+?),\s*"
+    r"(?P<q>(?:who|whom|whose|what|which|where|when|how|in\s+(?:which|what)|did|does|do|is|was"
+    r"|are|were|has|have|had)\b.+)$",
+    re.IGNORECASE,
+)
+_EN_TIME_SUBORDINATOR = re.compile(r"(?i)by\s+the\s+time|at\s+the\s+time|when|once")
+
+
+def _en_fronted(q: str, question: str) -> Plan | None:
+    """A fronted subordinate clause: with a yes/no question about the time ("By the time A
+    V, had B already V?"), the two events ordered (B before A); else, when the question refers
+    back to the clause's subject, that subject is found first. A clause that only dates or
+    frames the question is left to the other strategies (None)."""
+    m = _EN_FRONTED.match(q)
+    if m is None:
+        return None
+    clause, main = _clean(m["clause"]), _clean(m["q"])
+    if is_yes_no(main):
+        already = re.search(r"\s+already\b", main, re.IGNORECASE)
+        if already is None or not _EN_TIME_SUBORDINATOR.fullmatch(m["sub"]):
+            return None
+        # "did B already have X" holds when B's event came before the clause's
+        ordered = f"{main[: already.start()]}{main[already.end() :]} before {clause}"
+        return RulePlanner().plan(ordered).model_copy(update={"question": question})
+    words = clause.split()
+    cut = next(
+        (
+            i
+            for i, w in enumerate(words)
+            if i > 0 and w.islower() and (w in AUXILIARIES or _finite_verb(w))
+        ),
+        None,
+    )
+    if cut is None:
+        return None
+    subject = " ".join(words[:cut])
+    topic = _en_topic(f"{subject} - {main}", question)
+    if topic is not None:
+        return topic
+    if subject[:1].isupper() and (back := _refer_back(main, subject.split()[-1])) is not None:
+        main = back.replace(_REFERENT, subject)  # "Once Ada Moe had died, who … her mill?"
+        return RulePlanner().plan(main).model_copy(update={"question": question})
+    return None  # the clause dates or frames the question ("After X was built, how many …")
 
 
 def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
@@ -2114,6 +2164,25 @@ def _zh_times_than(q: str, question: str) -> Plan | None:
     queries = [f"{t}{m['np']}是多少" for t in options]
     order = "lt" if m["cmp"].lstrip("更还") in _ZH_LESS_WORDS else "gt"
     return _order_plan(question, options, queries, "NUMBER", order, m["np"])
+
+
+# "A成立的时候，B开张了没有？", "A开张那年，B已经不在人世了吧？": a time clause, then a
+# yes/no question whether B's event had come by then.
+_ZH_TIME_CLAUSE = re.compile(
+    r"^(?P<a>[^，,]+?)(?:的时候|之时|那一?年|时)[，,](?P<b>[^，,]+?)"
+    r"(?:已经|早已|就已经|就)?(?P<b2>[^，,]*?)(?:了没有|了吗|了吧|没有|了么|了)[？?]?$"
+)
+_ZH_DIED = re.compile(r"不在人世|不在了|过世|去世|故去|逝世|亡故")
+
+
+def _zh_by_then(q: str, question: str) -> Plan | None:
+    """ "A成立的时候，B开张了没有": whether B's event came before A's (B's date against A's)."""
+    m = _ZH_TIME_CLAUSE.match(q)
+    if m is None:
+        return None
+    b = re.sub(r"(?:已经|早已|就)", "", f"{m['b']}{m['b2']}")
+    b = _ZH_DIED.sub("去世", b)
+    return _zh_order(question, f"{b}是否早于{m['a']}")
 
 
 def _zh_yes_no(q: str, question: str) -> Plan | None:
