@@ -2607,6 +2607,14 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
             # ("早年师从/n 哪位学者", "曾经师从").
             or (start >= 2 and words[start - 2][1].startswith(("t", "d")) and len(w) >= 2)
         )
+        if (
+            start == wh
+            and f.startswith("n")
+            and start >= 3
+            and words[start - 2][0] in ("有", "共有", "约有", "计有")
+        ):
+            start -= 2  # "…有学员几名": the counted noun between 有 and the wh-word
+            continue
         if w == "的" or not verbal or (f.startswith("v") and start - 1 == 0):
             break
         if start >= 2 and words[start - 2][0] == "的" and words[start][0] != "的":
@@ -2678,7 +2686,12 @@ def _zh_is_relative(part: str) -> bool:
     if part.startswith(("由", "被", "所")):
         return True
     words = _zh_words(part)
-    return any(f.startswith("v") and (i > 0 or len(w) >= 2) for i, (w, f) in enumerate(words))
+    return any(
+        (f.startswith("v") and (i > 0 or len(w) >= 2))
+        # a verb fused with its aspect particle (当过, 做了), whatever its tag
+        or (i > 0 and len(w) == 2 and w[1] in "过了着" and f in ("p", "d", "u", "ul", "ug"))
+        for i, (w, f) in enumerate(words)
+    )
 
 
 def _zh_owned_agent(part: str) -> bool:
@@ -2689,6 +2702,11 @@ def _zh_owned_agent(part: str) -> bool:
     if split is None or zh_noun_type(split[1]) != "PERSON":
         return False
     owner = split[0]
+    words = _zh_words(owner)
+    if any(
+        f.startswith("v") and any(g == "nr" for _, g in words[:i]) for i, (_, f) in enumerate(words)
+    ):
+        return False  # "X死后接任纸业公所董事": a person and a verb, a clause, not a name
     return bool(re.fullmatch(r"《[^《》]+》", owner)) or zh_noun_type(owner) == "ORGANIZATION"
 
 

@@ -984,6 +984,17 @@ def test_rule_plans_from_grammar(
         ),
         # A clause that is a time phrase alone dates the question's last step.
         ("光绪九年时，鹤眠桥每年收多少两税银？", ["光绪九年鹤眠桥每年收多少两税银"]),
+        # a person and a verb before an organisation's role noun make a relative clause, and so
+        # does a verb fused with its aspect particle (当过); 有 + a noun + 几名 is the predicate
+        (
+            "墨棠死后接任蓼川书院山长的那个人，他父亲是哪一年出生的？",
+            ["墨棠死后接任蓼川书院山长的人", "#1的父亲", "#2是哪一年出生的"],
+        ),
+        (
+            "墨棠当过首任场长的机构，民国十八年有学员几名？",
+            ["墨棠当过首任场长的机构", "#1民国十八年有学员几名"],
+        ),
+        ("蓼川书院的山长有子女几人？", ["蓼川书院的山长", "#1有子女几人"]),
         # The pair framed (在…之间, …中), the options after the question (…，A还是B), a noun
         # after the classifier kept whole (哪个人口: 人口, not 人).
         (
@@ -1792,6 +1803,8 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("公司成立于哪一年？", "DATE"),
         ("他在哪家公司工作？", "ORGANIZATION"),
         ("这座城市有多少人口？", "NUMBER"),
+        ("墨棠有子女几人？", "NUMBER"),  # 人 and 户 count as classifiers do after 几
+        ("苇汀镇有几户？", "NUMBER"),
         ("他是否出生于杭州？", "YESNO"),
         ("What is Ada Berg's date of birth?", "DATE"),
         ("What was Lars Moe's hometown?", "LOCATION"),
