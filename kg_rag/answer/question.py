@@ -562,7 +562,10 @@ def is_yes_no(question: str) -> bool:
 
 _ZH_WH = [
     (re.compile(r"哪一年|哪年|何年|何时|什么时候|几时|哪一天|哪天|什么时间|几月|何日"), "DATE"),
-    (re.compile(rf"多少|几(?:{ZH_CLASSIFIERS}|次|岁|人|户)|多大|多高|多长|多重|多远|多久"), "NUMBER"),
+    (
+        re.compile(rf"多少|几(?:{ZH_CLASSIFIERS}|次|岁|人|户)|多大|多高|多长|多重|多远|多久"),
+        "NUMBER",
+    ),
     (
         re.compile(r"哪家|哪所|哪个公司|什么公司|哪支|哪个组织|什么机构|哪个机构|哪个团队"),
         "ORGANIZATION",
