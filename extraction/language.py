@@ -35,6 +35,7 @@ __all__ = [
     "KANA",
     "NON_NAME_WORDS",
     "STRANDED_PARTICLES",
+    "ZH_ERA_YEAR",
     "cjk_ratio",
     "compact_name",
     "contains_cjk",
@@ -44,6 +45,7 @@ __all__ = [
     "normalize_name",
     "split_sentences",
     "trim_span",
+    "zh_era_year",
 ]
 
 # -- scripts ---------------------------------------------------------------------------------
@@ -349,3 +351,65 @@ def generation(name: str) -> str | None:
     if elder and not younger:
         return "elder"
     return None
+
+
+# -- Chinese era years -----------------------------------------------------------------------
+# The first Western year of each Ming and Qing reign title and of the Republic (民国元年 is
+# 1912): a closed class of the calendar. "同治八年" is 1862 + 8 - 1 = 1869.
+ZH_ERA_START = {
+    "洪武": 1368,
+    "建文": 1399,
+    "永乐": 1403,
+    "洪熙": 1425,
+    "宣德": 1426,
+    "正统": 1436,
+    "景泰": 1450,
+    "天顺": 1457,
+    "成化": 1465,
+    "弘治": 1488,
+    "正德": 1506,
+    "嘉靖": 1522,
+    "隆庆": 1567,
+    "万历": 1573,
+    "泰昌": 1620,
+    "天启": 1621,
+    "崇祯": 1628,
+    "顺治": 1644,
+    "康熙": 1662,
+    "雍正": 1723,
+    "乾隆": 1736,
+    "嘉庆": 1796,
+    "道光": 1821,
+    "咸丰": 1851,
+    "同治": 1862,
+    "光绪": 1875,
+    "宣统": 1909,
+    "民国": 1912,
+}
+ZH_ERA_YEAR = (
+    rf"(?:{'|'.join(ZH_ERA_START)})(?:元|[一二三四五六七八九十廿]{{1,4}}|\d{{1,2}})年"
+)
+_ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def zh_era_year(text: str) -> int | None:
+    """The Western year of an era year ("同治八年" → 1869, "民国元年" → 1912, "光绪二十一年"
+    → 1895), or None when ``text`` starts with none."""
+    m = re.match(rf"({'|'.join(ZH_ERA_START)})(元|[一二三四五六七八九十廿]{{1,4}}|\d{{1,2}})年", text)
+    if m is None:
+        return None
+    count = m.group(2)
+    if count == "元":
+        n = 1
+    elif count.isdigit():
+        n = int(count)
+    else:
+        count = count.replace("廿", "二十")
+        tens, _, units = count.partition("十")
+        if "十" in count:
+            n = (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(units, 0))
+        else:
+            n = _ZH_DIGITS.get(count, 0)
+    if n <= 0:
+        return None
+    return ZH_ERA_START[m.group(1)] + n - 1

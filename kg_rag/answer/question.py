@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from extraction.language import AUXILIARIES, HAN
+from extraction.language import AUXILIARIES, HAN, ZH_ERA_YEAR, zh_era_year
 from kg_rag.models import AnswerType
 
 __all__ = [
@@ -58,7 +58,9 @@ _MONTH_RX = (
 DATE_RX = re.compile(
     rf"\b(?:\d{{1,2}}\s+{_MONTH_RX}\s+\d{{3,4}}|{_MONTH_RX}\s+\d{{1,2}},?\s+\d{{3,4}}|"
     rf"{_MONTH_RX}\s+\d{{3,4}}|(?:1[0-9]|20)\d{{2}}s?)\b|"
-    r"(?:公元前)?\d{3,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?"
+    r"(?:公元前)?\d{3,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?|"
+    # an era year ("同治八年"), unless its Western year follows in brackets (that one is read)
+    rf"{ZH_ERA_YEAR}(?!\s*[（(]\s*(?:公元)?\d{{3,4}})"
 )
 _NUMBER_RX = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -756,6 +758,9 @@ def find_dates(text: str) -> list[tuple[int, int, tuple[int, int, int]]]:
 def date_key(text: str) -> tuple[int, int, int] | None:
     """A sortable (year, month, day) for a date string; None when it holds no year."""
     t = text.strip()
+    era = zh_era_year(t)
+    if era is not None:
+        return era, 0, 0
     zh = re.search(r"(公元前)?(\d{3,4})年(?:(\d{1,2})月)?(?:(\d{1,2})日)?", t)
     if zh:
         year = int(zh.group(2)) * (-1 if zh.group(1) else 1)

@@ -2376,6 +2376,14 @@ def read_evidence(
                 for x2, y2, _ in admin_units:
                     if x2 == y:  # 澜平县 + 澜口镇: the first holds the second
                         holds.add((normalize_name(sentence[x:y]), normalize_name(sentence[x2:y2])))
+            # An era year ("同治八年") is a date: no name starts inside it or runs over it.
+            eras = [(s0, e0) for s0, e0, _ in find_dates(sentence) if _CJK.match(sentence[s0])]
+            if eras:
+                unique_spans = [
+                    sp
+                    for sp in unique_spans
+                    if sp[2] == "DATE" or not any(sp[0] < e0 and sp[1] > s0 for s0, e0 in eras)
+                ]
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if not cjk_query and not sentence[:a].strip(" '\"“("):

@@ -2914,3 +2914,17 @@ def test_a_family_name_of_a_person_in_the_evidence_makes_a_name_a_persons() -> N
     texts = ["Orm Vell was born at Quistal Cross, a village near the quarry."]
     best, _ = read_evidence("Where was Orm Vell born", "LOCATION", _ev(*texts), linked, graph)
     assert best is not None and best.text == "Quistal Cross"
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "expected"),
+    [
+        ("蓼川纸业公所成立于哪一年", "DATE", "同治八年"),
+        # no name is cut out of the era year ("治八年蓼川纸业")
+        ("谁是蓼川纸业公所的首任董事", "PERSON", "墨棠"),
+    ],
+)
+def test_an_era_year_is_a_date_and_no_name(query: str, kind: str, expected: str) -> None:
+    text = "同治八年蓼川纸业公所成立，墨棠被公推为首任董事。"
+    best, _ = read_evidence(query, kind, _ev(text), _linked("蓼川纸业公所"))
+    assert best is not None and best.text == expected

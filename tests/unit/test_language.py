@@ -135,3 +135,41 @@ def test_one_normalize_name() -> None:
 )
 def test_generation_words(name: str, expected: str | None) -> None:
     assert generation(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("同治八年", 1869),
+        ("民国元年", 1912),
+        ("民国十八年", 1929),
+        ("光绪二十一年", 1895),
+        ("光绪廿一年", 1895),
+        ("康熙六十一年", 1722),
+        ("道光十年秋", 1830),
+        ("乾隆5年", 1740),
+        ("同治", None),  # no year count
+        ("八年", None),  # no era
+        ("同治零年", None),
+    ],
+)
+def test_zh_era_years(text: str, year: int | None) -> None:
+    """An era title and its year count give the Western year (the first year is 元年)."""
+    from extraction.language import zh_era_year
+
+    assert zh_era_year(text) == year
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("同治八年蓼川纸业公所成立。", [("同治八年", 1869)]),
+        # the Western year in brackets is the date read, not the era year before it
+        ("光绪五年（1879年）苇汀码头建成。", [("1879年", 1879)]),
+        ("民国十年和民国二十年各修一次。", [("民国十年", 1921), ("民国二十年", 1931)]),
+    ],
+)
+def test_era_years_are_dates(text: str, dates: list[tuple[str, int]]) -> None:
+    from kg_rag.answer.question import find_dates
+
+    assert [(text[a:b], key[0]) for a, b, key in find_dates(text)] == dates
