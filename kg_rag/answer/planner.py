@@ -905,6 +905,11 @@ _EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\
 
 
 _REFERENT = "\x00"
+# A later indefinite noun phrase after a preposition: "… a preface by a hat manufacturer".
+_EN_LATER_INDEFINITE = re.compile(
+    r"(?P<prep>\s(?:by|for|from|with|to|of|under)\s+)(?:an?)\s+"
+    r"(?P<noun>(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)(?=\s*$|\s*[,;])"
+)
 _SUBJECT = "\x01"
 # A subject that carries its own relative clause: "the woman who founded X", "the firm that
 # built Y".
@@ -954,7 +959,19 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     lead = re.sub(r"^Whoever\s+", "the person who ", lead)
     phrase = f"the {noun} of {_SUBJECT}" if have else f"the {noun} that {_SUBJECT} {verb}{rest}"
     back_ref = _refer_back(second, noun)
-    return None if back_ref is None else (lead, phrase, noun, back_ref)
+    if back_ref is None:
+        # "X has a preface by a hat manufacturer. When did that man's father die?": a later
+        # indefinite noun phrase of the statement is the referent, its gap a stranded
+        # preposition ("the hat manufacturer that X has a preface by").
+        for later in reversed(list(_EN_LATER_INDEFINITE.finditer(first, m.end("noun")))):
+            later_noun = later["noun"]
+            back_ref = _refer_back(second, later_noun)
+            if back_ref is not None and later["prep"]:
+                gapped = _clean(f"{first[: later.start()]}{later['prep']}{first[later.end() :]}")
+                gapped = re.sub(r"^The\s", "the ", gapped)
+                return _SUBJECT, f"the {later_noun} that {gapped}", later_noun, back_ref
+        return None
+    return lead, phrase, noun, back_ref
 
 
 def _refer_back(second: str, noun: str) -> str | None:
@@ -962,7 +979,10 @@ def _refer_back(second: str, noun: str) -> str | None:
     by ``noun``: "that/this/the N" ("that man" for a person noun), a subject or object pronoun,
     or a possessive pronoun and its nouns ("its headquarters" → "the headquarters of …")."""
     # "that man", "this woman": a person noun refers back to a person of any role
-    person = r"|man|woman|person|one" if head_noun_type(noun.split()[-1]) == "PERSON" else ""
+    last = noun.split()[-1]
+    # an agent noun may name a firm or a person ("manufacturer"); "that man" says which
+    agent = head_noun_type(last) == "PERSON" or bool(re.search(r"(?:er|or|ist)$", last))
+    person = r"|man|woman|person|one" if agent else ""
     back = re.search(
         rf"\b(?:that|this|the)\s+(?:{re.escape(noun)}|{re.escape(noun.split()[-1])}{person})\b",
         second,
@@ -974,6 +994,10 @@ def _refer_back(second: str, noun: str) -> str | None:
     if pronoun is None:
         return None
     word = pronoun.group(0).lower()
+    if (word in ("he", "she", "him", "his", "her") and not agent) or (
+        word in ("it", "its") and head_noun_type(last) == "PERSON"
+    ):
+        return None  # a personal pronoun refers back to a person, "it" to a thing
     nouns: list[re.Match[str]] = []
     for w in _WORD_AT.finditer(second, pronoun.end()):
         if len(nouns) == 3 or not re.fullmatch(r"[a-z][\w\-]*", w.group(0)):
@@ -1046,10 +1070,28 @@ def _en_fronted(q: str, question: str) -> Plan | None:
     topic = _en_topic(f"{subject} - {main}", question)
     if topic is not None:
         return topic
-    if subject[:1].isupper() and (back := _refer_back(main, subject.split()[-1])) is not None:
+    # a bare name is a person's or a thing's: the pronoun says which ("her mill", "its hall")
+    back = _refer_back(main, "person") or _refer_back(main, "thing")
+    if subject[:1].isupper() and back is not None:
         main = back.replace(_REFERENT, subject)  # "Once Ada Moe had died, who … her mill?"
         return RulePlanner().plan(main).model_copy(update={"question": question})
     return None  # the clause dates or frames the question ("After X was built, how many …")
+
+
+def _owned_np(np: str) -> tuple[str, str, str] | None:
+    """ "X's successor at the school" → ("successor of X at the school", "successor", "at the
+    school"): a possessive noun phrase as an "of" phrase, what follows the possessed noun kept
+    after the owner; None when ``np`` is no possessive of a name."""
+    owner = re.match(r"(.+?)['’]s\s+", np)
+    if owner is None or not re.fullmatch(_NAME, owner.group(1)):
+        return None
+    words = np[owner.end() :].split()
+    nouns = _noun_phrase(words)
+    if not words or not nouns:
+        return None
+    tail = " ".join(words[len(nouns) :])
+    noun = " ".join(nouns)
+    return _clean(f"{noun} of {owner.group(1)} {tail}"), noun, tail
 
 
 def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
@@ -1058,7 +1100,22 @@ def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
     relative clause."""
     rel = _SUBJECT_RELATIVE.match(np)
     if rel is None or any(w in _FUNCTION for w in rel["head"].split()):
-        return np
+        owned = _owned_np(np)
+        if owned is None or not owned[2]:
+            return np  # no phrase after the possessed noun: the possessive decomposes itself
+        query, noun, _ = owned
+        inner = _clean(_decompose(query, steps))
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=inner,
+                needs=f"the {noun}",
+                depends_on=_deps(inner),
+                kind="bridge",
+                answer_type=head_noun_type(noun.split()[-1]),
+            )
+        )
+        return f"#{len(steps)}"
     inner = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
     steps.append(
         PlanStep(
@@ -1103,10 +1160,9 @@ def _en_topic(q: str, question: str) -> Plan | None:
     steps: list[PlanStep] = []
     lead = _relative_np_step(np, steps)
     if not re.fullmatch(r"#\d+", lead):
-        if owner is not None:  # "X's successor at the school" → "successor of X at the school"
-            owned = " ".join(nouns) if nouns else words[0]
-            tail = " ".join(words[len(owned.split()) :])
-            np = f"{owned} of {_clean(owner.group(0))[:-2]} {tail}"
+        owned = _owned_np(np) if owner is not None else None
+        if owned is not None:  # "X's successor at the school" → "successor of X at the school"
+            np = owned[0]
         rest = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
         if not re.fullmatch(r"#\d+", rest):
             steps.append(
@@ -1132,6 +1188,16 @@ def _en_referent(q: str, question: str) -> Plan | None:
         return None
     lead, phrase, noun, second = found
     steps: list[PlanStep] = []
+    if lead == _SUBJECT:  # "the hat manufacturer that X has a preface by": one step
+        query = _clean(re.sub(r"^the\s+", "", phrase))
+        kind = head_noun_type(noun.split()[-1])
+        if re.search(r"(?i)\b(?:that|this)\s+(?:man|woman|person)\b|\b(?:he|she|his|him)\b", q):
+            kind = "PERSON"  # "that man" says the manufacturer is a person, not a firm
+        steps.append(
+            PlanStep(index=1, query=query, needs=f"the {noun}", kind="bridge", answer_type=kind)
+        )
+        asked = second.replace(_REFERENT, "#1")
+        return _bridge_plan(question, steps, _decompose(asked, steps), answer_type(asked))
     lead = _relative_np_step(lead, steps)
     phrase = phrase.replace(_SUBJECT, lead)
     rest = _clean(re.sub(r"^the\s+", "", _decompose(phrase, steps)))

@@ -1206,6 +1206,31 @@ def test_threshold_questions_decide_from_the_value(
             "The firm that built the Pellowe Bridge had a founder. Where was he born?",
             ["firm that built the Pellowe Bridge", "founder of #1", "Where was #2 born"],
         ),
+        # a possessive subject keeps the phrase after its noun in its own step
+        (
+            "Sabra Quint's successor at the dairy school wrote a book. How many copies were "
+            "printed the first time it came out?",
+            [
+                "successor of Sabra Quint at the dairy school",
+                "book that #1 wrote",
+                "How many copies were printed the first time #2 came out",
+            ],
+        ),
+        # the referent is a later indefinite noun phrase when the pronoun or "that man" fits
+        # it and not the first ("a preface" is no man; "she" is no novel)
+        (
+            "The Harnick Almanac has a preface by a hat manufacturer. When did that man's father "
+            "die?",
+            [
+                "hat manufacturer that the Harnick Almanac has a preface by",
+                "father of #1",
+                "When did #2 die",
+            ],
+        ),
+        (
+            "The Pellowe Press printed a novel for a young poet. Where was she born?",
+            ["young poet that the Pellowe Press printed a novel for", "Where was #1 born"],
+        ),
         # a free relative is a noun phrase ("whoever" is the person who); "at the head of X"
         # is a complex preposition, no entity; a do-question's subject ends before its verb
         (
