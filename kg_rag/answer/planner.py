@@ -91,9 +91,18 @@ class RulePlanner:
                 q,
             )
         strategies = (
-            (_zh_times_than, _zh_compare, _zh_by_then, _zh_yes_no, _zh_kinship, _zh_bridge)
+            (
+                _zh_two_questions,
+                _zh_times_than,
+                _zh_compare,
+                _zh_by_then,
+                _zh_yes_no,
+                _zh_kinship,
+                _zh_bridge,
+            )
             if zh
             else (
+                _en_two_questions,
                 _en_fronted,
                 _en_topic,
                 _en_referent,
@@ -1002,8 +1011,8 @@ def _refer_back(second: str, noun: str) -> str | None:
     for w in _WORD_AT.finditer(second, pronoun.end()):
         if len(nouns) == 3 or not re.fullmatch(r"[a-z][\w\-]*", w.group(0)):
             break
-        if w.group(0) in _FUNCTION:
-            break
+        if w.group(0) in _FUNCTION or (nouns and is_participle(w.group(0))):
+            break  # "its founder born": the participle is the verb, not the noun's
         nouns.append(w)
     if (
         len(nouns) >= 2
@@ -1092,6 +1101,41 @@ def _owned_np(np: str) -> tuple[str, str, str] | None:
     tail = " ".join(words[len(nouns) :])
     noun = " ".join(nouns)
     return _clean(f"{noun} of {owner.group(1)} {tail}"), noun, tail
+
+
+def _en_two_questions(q: str, question: str) -> Plan | None:
+    """ "In which town was X born? How many people lived in that town?", "Who founded X? When
+    did he die?": the first question's steps, then the second with ``#n`` where it refers back
+    to the first's answer ("that town", a pronoun)."""
+    parts = [p for p in re.split(r"\?\s*", q) if p.strip()]
+    if len(parts) != 2 or not all(
+        re.match(r"(?i)(?:in\s+|at\s+|from\s+)?(?:who|whom|what|which|where|when|how)\b", p)
+        for p in parts
+    ):
+        return None
+    first, second = _clean(parts[0]), _clean(parts[1])
+    asked = re.match(r"(?i)(?:in\s+|at\s+|from\s+)?(?:which|what)\s+(?P<noun>[a-z]+)", first)
+    noun = asked["noun"] if asked is not None else None
+    if noun is None:
+        noun = (
+            "person"
+            if re.match(r"(?i)who", first)
+            else "place"
+            if re.match(r"(?i)where", first)
+            else "thing"
+        )
+    back = _refer_back(second, noun)
+    if back is None:
+        return None
+    plan = RulePlanner().plan(first)
+    if plan.comparison is not None:
+        return None
+    steps = [
+        s.model_copy(update={"kind": "bridge"}) if s.kind == "lookup" else s for s in plan.steps
+    ]
+    asked_q = back.replace(_REFERENT, f"#{len(steps)}")
+    final = _decompose(asked_q, steps)
+    return _bridge_plan(question, steps, final, answer_type(asked_q))
 
 
 def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
@@ -2249,6 +2293,58 @@ def _zh_by_then(q: str, question: str) -> Plan | None:
     b = re.sub(r"(?:已经|早已|就)", "", f"{m['b']}{m['b2']}")
     b = _ZH_DIED.sub("去世", b)
     return _zh_order(question, f"{b}是否早于{m['a']}")
+
+
+# "X的作者是在哪个镇出生的？那个镇…有多少人？": a second question that points back at the
+# first one's answer with a demonstrative and the noun it asked for (or a pronoun).
+_ZH_POINT_BACK = r"(?:那|这|该)(?:一)?(?:{cl})?{noun}|^(?:他|她|它)(?=[^们])"
+
+
+def _zh_two_questions(q: str, question: str) -> Plan | None:
+    """Two questions, the second about the first's answer: the first's steps, then the second
+    with ``#n`` where it points back."""
+    parts = [p for p in re.split(r"[？?]", q) if p.strip()]
+    if len(parts) != 2:
+        return None
+    first, second = _clean(parts[0]), _clean(parts[1])
+    # the noun the first question asks for, the word after 哪 + classifier (哪个镇 → 镇,
+    # 哪家出版社 → 出版社), whole or its last character (该社)
+    words = [w for w, _ in _zh_words(first)]
+    nouns: list[str] = []
+    for i, w in enumerate(words):
+        if w.startswith(("哪", "什么")):
+            j = i + 1
+            if j < len(words) and re.fullmatch(ZH_CLASSIFIERS, words[j]):
+                j += 1
+            if j < len(words) and re.fullmatch(f"[{HAN}]+", words[j]):
+                nouns = [words[j], words[j][-1]]
+            break
+    back = next(
+        (
+            found
+            for noun in [*nouns, ""]
+            if (
+                found := re.search(
+                    _ZH_POINT_BACK.format(
+                        cl=ZH_CLASSIFIERS, noun=re.escape(noun) if noun else "(?!)"
+                    ),
+                    second,
+                )
+            )
+        ),
+        None,
+    )
+    if back is None:
+        return None
+    plan = RulePlanner().plan(first)
+    steps = [
+        s.model_copy(update={"kind": "bridge"} if s.kind == "lookup" else {}) for s in plan.steps
+    ]
+    if any(s.kind == "compare" for s in steps):
+        return None
+    k = len(steps)
+    final = _clean(f"{second[: back.start()]}#{k}{second[back.end() :]}")
+    return _bridge_plan(question, steps, final, answer_type(second))
 
 
 def _zh_yes_no(q: str, question: str) -> Plan | None:

@@ -1318,6 +1318,46 @@ def test_a_topic_noun_phrase_before_the_question(question: str, queries: list[st
 @pytest.mark.parametrize(
     ("question", "queries"),
     [
+        # the second question points back at the first's answer: "that town", a pronoun,
+        # 那个镇, 他
+        (
+            "In which town was the author of the Harnick Almanac born? How many people lived in "
+            "that town in 1900?",
+            [
+                "author of Harnick Almanac",
+                "In which town was #1 born",
+                "How many people lived in #2 in 1900",
+            ],
+        ),
+        (
+            "Which company built the Pellowe Bridge? Where was its founder born?",
+            ["Which company built the Pellowe Bridge", "founder of #1", "Where was #2 born"],
+        ),
+        (
+            "Who founded the Pellowe Press? When did he die?",
+            ["Who founded the Pellowe Press", "When did #1 die"],
+        ),
+        (
+            "《蓼川纸槽记》的作者是在哪个镇出生的？那个镇光绪三十二年有多少人？",
+            ["《蓼川纸槽记》的作者", "#1是在哪个镇出生的", "#2光绪三十二年有多少人"],
+        ),
+        ("蓼川书院是谁创办的？他是哪一年出生的？", ["蓼川书院是谁创办的", "#1是哪一年出生的"]),
+    ],
+)
+def test_a_second_question_about_the_first_ones_answer(question: str, queries: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    assert plan.steps[-1].depends_on == [len(queries) - 1]
+
+
+def test_two_unrelated_questions_are_no_chain() -> None:
+    plan = PLANNER.plan("Where is the Pellowe Press? Who founded the Harnick Mill?")
+    assert len(plan.steps) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
         (
             "Did Sabra Quint share a birthplace with the elder Orvald Tessing?",
             [
