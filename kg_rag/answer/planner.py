@@ -102,6 +102,7 @@ class RulePlanner:
             )
             if zh
             else (
+                _en_path,
                 _en_two_questions,
                 _en_fronted,
                 _en_topic,
@@ -1101,6 +1102,60 @@ def _owned_np(np: str) -> tuple[str, str, str] | None:
     tail = " ".join(words[len(nouns) :])
     noun = " ".join(nouns)
     return _clean(f"{noun} of {owner.group(1)} {tail}"), noun, tail
+
+
+# A path given as directions: "Go from X to its founder, then to his wife's father: in which
+# hamlet was that last man born?", "Start with X, move on to its owner, then to her son; …".
+_EN_PATH = re.compile(
+    r"^(?:go|start|begin|move)\s+(?:from|with|at)\s+(?P<start>.+?),?\s+(?:go\s+|move\s+)?"
+    r"(?:on\s+)?to\s+(?P<hops>.+?)\s*[:;]\s*(?P<q>.+)$",
+    re.IGNORECASE,
+)
+_EN_PATH_HOP = re.compile(
+    r",?\s+(?:and\s+)?(?:then\s+)?(?:go\s+|move\s+)?(?:on\s+)?to\s+(?=(?:his|her|its|their)\s)",
+    re.IGNORECASE,
+)
+
+
+def _en_path(q: str, question: str) -> Plan | None:
+    """Directions from a named start through possessive hops ("to its founder, then to his
+    wife's father"): one step per noun, each of the previous answer; then the question, whose
+    "that (last) man" or pronoun is the path's end."""
+    m = _EN_PATH.match(q)
+    if m is None:
+        return None
+    hops = [h.strip() for h in _EN_PATH_HOP.split(m["hops"]) if h.strip()]
+    steps: list[PlanStep] = []
+    owner = _clean(m["start"])
+    for hop in hops:
+        owned = re.match(r"(?i)(?:his|her|its|their)\s+(?P<nouns>.+)$", hop)
+        if owned is None:
+            return None
+        for noun in re.split(r"['’]s\s+", owned["nouns"]):
+            noun = _clean(noun)
+            if not re.fullmatch(r"[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}", noun):
+                return None
+            query = f"{noun} of {owner}"
+            steps.append(
+                PlanStep(
+                    index=len(steps) + 1,
+                    query=query,
+                    needs=f"the {noun}",
+                    depends_on=_deps(query),
+                    kind="bridge",
+                    answer_type=head_noun_type(noun.split()[-1]),
+                )
+            )
+            owner = f"#{len(steps)}"
+    if not steps:
+        return None
+    last = steps[-1].query.split(" of ")[0]
+    asked = re.sub(r"(?i)\b(that|this)\s+(?:last|final)\s+", r"\1 ", _clean(m["q"]))
+    back = _refer_back(asked, last)
+    if back is None:
+        return None
+    asked = back.replace(_REFERENT, owner)
+    return _bridge_plan(question, steps, _decompose(asked, steps), answer_type(asked))
 
 
 def _en_two_questions(q: str, question: str) -> Plan | None:

@@ -1350,6 +1350,32 @@ def test_a_second_question_about_the_first_ones_answer(question: str, queries: l
     assert plan.steps[-1].depends_on == [len(queries) - 1]
 
 
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "Go from the Harnick Mill to its founder, then to his wife's father: in which hamlet "
+            "was that last man born?",
+            [
+                "founder of the Harnick Mill",
+                "wife of #1",
+                "father of #2",
+                "in which hamlet was #3 born",
+            ],
+        ),
+        (
+            "Start with the Pellowe Press, move on to its owner, then to her son; where did he "
+            "die?",
+            ["owner of the Pellowe Press", "son of #1", "where did #2 die"],
+        ),
+    ],
+)
+def test_directions_through_possessive_hops(question: str, queries: list[str]) -> None:
+    """ "Go from X to its founder, then to his wife's father: …": one step per noun, each of
+    the previous answer, and the question about the path's end."""
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
 def test_two_unrelated_questions_are_no_chain() -> None:
     plan = PLANNER.plan("Where is the Pellowe Press? Who founded the Harnick Mill?")
     assert len(plan.steps) == 1
