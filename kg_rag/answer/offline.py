@@ -103,7 +103,7 @@ _IRREGULAR_FORMS = {
     "felt feel": "feel",
     "fought fight fighter": "fight",
     "found founded founder founders founding established establish establishes cofounded "
-    "co-founded cofounder co-founder": "found",
+    "co-founded cofounder co-founder opened open opens opening": "found",
     "flew flown fly": "fly",
     "forgot forgotten forget": "forget",
     "froze frozen freeze": "freeze",

@@ -84,6 +84,13 @@ class RulePlanner:
         q = _clean(question)
         zh = bool(_CJK.search(q))
         if not zh:
+            # "come into being / existence" is the founding of what comes into being
+            q = re.sub(
+                r"\b(?:come|came|comes|coming)\s+into\s+(?:being|existence)\b",
+                "get founded",
+                q,
+                flags=re.IGNORECASE,
+            )
             q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
                 lambda m: (
                     m.group(0) if m["name"].lower() in _FUNCTION else m["name"] + m["gen"].title()

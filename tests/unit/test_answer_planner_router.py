@@ -1376,6 +1376,15 @@ def test_directions_through_possessive_hops(question: str, queries: list[str]) -
     assert [s.query for s in PLANNER.plan(question).steps] == queries
 
 
+def test_coming_into_being_is_a_founding() -> None:
+    plan = PLANNER.plan("Did the Harnick Mill or the Pellowe Press come into being later?")
+    assert [s.query for s in plan.steps[:2]] == [
+        "When did Harnick Mill get founded",
+        "When did Pellowe Press get founded",
+    ]
+    assert plan.comparison is not None
+
+
 def test_two_unrelated_questions_are_no_chain() -> None:
     plan = PLANNER.plan("Where is the Pellowe Press? Who founded the Harnick Mill?")
     assert len(plan.steps) == 1

@@ -1877,6 +1877,8 @@ def test_an_office_names_the_post_not_its_holder(span: str, office: bool) -> Non
         ("company that acquired Tamsk Press", "Tamsk Press was bought by Velmora Group.", "buy"),
         ("Who bought Tamsk Press", "Velmora Group's acquisition of Tamsk Press", "buy"),
         ("Who bought Tamsk Press", "Velmora Group purchased Tamsk Press in 1990.", "buy"),
+        # an institution opens when it is founded
+        ("When was the Tamsk School founded", "The Tamsk School was opened in 1849.", "found"),
     ],
 )
 def test_near_synonyms_of_an_event_share_its_stem(query: str, text: str, shared: str) -> None:
@@ -2928,3 +2930,14 @@ def test_an_era_year_is_a_date_and_no_name(query: str, kind: str, expected: str)
     text = "同治八年蓼川纸业公所成立，墨棠被公推为首任董事。"
     best, _ = read_evidence(query, kind, _ev(text), _linked("蓼川纸业公所"))
     assert best is not None and best.text == expected
+
+
+def test_an_opening_dates_a_founding_not_a_closing() -> None:
+    texts = (
+        "The Tamsk School was opened in 1849 over the market.",
+        "The Tamsk School closed in 1911.",
+    )
+    best, _ = read_evidence(
+        "When was the Tamsk School founded", "DATE", _ev(*texts), _linked("Tamsk School")
+    )
+    assert best is not None and best.text == "1849"
