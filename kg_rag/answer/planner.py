@@ -70,6 +70,14 @@ def _deps(query: str) -> list[int]:
     return sorted({int(n) for n in _PLACEHOLDER.findall(query)})
 
 
+_FOUNDED_FORM = {
+    "come": "get founded",
+    "came": "was founded",
+    "comes": "is founded",
+    "coming": "getting founded",
+}
+
+
 class RulePlanner:
     """Deterministic planning from the question's grammar (English and Chinese)."""
 
@@ -86,8 +94,8 @@ class RulePlanner:
         if not zh:
             # "come into being / existence" is the founding of what comes into being
             q = re.sub(
-                r"\b(?:come|came|comes|coming)\s+into\s+(?:being|existence)\b",
-                "get founded",
+                r"\b(come|came|comes|coming)\s+into\s+(?:being|existence)\b",
+                lambda m: _FOUNDED_FORM[m.group(1).lower()],
                 q,
                 flags=re.IGNORECASE,
             )

@@ -178,7 +178,7 @@ PLANNER = RulePlanner()
         # "Of A and B, which …": the options lead, before the comma.
         (
             "Of the Marl Dye Works and the Marl Bay Dye Works, which came into being earlier?",
-            ["When Marl Dye Works came into being", "When Marl Bay Dye Works came into being"],
+            ["When was Marl Dye Works founded", "When was Marl Bay Dye Works founded"],
         ),
         (
             "Of the two towns, Corlby and Tansby, which is older?",
