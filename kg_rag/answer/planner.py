@@ -2333,10 +2333,24 @@ _ZH_SAME_WORD = re.compile(
 )
 
 
+# A change over a span of time: "从T1到T2，X的人口是不是减少了/有没有增加".
+_ZH_SPAN_CHANGE = re.compile(
+    r"^(?:从|自)(?P<t1>[^到至，,]+?)(?:到|至)(?P<t2>[^，,]+?)[，,]?(?P<np>[^，,]+?)"
+    r"(?:是不是|是否|有没有)?(?P<chg>减少|下降|变少|增加|增长|上升|变多)(?:了)?(?:没有|吗|么)?$"
+)
+
+
 def _zh_times_than(q: str, question: str) -> Plan | None:
     """ "民国十年澜口镇的人口，比光绪十年时少吗": one quantity at two times."""
     if not is_yes_no(q):
         return None
+    span = _ZH_SPAN_CHANGE.match(re.sub(r"[？?。]$", "", q))
+    if span is not None:
+        # "从T1到T2，X的人口是不是减少了": the later value against the earlier one
+        times = [_clean(span["t2"]), _clean(span["t1"])]
+        queries = [f"{t}{span['np']}是多少" for t in times]
+        order = "lt" if span["chg"] in ("减少", "下降", "变少", "减") else "gt"
+        return _order_plan(question, times, queries, "NUMBER", order, span["np"])
     m = _ZH_TIMES_THAN.match(re.sub(r"[吗么]?[？?。]?$", "", q))
     if m is None:
         return None

@@ -1643,6 +1643,19 @@ def test_identity_claims_compare_the_name_with_what_is_found(
             ("1901年", "1923年"),
             "no",
         ),
+        # a change over a span: the later value against the earlier one
+        (
+            "从宣统三年到民国二十四年，苇汀镇的人口是不是减少了？",
+            ["民国二十四年苇汀镇的人口是多少", "宣统三年苇汀镇的人口是多少"],
+            ("4800", "5100"),
+            "yes",
+        ),
+        (
+            "从1904年到1936年，苇汀镇的人口有没有增加？",
+            ["1936年苇汀镇的人口是多少", "1904年苇汀镇的人口是多少"],
+            ("3100", "3200"),
+            "no",
+        ),
         # a time clause first: had B's event come by the time of A's?
         (
             "蓼川中学建成的时候，苇汀码头建成了没有？",
