@@ -2444,6 +2444,8 @@ def read_evidence(
                     continue  # the question's own words, except a title that carries the asked
                     # noun: 《栎川评论·周末版》 for 栎川评论的周末版
                 fit = _fit(expected, kind)
+                if expected == "NUMBER" and kind == "DATE" and not re.fullmatch(r"\d{3,4}", span):
+                    fit = 0.02  # "1913年", "May 1913", "同治八年": a date, no count
                 if (
                     place_head in _ADDRESS_RANK
                     and not cjk_query

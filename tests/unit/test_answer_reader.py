@@ -2941,3 +2941,28 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
         "When was the Tamsk School founded", "DATE", _ev(*texts), _linked("Tamsk School")
     )
     assert best is not None and best.text == "1849"
+
+
+@pytest.mark.parametrize(
+    ("query", "texts"),
+    [
+        # a written date (年, a month) is no count, however well its sentence matches
+        (
+            "蓼川商业学堂首届招了多少学生",
+            (
+                "民国二年（1913年），蓼川商业学堂改为县立商业学校，招收学生，并开始兼收女生。",
+                "首届学生入学时共40名，多是钱庄子弟。",
+            ),
+        ),
+        (
+            "How many pupils did the Tamsk School take in its first year",
+            (
+                "In May 1913 the Tamsk School took pupils for the first year of its new course.",
+                "The first year brought 40 pupils.",
+            ),
+        ),
+    ],
+)
+def test_a_written_date_is_no_count(query: str, texts: tuple[str, str]) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(*texts), _linked("Tamsk School", "蓼川商业学堂"))
+    assert best is not None and best.text == "40"
