@@ -113,6 +113,7 @@ class RulePlanner:
                 _zh_by_then,
                 _zh_yes_no,
                 _zh_kinship,
+                _zh_event_year,
                 _zh_bridge,
             )
             if zh
@@ -2382,6 +2383,23 @@ def _zh_by_then(q: str, question: str) -> Plan | None:
 # "X的作者是在哪个镇出生的？那个镇…有多少人？": a second question that points back at the
 # first one's answer with a demonstrative and the noun it asked for (or a pronoun).
 _ZH_POINT_BACK = r"(?:那|这|该)(?:一)?(?:{cl})?{noun}|^(?:他|她|它)(?=[^们])"
+
+
+# "X刚成立那年有多少家纸行入会": a quantity in the year of the subject's own event; the year
+# first, then the quantity in it.
+_ZH_EVENT_YEAR = re.compile(
+    r"^(?P<x>[^，,的]{2,}?)(?:刚|初|最初)?(?P<ev>成立|创办|创立|开张|开业|建成|落成|开办|通车)"
+    r"(?:的时候|的?(?:那一?年|当年|之初|时))[，,]?(?P<rest>.+)$"
+)
+
+
+def _zh_event_year(q: str, question: str) -> Plan | None:
+    """ "X刚成立那年有多少…": when X's event happened, then the question in that year."""
+    m = _ZH_EVENT_YEAR.match(q)
+    if m is None or is_yes_no(q) or answer_type(m["rest"]) in ("DATE", "NAME"):
+        return None
+    year = PlanStep(index=1, query=f"{m['x']}{m['ev']}于哪一年", kind="bridge", answer_type="DATE")
+    return _bridge_plan(question, [year], f"#1{m['x']}{m['rest']}", answer_type(m["rest"]))
 
 
 def _zh_two_questions(q: str, question: str) -> Plan | None:

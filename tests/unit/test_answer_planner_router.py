@@ -984,6 +984,12 @@ def test_rule_plans_from_grammar(
         ),
         # A clause that is a time phrase alone dates the question's last step.
         ("光绪九年时，鹤眠桥每年收多少两税银？", ["光绪九年鹤眠桥每年收多少两税银"]),
+        # a quantity in the year of the subject's own event: the year first
+        (
+            "蓼川纸业公所刚成立那年有多少家纸行入会？",
+            ["蓼川纸业公所成立于哪一年", "#1蓼川纸业公所有多少家纸行入会"],
+        ),
+        ("蓼川书院建成的时候有多少学生？", ["蓼川书院建成于哪一年", "#1蓼川书院有多少学生"]),
         # a person and a verb before an organisation's role noun make a relative clause, and so
         # does a verb fused with its aspect particle (当过); 有 + a noun + 几名 is the predicate
         (
