@@ -5,6 +5,7 @@ test fails with the command to run — it never skips."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import urllib.request
 from collections.abc import Iterator
@@ -20,7 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 def pytest_configure(config: pytest.Config) -> None:
     """Keep the suite out of the real user cache dir: the shared LLM response cache
     (``llm.response_cache="shared"``, the default) lives under ``$XDG_CACHE_HOME``."""
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="kg-rag-test-cache-")
+    path = tempfile.mkdtemp(prefix="kg-rag-test-cache-")
+    config.add_cleanup(lambda: shutil.rmtree(path, ignore_errors=True))
+    os.environ["XDG_CACHE_HOME"] = path
 
 
 @pytest.fixture(autouse=True)
