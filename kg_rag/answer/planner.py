@@ -1104,6 +1104,21 @@ def _en_fronted(q: str, question: str) -> Plan | None:
     return None  # the clause dates or frames the question ("After X was built, how many …")
 
 
+def _add_bridge(steps: list[PlanStep], query: str, noun: str, kind: AnswerType) -> str:
+    """Append a bridge step for ``query`` (the phrase naming ``noun``); returns ``#n`` for it."""
+    steps.append(
+        PlanStep(
+            index=len(steps) + 1,
+            query=query,
+            needs=f"the {noun}",
+            depends_on=_deps(query),
+            kind="bridge",
+            answer_type=kind,
+        )
+    )
+    return f"#{len(steps)}"
+
+
 def _owned_np(np: str) -> tuple[str, str, str] | None:
     """ "X's successor at the school" → ("successor of X at the school", "successor", "at the
     school"): a possessive noun phrase as an "of" phrase, what follows the possessed noun kept
@@ -1152,16 +1167,7 @@ def _en_path(q: str, question: str) -> Plan | None:
             if not re.fullmatch(r"[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}", noun):
                 return None
             query = f"{noun} of {owner}"
-            steps.append(
-                PlanStep(
-                    index=len(steps) + 1,
-                    query=query,
-                    needs=f"the {noun}",
-                    depends_on=_deps(query),
-                    kind="bridge",
-                    answer_type=head_noun_type(noun.split()[-1]),
-                )
-            )
+            _add_bridge(steps, query, noun, head_noun_type(noun.split()[-1]))
             owner = f"#{len(steps)}"
     if not steps:
         return None
@@ -1220,29 +1226,9 @@ def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
             return np  # no phrase after the possessed noun: the possessive decomposes itself
         query, noun, _ = owned
         inner = _clean(_decompose(query, steps))
-        steps.append(
-            PlanStep(
-                index=len(steps) + 1,
-                query=inner,
-                needs=f"the {noun}",
-                depends_on=_deps(inner),
-                kind="bridge",
-                answer_type=head_noun_type(noun.split()[-1]),
-            )
-        )
-        return f"#{len(steps)}"
+        return _add_bridge(steps, inner, noun, head_noun_type(noun.split()[-1]))
     inner = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
-    steps.append(
-        PlanStep(
-            index=len(steps) + 1,
-            query=inner,
-            needs=f"the {rel['head']}",
-            depends_on=_deps(inner),
-            kind="bridge",
-            answer_type=head_noun_type(rel["head"].split()[-1]),
-        )
-    )
-    return f"#{len(steps)}"
+    return _add_bridge(steps, inner, rel["head"], head_noun_type(rel["head"].split()[-1]))
 
 
 def _en_topic(q: str, question: str) -> Plan | None:
@@ -1280,16 +1266,7 @@ def _en_topic(q: str, question: str) -> Plan | None:
             np = owned[0]
         rest = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
         if not re.fullmatch(r"#\d+", rest):
-            steps.append(
-                PlanStep(
-                    index=len(steps) + 1,
-                    query=rest,
-                    needs=f"the {noun}",
-                    depends_on=_deps(rest),
-                    kind="bridge",
-                    answer_type=head_noun_type(noun),
-                )
-            )
+            _add_bridge(steps, rest, noun, head_noun_type(noun))
     asked = second.replace(_REFERENT, f"#{len(steps)}")
     final = _decompose(asked, steps)
     return _bridge_plan(question, steps, final, answer_type(asked))
@@ -1321,16 +1298,7 @@ def _en_referent(q: str, question: str) -> Plan | None:
         person = re.sub(r"^the\s+(?=#)", "", _clean(kin["x"]))
         steps.extend(_kin_steps(person, _EN_KIN[kin["kin"].lower()], len(steps) + 1))
     elif not re.fullmatch(r"#\d+", rest):
-        steps.append(
-            PlanStep(
-                index=len(steps) + 1,
-                query=rest,
-                needs=f"the {noun}",
-                depends_on=_deps(rest),
-                kind="bridge",
-                answer_type=head_noun_type(noun),
-            )
-        )
+        _add_bridge(steps, rest, noun, head_noun_type(noun))
     asked = second.replace(_REFERENT, f"#{len(steps)}")
     final = _decompose(asked, steps)
     return _bridge_plan(question, steps, final, answer_type(asked))
