@@ -931,7 +931,7 @@ _EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\
 
 
 _REFERENT = "\x00"
-# A later indefinite noun phrase after a preposition: "… a preface by a hat manufacturer".
+# A later indefinite noun phrase after a preposition: "… a foreword by a boat builder".
 _EN_LATER_INDEFINITE = re.compile(
     r"(?P<prep>\s(?:by|for|from|with|to|of|under)\s+)(?:an?)\s+"
     r"(?P<noun>(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*)(?=\s*$|\s*[,;])"
@@ -986,9 +986,9 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     phrase = f"the {noun} of {_SUBJECT}" if have else f"the {noun} that {_SUBJECT} {verb}{rest}"
     back_ref = _refer_back(second, noun)
     if back_ref is None:
-        # "X has a preface by a hat manufacturer. When did that man's father die?": a later
+        # "X has a foreword by a boat builder. When did that man's father die?": a later
         # indefinite noun phrase of the statement is the referent, its gap a stranded
-        # preposition ("the hat manufacturer that X has a preface by").
+        # preposition ("the boat builder that X has a foreword by").
         for later in reversed(list(_EN_LATER_INDEFINITE.finditer(first, m.end("noun")))):
             later_noun = later["noun"]
             back_ref = _refer_back(second, later_noun)
@@ -1039,7 +1039,7 @@ def _refer_back(second: str, noun: str) -> str | None:
             for w in second[nouns[-1].end() :].rstrip(" ?.").split()
         )
     ):
-        # "how many pages did its first edition run to?", "when did its founder retire from
+        # "how many copies did its first printing run to?", "when did its founder retire from
         # teaching?": the do-question's subject ends before its bare verb, the clause's last
         # verb-like word (what follows is a particle or a prepositional phrase).
         nouns.pop()
@@ -1135,8 +1135,8 @@ def _owned_np(np: str) -> tuple[str, str, str] | None:
     return _clean(f"{noun} of {owner.group(1)} {tail}"), noun, tail
 
 
-# A path given as directions: "Go from X to its founder, then to his wife's father: in which
-# hamlet was that last man born?", "Start with X, move on to its owner, then to her son; …".
+# A path given as directions: "Go from X to its owner, then to her son's wife: where was that
+# last woman born?", "Start with X, move on to its owner, then to her son; …".
 _EN_PATH = re.compile(
     r"^(?:go|start|begin|move)\s+(?:from|with|at)\s+(?P<start>.+?),?\s+(?:go\s+|move\s+)?"
     r"(?:on\s+)?to\s+(?P<hops>.+?)\s*[:;]\s*(?P<q>.+)$",
@@ -1280,7 +1280,7 @@ def _en_referent(q: str, question: str) -> Plan | None:
         return None
     lead, phrase, noun, second = found
     steps: list[PlanStep] = []
-    if lead == _SUBJECT:  # "the hat manufacturer that X has a preface by": one step
+    if lead == _SUBJECT:  # "the boat builder that X has a foreword by": one step
         query = _clean(re.sub(r"^the\s+", "", phrase))
         kind = head_noun_type(noun.split()[-1])
         if re.search(r"(?i)\b(?:that|this)\s+(?:man|woman|person)\b|\b(?:he|she|his|him)\b", q):
@@ -2353,7 +2353,7 @@ def _zh_by_then(q: str, question: str) -> Plan | None:
 _ZH_POINT_BACK = r"(?:那|这|该)(?:一)?(?:{cl})?{noun}|^(?:他|她|它)(?=[^们])"
 
 
-# "X刚成立那年有多少家纸行入会": a quantity in the year of the subject's own event; the year
+# "X刚成立那年有多少会员": a quantity in the year of the subject's own event; the year
 # first, then the quantity in it.
 _ZH_EVENT_YEAR = re.compile(
     r"^(?P<x>[^，,的]{2,}?)(?:刚|初|最初)?(?P<ev>成立|创办|创立|开张|开业|建成|落成|开办|通车)"
@@ -2938,7 +2938,7 @@ def _zh_owned_agent(part: str) -> bool:
     if any(
         f.startswith("v") and any(g == "nr" for _, g in words[:i]) for i, (_, f) in enumerate(words)
     ):
-        return False  # "X死后接任纸业公所董事": a person and a verb, a clause, not a name
+        return False  # "X死后接任书院董事": a person and a verb, a clause, not a name
     return bool(re.fullmatch(r"《[^《》]+》", owner)) or zh_noun_type(owner) == "ORGANIZATION"
 
 
