@@ -386,16 +386,17 @@ ZH_ERA_START = {
     "宣统": 1909,
     "民国": 1912,
 }
-ZH_ERA_YEAR = rf"(?:{'|'.join(ZH_ERA_START)})(?:元|[一二三四五六七八九十廿]{{1,4}}|\d{{1,2}})年"
+_ZH_ERA_NAME = "|".join(ZH_ERA_START)
+_ZH_ERA_COUNT = r"元|[一二三四五六七八九十廿]{1,4}|\d{1,2}"
+ZH_ERA_YEAR = rf"(?:{_ZH_ERA_NAME})(?:{_ZH_ERA_COUNT})年"
+_ZH_ERA_RX = re.compile(rf"({_ZH_ERA_NAME})({_ZH_ERA_COUNT})年")
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
 def zh_era_year(text: str) -> int | None:
     """The Western year of an era year ("同治八年" → 1869, "民国元年" → 1912, "光绪二十一年"
     → 1895), or None when ``text`` starts with none."""
-    m = re.match(
-        rf"({'|'.join(ZH_ERA_START)})(元|[一二三四五六七八九十廿]{{1,4}}|\d{{1,2}})年", text
-    )
+    m = _ZH_ERA_RX.match(text)
     if m is None:
         return None
     count = m.group(2)

@@ -1080,7 +1080,7 @@ def _en_fronted(q: str, question: str) -> Plan | None:
             return None
         # "did B already have X" holds when B's event came before the clause's
         ordered = f"{main[: already.start()]}{main[already.end() :]} before {clause}"
-        return RulePlanner().plan(ordered).model_copy(update={"question": question})
+        return _replan(ordered, question)
     words = clause.split()
     cut = next(
         (
@@ -1100,7 +1100,7 @@ def _en_fronted(q: str, question: str) -> Plan | None:
     back = _refer_back(main, "person") or _refer_back(main, "thing")
     if subject[:1].isupper() and back is not None:
         main = back.replace(_REFERENT, subject)  # "Once Ada Moe had died, who … her mill?"
-        return RulePlanner().plan(main).model_copy(update={"question": question})
+        return _replan(main, question)
     return None  # the clause dates or frames the question ("After X was built, how many …")
 
 
@@ -1180,6 +1180,20 @@ def _en_path(q: str, question: str) -> Plan | None:
     return _bridge_plan(question, steps, _decompose(asked, steps), answer_type(asked))
 
 
+def _answer_as_bridge(text: str) -> tuple[Plan, list[PlanStep]]:
+    """The plan of a question whose answer a later question uses, and its steps with the
+    lookups made bridges."""
+    plan = RulePlanner().plan(text)
+    return plan, [
+        s.model_copy(update={"kind": "bridge"}) if s.kind == "lookup" else s for s in plan.steps
+    ]
+
+
+def _replan(text: str, question: str) -> Plan:
+    """The plan of ``text``, a rewording of ``question``, kept under ``question``."""
+    return RulePlanner().plan(text).model_copy(update={"question": question})
+
+
 def _en_two_questions(q: str, question: str) -> Plan | None:
     """ "In which town was X born? How many people lived in that town?", "Who founded X? When
     did he die?": the first question's steps, then the second with ``#n`` where it refers back
@@ -1204,12 +1218,9 @@ def _en_two_questions(q: str, question: str) -> Plan | None:
     back = _refer_back(second, noun)
     if back is None:
         return None
-    plan = RulePlanner().plan(first)
+    plan, steps = _answer_as_bridge(first)
     if plan.comparison is not None:
         return None
-    steps = [
-        s.model_copy(update={"kind": "bridge"}) if s.kind == "lookup" else s for s in plan.steps
-    ]
     asked_q = back.replace(_REFERENT, f"#{len(steps)}")
     final = _decompose(asked_q, steps)
     return _bridge_plan(question, steps, final, answer_type(asked_q))
@@ -1285,9 +1296,7 @@ def _en_referent(q: str, question: str) -> Plan | None:
         kind = head_noun_type(noun.split()[-1])
         if re.search(r"(?i)\b(?:that|this)\s+(?:man|woman|person)\b|\b(?:he|she|his|him)\b", q):
             kind = "PERSON"  # "that man" says the manufacturer is a person, not a firm
-        steps.append(
-            PlanStep(index=1, query=query, needs=f"the {noun}", kind="bridge", answer_type=kind)
-        )
+        _add_bridge(steps, query, noun, kind)
         asked = second.replace(_REFERENT, "#1")
         return _bridge_plan(question, steps, _decompose(asked, steps), answer_type(asked))
     lead = _relative_np_step(lead, steps)
@@ -2318,7 +2327,7 @@ def _zh_times_than(q: str, question: str) -> Plan | None:
         # "从T1到T2，X的人口是不是减少了": the later value against the earlier one
         times = [_clean(span["t2"]), _clean(span["t1"])]
         queries = [f"{t}{span['np']}是多少" for t in times]
-        order = "lt" if span["chg"] in ("减少", "下降", "变少", "减") else "gt"
+        order = "lt" if span["chg"] in ("减少", "下降", "变少") else "gt"
         return _order_plan(question, times, queries, "NUMBER", order, span["np"])
     m = _ZH_TIMES_THAN.match(re.sub(r"[吗么]?[？?。]?$", "", q))
     if m is None:
@@ -2406,10 +2415,7 @@ def _zh_two_questions(q: str, question: str) -> Plan | None:
     )
     if back is None:
         return None
-    plan = RulePlanner().plan(first)
-    steps = [
-        s.model_copy(update={"kind": "bridge"} if s.kind == "lookup" else {}) for s in plan.steps
-    ]
+    _, steps = _answer_as_bridge(first)
     if any(s.kind == "compare" for s in steps):
         return None
     k = len(steps)

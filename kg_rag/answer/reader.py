@@ -2179,7 +2179,8 @@ def read_evidence(
                     elif kind == "PERSON" and _article_before(sentence, start, name):
                         kind = "NAME"  # "the Kell Arboretum": no person's name takes "the"
                     spans.append((start, end, kind, ent_id))
-            for d_start, d_end, _ in find_dates(sentence):
+            sentence_dates = find_dates(sentence)
+            for d_start, d_end, _ in sentence_dates:
                 spans.append((d_start, d_end, "DATE", None))
             if clock:
                 spans += [(m.start(), m.end(), "DATE", None) for m in _CLOCK.finditer(sentence)]
@@ -2377,7 +2378,7 @@ def read_evidence(
                     if x2 == y:  # 澜平县 + 澜口镇: the first holds the second
                         holds.add((normalize_name(sentence[x:y]), normalize_name(sentence[x2:y2])))
             # An era year ("同治八年") is a date: no name starts inside it or runs over it.
-            eras = [(s0, e0) for s0, e0, _ in find_dates(sentence) if _CJK.match(sentence[s0])]
+            eras = [(s0, e0) for s0, e0, _ in sentence_dates if _CJK.match(sentence[s0])]
             if eras:
                 unique_spans = [
                     sp
