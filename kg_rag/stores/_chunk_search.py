@@ -6,6 +6,7 @@ method's score (cosine similarity for dense, BM25 for full-text).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy.typing as npt
 from kg_rag.embeddings import single_blas_thread
 from kg_rag.models import Chunk
 from kg_rag.stores._chunk_tables import CHUNK_COLUMNS, row_to_chunk
+from kg_rag.stores._memory_bm25 import MemoryBm25
 from kg_rag.text import bm25_tokens
 
 __all__ = [
@@ -113,10 +115,10 @@ def unit_rows(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 class ChunkSnapshot:
-    """The chunks table in memory: every row but its BM25 tokens, and every unit vector.
+    """The chunks table in memory: every row, every unit vector and BM25 postings.
 
     Below the ANN threshold the chunk store searches and reads this instead of asking
-    LanceDB: one matrix-vector product over every stored vector is exact, like LanceDB's
+    LanceDB (BM25 as :class:`~kg_rag.stores._memory_bm25.MemoryBm25` describes): one matrix-vector product over every stored vector is exact, like LanceDB's
     brute-force scan, and takes about a millisecond where the scan took 20–50 ms on 12k–40k
     chunks (musique-dev, 2wiki-dev); a chunk by id is a dictionary lookup where a filtered
     read took 5–10 ms. Memory: rows × dimension × 4 bytes for the vectors (below 80 MB at the
@@ -126,8 +128,13 @@ class ChunkSnapshot:
     """
 
     def __init__(self, table: Any, dim: int) -> None:
-        scan = table.search().select([*CHUNK_COLUMNS, "vector"]).limit(None).to_arrow()
+        scan = table.search().select([*CHUNK_COLUMNS, "vector", "tokens"]).limit(None).to_arrow()
         self.rows = scan.select(CHUNK_COLUMNS)
+        # BM25 postings are built on the first full-text search from this read of the table
+        # (a later read could see a newer version whose row positions differ).
+        self._tokens: Any = scan.column("tokens")
+        self._bm25: MemoryBm25 | None = None
+        self._bm25_lock = threading.Lock()
         self.chunk_ids: list[str] = scan.column("chunk_id").to_pylist()
         self.position = {cid: n for n, cid in enumerate(self.chunk_ids)}
         self.starts: list[int] = scan.column("char_start").to_pylist()
@@ -163,6 +170,16 @@ class ChunkSnapshot:
             return None
         parts = [self.by_level[lv] for lv in levels if lv in self.by_level]
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+    def bm25(self, tokens: Sequence[str], rows: Any, limit: int) -> list[tuple[int, float]]:
+        """The ``limit`` rows (positions) among ``rows`` (None: every row) that score best by
+        BM25 for these query words, with their score, best first (:class:`MemoryBm25`)."""
+        with self._bm25_lock:
+            if self._bm25 is None:
+                self._bm25 = MemoryBm25(self._tokens.to_pylist())
+                self._tokens = None
+            index = self._bm25
+        return index.search(tokens, rows, limit)
 
     def nearest(self, vector: Sequence[float], rows: Any, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` rows (positions) most similar to ``vector`` among ``rows``, with

@@ -981,18 +981,24 @@ class LanceChunkStore:
         chunks = self._table("chunks")
         dense: list[tuple[dict[str, Any], float]] = []
         sparse: list[tuple[dict[str, Any], float]] = []
-        snapshot: ChunkSnapshot | None = None
+        # Below the ANN threshold both methods search the table in memory (exact, and
+        # scored like LanceDB); rows are taken below for the hits only.
+        snapshot = self._snapshot()
+        scope = snapshot.scope(levels, ids) if snapshot is not None else None
         if mode in ("dense", "hybrid"):
             vector = self.embed_query(query)
-            snapshot = self._snapshot()
-            if snapshot is not None:  # exact, in memory; rows taken below for the hits only
-                near = snapshot.nearest(vector, snapshot.scope(levels, ids), pool)
+            if snapshot is not None:
+                near = snapshot.nearest(vector, scope, pool)
                 dense = [({"chunk_id": snapshot.chunk_ids[i], "_row": i}, x) for i, x in near]
             else:
                 nprobes = self._nprobes if self._has_ann else None
                 dense = dense_candidates(chunks, vector, sql, pool, nprobes)
-        if mode in ("bm25", "hybrid"):
-            sparse = bm25_candidates(chunks, query, sql, pool) if self._has_fts else []
+        if mode in ("bm25", "hybrid") and self._has_fts:
+            if snapshot is not None:
+                best = snapshot.bm25(bm25_tokens(query), scope, pool)
+                sparse = [({"chunk_id": snapshot.chunk_ids[i], "_row": i}, x) for i, x in best]
+            else:
+                sparse = bm25_candidates(chunks, query, sql, pool)
         rows: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for name, ranked in (("dense", dense), ("bm25", sparse)):
