@@ -99,6 +99,9 @@ class RulePlanner:
                 q,
                 flags=re.IGNORECASE,
             )
+            # "Give the number of pupils X had in 1875", "What was the number of boats at X":
+            # the number of N is how many N.
+            q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
             q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
                 lambda m: (
                     m.group(0) if m["name"].lower() in _FUNCTION else m["name"] + m["gen"].title()
@@ -144,6 +147,11 @@ class RulePlanner:
         )
 
 
+_NUMBER_OF = re.compile(
+    r"^(?:(?:what|which)\s+(?:is|was|were|are)\s+|(?:please\s+)?(?:give|state|tell\s+me|find|"
+    r"say)\s+)the\s+(?:total\s+)?number\s+of\s+(?P<noun>[a-z][\w\-]*s)\s+(?:that\s+|which\s+)?",
+    re.IGNORECASE,
+)
 # A generation word after a person's name is part of the name ("Orm Vell junior",
 # "Ada Moe the younger"): written capitalised, it stays with the name in every step.
 _GENERATION_WORD = re.compile(rf"(?P<name>\b[A-Z][\w'-]*)(?P<gen>\s+(?:{GENERATION_WORDS}))\b")
@@ -344,8 +352,9 @@ _EN_OF_PAIR = re.compile(
     r"(?P<pre>(?:which|who|what)\b.+)$",
     re.IGNORECASE,
 )
+# "A or B: which …?", "A and B — which one …?": the options listed before the question.
 _EN_OPTIONS_FIRST = re.compile(
-    rf"^(?P<a>{_EN_OPTION})\s+(?-i:or)\s+(?P<b>{_EN_OPTION})\s*(?:[:;,]|\s[-–—]+)\s*"
+    rf"^(?P<a>{_EN_OPTION})\s+(?-i:or|and)\s+(?P<b>{_EN_OPTION})\s*(?:[:;,]|\s[-–—]+)\s*"
     r"(?P<pre>(?:which|who|what)\b.+)$",
     re.IGNORECASE,
 )
@@ -420,7 +429,8 @@ def _age_predicate(pred: str, pre: str, kind: AnswerType, person: bool) -> str:
 def _en_compare(q: str, question: str) -> Plan | None:
     m = _EN_BETWEEN.match(q) or _EN_OF_PAIR.match(q) or _EN_OPTIONS_FIRST.match(q)
     if m:
-        pre, a, b = m["pre"], m["a"], m["b"]
+        # a first option opening the question is capitalised there: "The X Mill or …"
+        pre, a, b = m["pre"], re.sub(r"^The\s+", "the ", m["a"]), m["b"]
     else:
         m = _EN_OPTIONS_AFTER.match(q) or _EN_AMONG.match(q)
         if m is not None:
@@ -668,6 +678,22 @@ def _en_threshold(q: str, question: str) -> Plan | None:
     two = _en_two_quantities(q, question)
     if two is not None:
         return two
+    m = _EN_ALIVE.match(q)
+    if m is not None:
+        # "Was A (still) alive to see B open?", "… alive when B opened?": A died after it.
+        subj, event = m["subj"], _clean(m["event"])
+        seen = _EN_SEEN_EVENT.match(event) if m["see"] else None
+        if seen is not None:
+            option, other_query = _strip_option(seen["np"]), f"When did {event}"
+        elif (passive := _EN_PASSIVE_CLAUSE.match(event)) is not None:
+            option = _strip_option(passive["np"])
+            other_query = f"When {passive['be'].lower()} {passive['np']} {passive['verb']}"
+        elif (past := _EN_PAST_CLAUSE.match(event)) is not None:
+            option, other_query = _strip_option(past["np"]), f"When {event}"
+        else:
+            return None
+        queries = [f"When did {subj} die", other_query]
+        return _order_plan(question, [_strip_option(subj), option], queries, "DATE", "gt", "die")
     m = _EN_EVENT_ORDER.match(q)
     if m is not None and (m["aux"].lower() in ("did", "does", "do") or is_participle(m["verb"])):
         aux, subj, verb, rel, when = m["aux"].lower(), m["subj"], m["verb"], m["rel"], m["when"]
@@ -802,6 +828,15 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
 
 # "Was A founded before B?", "Did A open after B was founded?", "Did A die before 1950?": an
 # auxiliary, a subject, a lower-case verb, and the event or date it is ordered against.
+# "Was A still alive to see B open?", "Was A alive when B was founded?"
+_EN_ALIVE = re.compile(
+    r"^(?:is|was|were)\s+(?P<subj>.+?)\s+(?:still\s+)?(?:alive|living)\s+"
+    r"(?:(?P<see>to\s+(?:see|witness))\s+|when\s+|at\s+the\s+time\s+(?:when\s+|that\s+)?)"
+    r"(?P<event>.+?)\s*$",
+    re.IGNORECASE,
+)
+# What is seen: a noun phrase and its bare verb ("the new bridge open").
+_EN_SEEN_EVENT = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+)(?:\s+(?:up|down|out))?$")
 _EN_EVENT_ORDER = re.compile(
     r"^(?P<aux>(?i:is|was|are|were|did|does|do|had|has))\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+"
     r"(?P<rel>(?i:before|after|earlier\s+than|later\s+than|prior\s+to))\s+(?P<when>.+?)\s*$"
@@ -831,7 +866,7 @@ def _en_event_order(
     elif (
         past is not None
         and (past["verb"] in IRREGULAR_PAST or past["verb"].endswith("ed"))
-        and past["np"][:1].isupper()
+        and re.match(r"(?:the\s+)?[A-Z#]", past["np"])
     ):
         option = _strip_option(past["np"])
         other_query = f"When {past['np']} {past['verb']}"
@@ -958,6 +993,11 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     N")."""
     spans = split_sentences(q)
     joint = _STATEMENT_JOINT.search(q) if len(spans) == 1 else None
+    if joint is None and len(spans) == 1:
+        # "S V a N; his father died in what year?": the question in statement order
+        joint = next(
+            (j for j in re.finditer(r"[;:]\s+", q) if _IN_SITU_WH.search(q, j.end())), None
+        )
     if joint is not None:  # "S V a N; how many … it …?", "S V a N, and where is it …?"
         first, second = q[: joint.start()].strip(), _clean(q[joint.end() :])
     elif len(spans) == 2:
@@ -1028,8 +1068,8 @@ def _refer_back(second: str, noun: str) -> str | None:
     for w in _WORD_AT.finditer(second, pronoun.end()):
         if len(nouns) == 3 or not re.fullmatch(r"[a-z][\w\-]*", w.group(0)):
             break
-        if w.group(0) in _FUNCTION or (nouns and is_participle(w.group(0))):
-            break  # "its founder born": the participle is the verb, not the noun's
+        if w.group(0) in _FUNCTION or (nouns and _verb_form(w.group(0))):
+            break  # "its founder born", "his father died": the verb, not the noun's
         nouns.append(w)
     if (
         len(nouns) >= 2
@@ -1592,6 +1632,17 @@ _CLAUSE_WH = frozenset(["what", "which", "where", "who", "when", "how", "whose"]
 _FINITE = _BE | {"has", "had", "did", "does", "do"}
 
 
+def _verb_form(word: str) -> bool:
+    """A participle or a simple past, "died" included (too short for :func:`is_participle`;
+    "speed", "breed" are nouns)."""
+    low = word.lower()
+    return (
+        is_participle(low)
+        or _finite_verb(low)
+        or (low.endswith("ed") and not low.endswith("eed") and len(low) >= 4)
+    )
+
+
 def _finite_verb(word: str) -> bool:
     """A verb form that heads a clause of its own: a be-, have- or do-form, a simple past."""
     low = word.lower()
@@ -1828,6 +1879,38 @@ def _main_participle(text: str) -> int | None:
     return last.start()
 
 
+# A question asked in statement order ends on its wh-phrase: "… came from which hamlet?",
+# "… married whom?", "… died in what year?".
+_IN_SITU_WH = re.compile(
+    r"\s(?:(?:in|at|from|to|of|for|by|with|on|into|under)\s+)?"
+    r"(?:(?:which|what)(?:\s+[a-z][\w\-]*){0,2}|whom|who|where|when|how\s+many(?:\s+[a-z]+)?)"
+    r"\s*\??\s*$",
+    re.IGNORECASE,
+)
+_AUXILIARY = _BE | {"has", "had", "have", "been", "being", "be"}
+
+
+def _in_situ_verb(text: str, start: int) -> int | None:
+    """Where the main verb of a statement-order question begins: the last finite verb before
+    its closing wh-phrase, with the auxiliaries before it ("The man who kept the boats came
+    from which hamlet?" → "came"; "… who built X was later sold to whom?" → "was"), after at
+    least two words of the relative clause opening at ``start``; None when the question does
+    not end on a wh-phrase."""
+    wh = _IN_SITU_WH.search(text, start)
+    if wh is None:
+        return None
+    words = list(re.finditer(r"[A-Za-z][\w'\-]*", text[start : wh.start()]))
+    for n in range(len(words) - 1, 1, -1):
+        low = words[n].group(0).lower()
+        if words[n].group(0)[0].isupper():
+            continue
+        if _finite_verb(low) or (low.endswith("ed") and len(low) >= 4) or low in _AUXILIARY:
+            while n > 2 and words[n - 1].group(0).lower() in _AUXILIARY | {"later", "first"}:
+                n -= 1
+            return start + words[n].start()
+    return None
+
+
 def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost bridge in ``text``: (start, end, step query, head noun, text that
     replaces the span besides ``#n``), or None."""
@@ -1870,9 +1953,10 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # "The shipyard that built X was located in which city?": the relative clause of
             # the subject ends at the main verb.
             main = _MAIN_VERB.search(text, rel.end())
-            if main is None:
+            at = main.start() if main is not None else _in_situ_verb(text, rel.end())
+            if at is None:
                 continue
-            clause_end = main.start()
+            clause_end = at
         clause = _clean(text[rel.end() : clause_end])
         if len(clause.split()) < 2:
             continue

@@ -23,6 +23,7 @@ import functools
 import itertools
 import logging
 import re
+import unicodedata
 from collections.abc import Collection, Container, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -146,7 +147,10 @@ _UNIT = re.compile(
 )
 _MEASURE_Q = re.compile(
     r"^(?:how\s+(?:long|tall|high|far|deep|wide|big|large|heavy)\b)|"
-    r"\b(?:length|height|depth|elevation|distance|weight|area|size|width|duration)\s+of\b",
+    r"\b(?:length|height|depth|elevation|distance|weight|area|size|width|duration)\s+of\b|"
+    # the measure noun as the wh-word's noun: "What length was the boat?"
+    r"^(?:what|which)\s+(?:length|height|depth|elevation|distance|weight|area|size|width|"
+    r"duration)\b",
     re.IGNORECASE,
 )
 # "Norwegian-born", "London-based", "Italian": modifiers, not names of entities.
@@ -1649,11 +1653,22 @@ _KIN_OF = re.compile(
 )
 
 
+# A Chinese name is someone's kin when a kin noun follows it: 林某的侄子, 林某之女.
+_ZH_KIN_OF = re.compile(
+    f"[的之]?(?:{'|'.join(sorted(CHINESE_KIN_WORDS, key=len, reverse=True))})"
+    "|之[子女父母妻夫兄弟姊妹侄孙婿]"  # the written form: 林某之女
+)
+
+
 def _only_as_kin(text: str, name: str) -> bool:
-    """Does ``text`` write ``name`` only as someone's kin ("the son of Orm Vell")? A namesake
-    told apart by a generation word ("Orm Vell junior") is no mention of ``name``."""
+    """Does ``text`` write ``name`` only as someone's kin ("the son of Orm Vell", 林某的侄子)?
+    A namesake told apart by a generation word ("Orm Vell junior") is no mention of
+    ``name``."""
     starts = [i for i in _offsets(text, name) if not _GENERATION_AFTER.match(text, i + len(name))]
-    return bool(starts) and all(_KIN_OF.search(text, max(0, i - 60), i) for i in starts)
+    return bool(starts) and all(
+        _KIN_OF.search(text, max(0, i - 60), i) or _ZH_KIN_OF.match(text, i + len(name))
+        for i in starts
+    )
 
 
 def _offsets(text: str, part: str) -> list[int]:
@@ -1967,6 +1982,8 @@ def read_evidence(
     }
     # "How long is the Tallow", "the height of …": a measure, answered with its unit.
     measure = bool(_MEASURE_Q.search(query) or MEASURE_VERB_Q.search(query))
+    # A measure that is no price ("What length was X", not "What did X cost"): money is not it.
+    priced = bool(terms & {"cost", "price", "pay", "sum", "fee", "worth", "value"})
     # "After the gallery went in, how many …", "… once its third floor was added": the value
     # asked is the one the evidence gives after it tells of that event.
     after_event = (
@@ -2572,8 +2589,14 @@ def read_evidence(
                     bonus *= 0.5  # "a village in eastern Varn, north of the border with Osk"
                 if measure and kind == "DATE":
                     bonus *= 0.1  # "How tall is X": a measure, never a date
-                elif measure and kind == "NUMBER" and not re.search(r"[^\W\d_]", span):
-                    bonus *= 0.5  # … and a measure is written with its unit ("38 metres")
+                elif measure and kind == "NUMBER":
+                    # … and a measure is written with its unit ("38 metres"), a price with
+                    # its currency ("£25", which is no length or weight)
+                    money = a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
+                    if not re.search(r"[^\W\d_]", span) and not (priced and money):
+                        bonus *= 0.5
+                    if money and not priced:
+                        bonus *= 0.5
                 if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if (

@@ -1418,6 +1418,14 @@ def test_two_unrelated_questions_are_no_chain() -> None:
             "Which is older — the Harnick Mill or the Pellowe Bridge Company?",
             ["When was Harnick Mill founded", "When was Pellowe Bridge Company founded"],
         ),
+        (
+            "The Harnick Mill and the Quellby Tannery: which one was founded more recently?",
+            ["When was Harnick Mill founded", "When was Quellby Tannery founded"],
+        ),
+        (
+            "Orvald Tessing and Sabra Quint - which of them was born first?",
+            ["When was Orvald Tessing born", "When was Sabra Quint born"],
+        ),
     ],
 )
 def test_sharing_and_options_set_off_by_a_dash(question: str, queries: list[str]) -> None:
@@ -1750,6 +1758,30 @@ def test_identity_claims_compare_the_name_with_what_is_found(
             "Did Corlby have more mills than Tansby?",
             ["How many mills did Corlby have", "How many mills did Tansby have"],
             ("14", "6"),
+            "yes",
+        ),
+        (
+            "Was Sabra Quint alive to see the Teskel Foundry open?",
+            ["When did Sabra Quint die", "When did the Teskel Foundry open"],
+            ("1899", "1871"),
+            "yes",
+        ),
+        (
+            "Was Orvald Tessing still alive when Brindlecombe Hall was built?",
+            ["When did Orvald Tessing die", "When was Brindlecombe Hall built"],
+            ("1890", "1911"),
+            "no",
+        ),
+        (
+            "Was Sabra Quint alive at the time the Marl Canal closed?",
+            ["When did Sabra Quint die", "When the Marl Canal closed"],
+            ("1930", "1911"),
+            "yes",
+        ),
+        (
+            "Did the Ossary Quartet disband after the Teskel Foundry opened?",
+            ["When did the Ossary Quartet disband", "When the Teskel Foundry opened"],
+            ("1930", "1911"),
             "yes",
         ),
     ],
@@ -2089,3 +2121,58 @@ def test_a_question_asking_for_the_year_is_answered_with_the_year(
     )
     answer = ExtractiveSynthesizer().synthesize(question, plan, steps, [])
     assert answer.short_answer == short
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "The man who founded the Quellby Tannery came from which village?",
+            ["man who founded the Quellby Tannery", "#1 came from which village"],
+        ),
+        (
+            "The woman who kept the books of the Harnick Mill married whom?",
+            ["books of Harnick Mill", "woman who kept #1", "#2 married whom"],
+        ),
+        (
+            "The firm that built the Osk Lock was later sold to whom?",
+            ["firm that built the Osk Lock", "#1 was later sold to whom"],
+        ),
+        (
+            "The carter who hauled the stone for Brindlecombe Hall died in what year?",
+            ["carter who hauled the stone for Brindlecombe Hall", "#1 died in what year"],
+        ),
+        (
+            "The Tansby Almanac carries a foreword by a surveyor; his father died in what year?",
+            [
+                "surveyor that the Tansby Almanac carries a foreword by",
+                "father of #1",
+                "#2 died in what year",
+            ],
+        ),
+        (
+            "Corlby Quay hired a harbour master in 1880: he came from which town?",
+            ["harbour master that Corlby Quay hired in 1880", "#1 came from which town"],
+        ),
+    ],
+)
+def test_questions_in_statement_order(question: str, queries: list[str]) -> None:
+    """A question asked in statement order, its wh-phrase last: the subject's relative clause
+    ends at the last verb before the wh-phrase, and a statement before a semicolon or colon
+    introduces what the question refers back to."""
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("Give the number of pupils the Tansby School had in 1875.", "How many pupils"),
+        ("What was the number of looms that Harnick Mill ran in 1890?", "How many looms"),
+        ("State the total number of boats the Osk Rowing Club owned.", "How many boats"),
+        ("Please give the number of members Corlby Band had in 1901.", "How many members"),
+    ],
+)
+def test_the_number_of_n_is_how_many(question: str, query: str) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.answer_type == "NUMBER"
+    assert len(plan.steps) == 1 and plan.steps[0].query.startswith(query)

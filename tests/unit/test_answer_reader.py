@@ -1198,6 +1198,32 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Holm Bridge"],
         "410 metres",
     ),
+    # The measure noun as the wh-word's noun; a sum of money is no measure …
+    (
+        "What length was the barge called the Tessick Swan",
+        "NUMBER",
+        [
+            "The parish voted £40 toward the Tessick Swan, a barge for the Osk trade.",
+            "| Item | Detail | |---|---| | Length | 70 feet | | Crew | 3 |",
+        ],
+        ["Tessick Swan"],
+        "70 feet",
+    ),
+    (
+        "What height was the Kell Light",
+        "NUMBER",
+        ["The Kell Light cost $900 to build. It stood 38 metres above the quay, with 181 steps."],
+        ["Kell Light"],
+        "38 metres",
+    ),
+    # … unless a price is asked.
+    (
+        "What did the Tessick Swan cost",
+        "NUMBER",
+        ["The Tessick Swan was 70 feet long and cost £40 when the parish bought her."],
+        ["Tessick Swan"],
+        "40",
+    ),
     # A class noun for the subject ("The hall …") goes on about it, as "It …" does.
     (
         "orchestra that plays at Marlow Hall",
@@ -2565,6 +2591,11 @@ def test_a_claim_holds_in_the_subjects_own_article(
         ("Orm Vell junior was born in 1833, the only child of Orm Vell.", "Orm Vell", True),
         ("Orm Vell the younger was the son of Orm Vell.", "Orm Vell", True),
         ("Orm Vell junior was the son of Orm Vell, and Orm Vell died in 1850.", "Orm Vell", False),
+        # Chinese writes the kin noun after the name: 林某的侄子 is the nephew
+        ("聂文昭，1851年生于篙溪村，是龚守拙的侄子。", "龚守拙", True),
+        ("他父亲是龚守拙的哥哥，龚守拙之女嫁到了河西。", "龚守拙", True),
+        ("龚守拙生于1820年，是龚家的长子。", "龚守拙", False),
+        ("龚守拙的侄子聂文昭后来接手了铺子，龚守拙则回了乡。", "龚守拙", False),
     ],
 )
 def test_a_name_after_a_kin_noun_is_someone_elses_relative(
