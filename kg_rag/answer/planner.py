@@ -38,6 +38,7 @@ from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
     ZH_CLASSIFIERS,
+    ZH_EVENT_WORDS,
     ZH_GRADABLE,
     ZH_TERM_OF_OFFICE,
     answer_type,
@@ -108,6 +109,8 @@ class RulePlanner:
                 ),
                 q,
             )
+        if zh and q.endswith("吧") and not re.search(r"谁|哪|什么|多少|几|何", q):
+            q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
         strategies = (
             (
                 _zh_two_questions,
@@ -2269,6 +2272,8 @@ def _zh_pair(text: str) -> tuple[str, str] | None:
     text = re.sub(r"^(?:请问|在)", "", text.strip())
     # "在A和B之间", "A和B两者之中": the frame around the pair goes.
     text = re.sub(r"(?:两者|二者|这两[个家所座位部条]?)?(?:之间|之中|当中|中间)$", "", text)
+    # "A、B两家伞铺": the count and class noun after the pair class both, no option's name
+    text = re.sub(rf"(?<=[^两])(?:这)?两[个家所座位部条间][{HAN}]{{0,4}}$", "", text)
     pair = None
     for conj in ("、", "还是", "与", "跟", "同", "及"):  # 、 lists two names as 和 does
         if conj in text[1:-1]:
@@ -2294,14 +2299,24 @@ def _zh_apposed_name(option: str) -> str:
     """ "他的侄子费雨棠" → "费雨棠": a pronoun's kin or role noun before a name is an apposition;
     the name is the option."""
     words = _zh_words(option)
-    if (
-        len(words) >= 3
-        and words[0][0] in ("他", "她", "其")
-        and (words[1][0] == "的" or words[0][0] == "其")
-    ):
+    if len(words) >= 3 and words[0][0] in ("他", "她", "其"):
+        # 他的侄子X, 其侄子X, 他外甥X
         k = 2 if words[1][0] == "的" else 1
         noun, rest = words[k][0], "".join(w for w, _ in words[k + 1 :])
         if zh_noun_type(noun) == "PERSON" and len(rest) >= 2 and words[-1][1] == "nr":
+            return rest
+    owner = option.rfind("的")
+    if owner > 0:
+        # "《某书》的编者X": a role noun of something, then the person's name
+        after = _zh_words(option[owner + 1 :])
+        rest = "".join(w for w, _ in after[1:])
+        if (
+            len(after) >= 2
+            and zh_noun_type(after[0][0]) == "PERSON"
+            and 2 <= len(rest) <= 4
+            and re.fullmatch(f"[{HAN}]+", rest)
+            and zh_noun_type(rest) == "NAME"
+        ):
             return rest
     return option
 
@@ -2428,11 +2443,19 @@ _ZH_TIME_CLAUSE = re.compile(
     r"^(?P<a>[^，,]+?)(?:的时候|之时|那一?年|时)[，,](?P<b>[^，,]+?)"
     r"(?:已经|早已|就已经|就)?(?P<b2>[^，,]*?)(?:了没有|了吗|了吧|没有|了么|了)[？?]?$"
 )
+_ZH_STILL_ALIVE = re.compile(
+    r"^(?P<a>[^，,]+?)(?:的时候|之时|那一?年|时)[，,](?P<b>[^，,]+?)(?:是否|是不是)?"
+    r"(?:还|仍|仍然|尚|依然)?(?:在世|活着|健在)(?:吗|么|没有|吧)?$"
+)
 _ZH_DIED = re.compile(r"不在人世|不在了|过世|去世|故去|逝世|亡故")
 
 
 def _zh_by_then(q: str, question: str) -> Plan | None:
-    """ "A成立的时候，B开张了没有": whether B's event came before A's (B's date against A's)."""
+    """ "A成立的时候，B开张了没有": whether B's event came before A's (B's date against A's);
+    "A开张的时候，B还在世吗": whether B died after it."""
+    alive = _ZH_STILL_ALIVE.match(q)
+    if alive is not None:
+        return _zh_order(question, f"{alive['b']}去世是否晚于{alive['a']}")
     m = _ZH_TIME_CLAUSE.match(q)
     if m is None:
         return None
@@ -2532,8 +2555,9 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         rest = m["tail"][len(attr) :]
         if verb or rest:
             # The verb stays in each option's question: 出生在同一个地方 → X出生在哪个地方,
-            # 在同一所大学获得学位 → X在哪所大学获得学位.
-            queries = [f"{o}{verb}哪{m['cl'] or '个'}{attr}{rest}" for o in (a, b)]
+            # 在同一所大学获得学位 → X在哪所大学获得学位; 同一个镇上出生 → X在哪个镇上出生.
+            at = "在" if not verb and rest[:1] in ("上", "里", "中") else ""
+            queries = [f"{o}{verb or at}哪{m['cl'] or '个'}{attr}{rest}" for o in (a, b)]
         else:
             queries = [
                 f"{o}的{attr}是哪里" if kind == "LOCATION" else f"{o}的{attr}" for o in (a, b)
@@ -2668,7 +2692,9 @@ def _zh_same_split(q: str, pre: str, verb: str) -> tuple[tuple[str, str], str] |
     verb_at = q.find(verb, len(pre)) if verb else len(pre)
     for k in range(len(verb) + 1):
         end = len(pre) if k == 0 else verb_at + k  # where the options end
-        if end not in starts and end != len(q):
+        # the copula ends them whatever jieba makes of the name before it (温淑仪是)
+        copula = k == 0 and q.startswith("是", end)
+        if end not in starts and end != len(q) and not copula:
             continue
         if 0 < k < len(verb) and not starts[end].startswith(("v", "p", "d")):
             continue
@@ -2684,6 +2710,15 @@ def _zh_shared_noun(tail: str) -> str:
     words = _zh_words(tail)
     nouns: list[str] = []
     for w, f in words:
+        if (
+            not nouns
+            and len(w) > 1
+            and w[-1] in "上里中"
+            and (f.startswith("s") or zh_noun_type(w[:-1]) != "NAME")
+        ):
+            # a place word with its localizer (镇上, 村里): the noun is the place's
+            nouns.append(w[:-1])
+            break
         if not f.startswith("n") and nouns:
             break
         if f.startswith("n"):
@@ -2712,15 +2747,19 @@ _ZH_BI = re.compile(
     r"(?P<after>[^，,]{0,3})$"
 )
 _ZH_EARLIER = frozenset(["早于", "先于", "早", "年长"])
-_ZH_EVENT_WORDS = frozenset(["去世", "逝世", "开业", "诞生", "开馆", "通车"])
 
 
 def _zh_event(side: str) -> tuple[str, str]:
     """ "甲窑的创立" → ("甲窑", "创立"), "某厂成立" → ("某厂", "成立"), a bare name → (name, "")."""
+    # An event word at the end is the event however jieba cuts before it (伞铺开张 → 铺开/张).
+    for word in ZH_EVENT_WORDS:
+        if side.endswith(word) and len(side) > len(word):
+            owner = side[: -len(word)]
+            return (owner[:-1] if owner.endswith(("的", "得")) else owner) or side, word
     words = _zh_words(side)
     if len(words) >= 2:
         word, flag = words[-1]
-        if len(word) >= 2 and (flag.startswith("v") or word in _ZH_EVENT_WORDS):
+        if len(word) >= 2 and (flag.startswith("v") or word in ZH_EVENT_WORDS):
             owner = side[: len(side) - len(word)]
             owner = owner[:-1] if owner.endswith(("的", "得")) else owner
             if owner:

@@ -19,6 +19,7 @@ __all__ = [
     "AUXILIARIES",
     "BARE_YEAR",
     "YEAR_QUESTION",
+    "ZH_EVENT_WORDS",
     "answer_type",
     "comparison_order",
     "date_key",
@@ -460,6 +461,34 @@ _ZH_ORG_END = re.compile(
 )
 # 任 counts the holders of an office: 首任 (the first), 第二任, 前任, 现任, 历任 + the office.
 ZH_TERM_OF_OFFICE = r"(?:首|现|前|历|继|末|第[一二三四五六七八九十两\d]+)任"
+# Chinese words for the events that begin or end something (a closed class of the language):
+# a step or a reader finds them in a question however jieba cuts around them (伞铺开张 is cut
+# 铺开/张).
+ZH_EVENT_WORDS = frozenset(
+    [
+        "去世",
+        "逝世",
+        "开业",
+        "诞生",
+        "开馆",
+        "通车",
+        "成立",
+        "创办",
+        "创立",
+        "开张",
+        "建成",
+        "落成",
+        "开办",
+        "歇业",
+        "关门",
+        "倒闭",
+        "停业",
+        "出生",
+        "重修",
+        "重建",
+        "改组",
+    ]
+)
 # Chinese classifiers (量词) that count or point at things: 哪口井, 哪家公司, 几卷 (a closed class
 # of the language; 年, 天 and other units of time are not among them).
 ZH_CLASSIFIERS = (

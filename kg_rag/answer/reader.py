@@ -55,6 +55,7 @@ from kg_rag.answer.question import (
     MEASURE_VERB_Q,
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
+    ZH_EVENT_WORDS,
     date_key,
     find_dates,
     head_noun_type,
@@ -956,7 +957,7 @@ def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
 # Chinese birth and death: the verb, and the verb with the preposition before its place.
 _ZH_LIFE_VERB = {
     "birth": re.compile(r"出生|生于|诞生"),
-    "death": re.compile(r"去世|逝世|病逝|卒于|死于"),
+    "death": re.compile(r"去世|逝世|病逝|病故|故去|过世|亡故|辞世|离世|谢世|身故|卒于|死于"),
 }
 # Where someone is from asks where they were born: "hometown", "a native of", 老家, 故乡.
 _ORIGIN_Q = re.compile(
@@ -1965,13 +1966,19 @@ def read_evidence(
     for m in _CAP_NAME.finditer(query):
         name_terms |= _term_set(m.group(0))
     relation_terms = terms - name_terms
+    if _CJK.search(query):  # an event word jieba cut apart in the question (伞铺开张)
+        relation_terms |= {w for w in ZH_EVENT_WORDS if w in query and w not in terms}
     # "plays drums" is said "drummer Ola Brenn": a relation word's agent noun shares it.
     agent_forms = {t: _agent_forms(t) for t in relation_terms} if not _CJK.search(query) else {}
     linked_terms = {t for n in linked_names for t in _term_set(n)}
     life_event = (
         "birth"
         if "birth" in terms or _ZH_LIFE_VERB["birth"].search(query) or _ORIGIN_Q.search(query)
-        else ("death" if "death" in terms or re.search(r"去世|逝世|死于|卒", query) else None)
+        else (
+            "death"
+            if "death" in terms or _ZH_LIFE_VERB["death"].search(query) or "卒" in query
+            else None
+        )
     )
     q_norm = normalize_name(query_for_names) + " " + normalize_name(question_for_names)
     # "the father of Orm Vell the younger": the name without its generation word is

@@ -1198,6 +1198,29 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Holm Bridge"],
         "410 metres",
     ),
+    # An event word of the question counts however jieba cuts around it (伞铺开张)
+    (
+        "泓纪伞铺开张于哪一年",
+        "DATE",
+        [
+            "民国二十四年（1935年），泓纪伞铺因欠账收不回来而歇业，比泓记伞铺还早关了几年。"
+            "泓纪伞铺的作坊闲置了两年。",
+            "泓纪伞铺在苇汀镇西街，咸丰元年（1851年）开张。",
+        ],
+        ["泓纪伞铺"],
+        "1851年",
+    ),
+    # 病故 says 去世
+    (
+        "墨棠去世于哪一年",
+        "DATE",
+        [
+            "咸丰元年（1851年），女婿离开墨棠的铺子，墨棠心里颇不痛快。",
+            "三年后，即咸丰四年（1854年），墨棠病故于苇汀镇。",
+        ],
+        ["墨棠"],
+        "1854年",
+    ),
     # The measure noun as the wh-word's noun; a sum of money is no measure …
     (
         "What length was the barge called the Tessick Swan",
