@@ -100,6 +100,15 @@ class RulePlanner:
                 q,
                 flags=re.IGNORECASE,
             )
+            # "The man hired in 1849 to mow the green came from which hamlet?": a participle
+            # after the subject's noun, with the main verb after it, is a reduced relative.
+            reduced = _REDUCED_SUBJECT.match(q)
+            if (
+                reduced is not None
+                and is_participle(reduced["part"])
+                and _in_situ_verb(q, reduced.end()) is not None
+            ):
+                q = f"{q[: reduced.start('part')]}who was {q[reduced.start('part') :]}"
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
@@ -150,6 +159,9 @@ class RulePlanner:
         )
 
 
+_REDUCED_SUBJECT = re.compile(
+    r"^The\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*\s+(?P<part>[a-z]+)\s"
+)
 _NUMBER_OF = re.compile(
     r"^(?:(?:what|which)\s+(?:is|was|were|are)\s+|(?:please\s+)?(?:give|state|tell\s+me|find|"
     r"say)\s+)the\s+(?:total\s+)?number\s+of\s+(?P<noun>[a-z][\w\-]*s)\s+(?:that\s+|which\s+)?",
@@ -1956,6 +1968,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # "The shipyard that built X was located in which city?": the relative clause of
             # the subject ends at the main verb.
             main = _MAIN_VERB.search(text, rel.end())
+            if main is not None and len(text[rel.end() : main.start()].split()) < 1:
+                main = _MAIN_VERB.search(text, main.end() - 1)  # "who was hired …": the clause's
             at = main.start() if main is not None else _in_situ_verb(text, rel.end())
             if at is None:
                 continue

@@ -2009,6 +2009,8 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("Who was Wenna Dorr's father-in-law?", "PERSON"),
         # A verb of measure asks a quantity; a phrasal verb made from it does not.
         ("What does the tenor bell of Tessick weigh?", "NUMBER"),
+        ("What did the Quellby Tannery cost in all?", "NUMBER"),
+        ("What did the new wheel cost in total?", "NUMBER"),
         ("What did the new wing of the Tessick Mill cost?", "NUMBER"),
         ("How heavy is the tenor bell?", "NUMBER"),
         ("What did Wenna Dorr weigh up before she sold the mill?", "NAME"),
@@ -2190,6 +2192,21 @@ def test_a_question_asking_for_the_year_is_answered_with_the_year(
                 "#2 died in what year",
             ],
         ),
+        # a participle after the subject's noun, the main verb after it: a reduced relative
+        (
+            "The man hired in 1849 to mow and roll the Osk Bowling Club's green came from which "
+            "hamlet?",
+            [
+                "green of Osk Bowling Club",
+                "man who was hired in 1849 to mow and roll the #1",
+                "#2 came from which hamlet",
+            ],
+        ),
+        (
+            "The woman running the bakery of the Harnick Mill married whom?",
+            ["bakery of Harnick Mill", "woman who was running #1", "#2 married whom"],
+        ),
+        ("The Harnick Mill closed in which year?", ["The Harnick Mill closed in which year"]),
         (
             "Corlby Quay hired a harbour master in 1880: he came from which town?",
             ["harbour master that Corlby Quay hired in 1880", "#1 came from which town"],
