@@ -159,9 +159,7 @@ class RulePlanner:
         )
 
 
-_REDUCED_SUBJECT = re.compile(
-    r"^The\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*\s+(?P<part>[a-z]+)\s"
-)
+_REDUCED_SUBJECT = re.compile(r"^The\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*\s+(?P<part>[a-z]+)\s")
 _NUMBER_OF = re.compile(
     r"^(?:(?:what|which)\s+(?:is|was|were|are)\s+|(?:please\s+)?(?:give|state|tell\s+me|find|"
     r"say)\s+)the\s+(?:total\s+)?number\s+of\s+(?P<noun>[a-z][\w\-]*s)\s+(?:that\s+|which\s+)?",

@@ -642,6 +642,8 @@ _ZH_QUANTIFIER = re.compile(
 _PRONOUN_START = re.compile(
     r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
     r"river|film|book|school|university))\b|[它他她其该])|[,，]\s*(?:it|he|she|they)\s+[a-z]"
+    # after a fronted phrase of time: "三年后，即咸丰四年（1854年），他病故于…"
+    r"|[，,]\s*[他她](?![们的])"
 )
 _DEFINED_CHECK = 4
 """How many leading candidates the reader checks against the corpus's definitions of them."""
@@ -1661,6 +1663,11 @@ _ZH_KIN_OF = re.compile(
 )
 
 
+_ZH_FIRST_FORMS = ("头一", "第一", "首", "初")
+# (An office's holders, 首任/第一任, are read by ZH_TERM_OF_OFFICE's rules.)
+_ZH_FIRST = re.compile(r"(?:头一|第一|首|初)(?P<noun>[版次批届期])")
+
+
 def _only_as_kin(text: str, name: str) -> bool:
     """Does ``text`` write ``name`` only as someone's kin ("the son of Orm Vell", 林某的侄子)?
     A namesake told apart by a generation word ("Orm Vell junior") is no mention of
@@ -1968,6 +1975,10 @@ def read_evidence(
     relation_terms = terms - name_terms
     if _CJK.search(query):  # an event word jieba cut apart in the question (伞铺开张)
         relation_terms |= {w for w in ZH_EVENT_WORDS if w in query and w not in terms}
+        # "first" is written 头一/第一/首/初 before the counted noun: 头一版 is 初版
+        relation_terms |= {
+            f"{first}{m['noun']}" for m in _ZH_FIRST.finditer(query) for first in _ZH_FIRST_FORMS
+        }
     # "plays drums" is said "drummer Ola Brenn": a relation word's agent noun shares it.
     agent_forms = {t: _agent_forms(t) for t in relation_terms} if not _CJK.search(query) else {}
     linked_terms = {t for n in linked_names for t in _term_set(n)}

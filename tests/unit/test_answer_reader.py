@@ -1221,6 +1221,24 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["墨棠"],
         "1854年",
     ),
+    # "first" written 头一/第一/首/初 before the counted noun: 头一版 is 初版
+    (
+        "《苇汀杂记》头一版印了多少部",
+        "NUMBER",
+        [
+            "此书初版于1936年，石印200部，分送各学校；1947年再版，改为铅印，印数增至800部，"
+            "补入了公会的章程。"
+        ],
+        ["苇汀杂记"],
+        "200",
+    ),
+    (
+        "《苇汀杂记》第一版印了多少部",
+        "NUMBER",
+        ["此书再版于1947年，印数增至800部；首版于1936年，石印200部。"],
+        ["苇汀杂记"],
+        "200",
+    ),
     # The measure noun as the wh-word's noun; a sum of money is no measure …
     (
         "What length was the barge called the Tessick Swan",
@@ -3020,3 +3038,22 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
 def test_a_written_date_is_no_count(query: str, texts: tuple[str, str]) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(*texts), _linked("Tamsk School", "蓼川商业学堂"))
     assert best is not None and best.text == "40"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "goes_on"),
+    [
+        ("He was born in 1790.", True),
+        ("In 1854, he died at Tarnby.", True),
+        ("三年后，即咸丰四年（1854年），他病故于苇汀镇。", True),
+        ("他生于1790年。", True),
+        ("该铺于1851年开张。", True),
+        ("三年后，他们搬到了苇汀镇。", False),  # they: not the one subject
+        ("三年后，他的儿子接手了铺子。", False),  # his son's doing, not his
+        ("咸丰四年，墨启明接手了铺子。", False),
+    ],
+)
+def test_a_sentence_goes_on_about_the_subject_by_a_pronoun(sentence: str, goes_on: bool) -> None:
+    from kg_rag.answer.reader import _PRONOUN_START
+
+    assert bool(_PRONOUN_START.search(sentence)) is goes_on
