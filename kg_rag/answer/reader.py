@@ -947,18 +947,20 @@ def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
         rest = rest[1:]
     after = re.split(r"[，,。；;、）)]", rest[:12], maxsplit=1)[0]
     before = sentence[max(0, start - 3) : start]
+    born = re.match(r"(?:出)?生|诞生|降生|出世", after)
+    died = _ZH_LIFE_VERB["death"].search(after) or "卒" in after
     if event == "birth":
-        near = re.match(r"(?:出)?生|诞生", after) or re.search(r"(?:出)?生于$", before)
-        other = re.search(r"去世|逝世|病逝|卒", after)
+        near = born or re.search(r"(?:出)?生[于在]$", before)
+        other = died
     else:
-        near = re.search(r"去世|逝世|病逝|卒", after) or re.search(r"(?:卒|死|逝世)于$", before)
-        other = re.match(r"(?:出)?生|诞生", after)
+        near = died or re.search(r"(?:卒|死|逝世)于$", before)
+        other = born
     return 2.0 if near else (0.5 if other else 1.0)
 
 
 # Chinese birth and death: the verb, and the verb with the preposition before its place.
 _ZH_LIFE_VERB = {
-    "birth": re.compile(r"出生|生于|诞生"),
+    "birth": re.compile(r"出生|生于|生在|诞生|降生|出世"),
     "death": re.compile(r"去世|逝世|病逝|病故|故去|过世|亡故|辞世|离世|谢世|身故|卒于|死于"),
 }
 # Where someone is from asks where they were born: "hometown", "a native of", 老家, 故乡.

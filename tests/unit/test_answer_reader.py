@@ -1239,6 +1239,17 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["苇汀杂记"],
         "200",
     ),
+    # 生在 asks the birth as 出生 and 生于 do
+    (
+        "墨棠生在哪一年",
+        "DATE",
+        [
+            "咸丰元年（1851年），墨棠离开了泓记伞铺，到苇汀镇另开伞铺。",
+            "墨棠，嘉庆二十二年生于苇汀村。",
+        ],
+        ["墨棠"],
+        "嘉庆二十二年",
+    ),
     # The measure noun as the wh-word's noun; a sum of money is no measure …
     (
         "What length was the barge called the Tessick Swan",
