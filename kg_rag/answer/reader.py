@@ -947,13 +947,13 @@ def _zh_life_bonus(sentence: str, start: int, end: int, event: str) -> float:
         rest = rest[1:]
     after = re.split(r"[，,。；;、）)]", rest[:12], maxsplit=1)[0]
     before = sentence[max(0, start - 3) : start]
-    born = re.match(r"(?:出)?生|诞生|降生|出世", after)
-    died = _ZH_LIFE_VERB["death"].search(after) or "卒" in after
+    born = bool(re.match(r"(?:出)?生|诞生|降生|出世", after))
+    died = bool(_ZH_LIFE_VERB["death"].search(after)) or "卒" in after
     if event == "birth":
-        near = born or re.search(r"(?:出)?生[于在]$", before)
+        near = born or bool(re.search(r"(?:出)?生[于在]$", before))
         other = died
     else:
-        near = died or re.search(r"(?:卒|死|逝世)于$", before)
+        near = died or bool(re.search(r"(?:卒|死|逝世)于$", before))
         other = born
     return 2.0 if near else (0.5 if other else 1.0)
 
