@@ -1284,6 +1284,7 @@ _SIGN = re.compile(r"\s?[°′″]")
 # numerals with its classifier (四卷; never an ordinal, 第四卷).
 _ZH_ASKED_MEASURE = re.compile(rf"(?:多少|几)([{HAN}])")
 _ZH_NUMERAL_COUNT = re.compile(rf"(?<!第)[一二三四五六七八九十两百千]+{ZH_CLASSIFIERS}")
+_ZH_COUNT_ONLY = re.compile(rf"[一二三四五六七八九十两百千\d]+(?:{ZH_CLASSIFIERS}|人|户)")
 # Counters that count people or things alike: 多少人 is answered by 1200名 as well.
 _ZH_GENERAL_COUNTERS = frozenset("个名位人口")
 
@@ -2245,6 +2246,12 @@ def read_evidence(
                         (a, b, k, None)
                         for a, b, k in _head_compounds(sentence, zh_head, known_names)
                     ]
+                # "董事一人": a count, however a name or the asked noun (人) took it in
+                spans = [
+                    sp
+                    for sp in spans
+                    if sp[2] == "NUMBER" or not _ZH_COUNT_ONLY.fullmatch(sentence[sp[0] : sp[1]])
+                ]
             else:
                 names = list(_CAP_NAME.finditer(sentence))  # read once, used three times
                 for m in names:
@@ -2375,6 +2382,8 @@ def read_evidence(
                 # guess of 金帆唱片 as a person's name is dropped); they never hide the names
                 # inside them (与律师韩柏共同创立 ends in an adverb and gives none).
                 for a0, b0 in _zh_marked(sentence, relative):
+                    if _ZH_COUNT_ONLY.fullmatch(sentence[a0:b0]):
+                        continue  # "设董事一人": a count, no name
                     same = [i for i, sp in enumerate(unique_spans) if sp[:2] == (a0, b0)]
                     # An organisation named inside stays whole (签约松城大学中文系 keeps 松城大学);
                     # a person's name inside is jieba's guess and goes (金帆唱片).

@@ -1250,6 +1250,17 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["墨棠"],
         "嘉庆二十二年",
     ),
+    # "设董事一人" is a count, no name, wherever the role noun puts it
+    (
+        "墨棠死后接任苇汀伞业公所董事的人",
+        "PERSON",
+        [
+            "公所设董事一人，由入会铺户公推。第一任董事是泓纪伞铺东家墨棠。光绪六年（1880年）"
+            "墨棠去世，泓记伞铺的东家岑望舒接任董事。"
+        ],
+        ["墨棠", "苇汀伞业公所"],
+        "岑望舒",
+    ),
     # The measure noun as the wh-word's noun; a sum of money is no measure …
     (
         "What length was the barge called the Tessick Swan",
