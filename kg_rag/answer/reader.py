@@ -2393,7 +2393,7 @@ def read_evidence(
                     )
                     if not same and not inside:
                         unique_spans.append((a0, b0, "NAME", None))
-                    elif unique_spans[same[0]][3] is None:
+                    elif same and unique_spans[same[0]][3] is None:
                         unique_spans[same[0]] = (a0, b0, "NAME", None)
             # Birth and death places: the other people of the sentence and the places a birth or
             # death verb takes, read once per sentence.
