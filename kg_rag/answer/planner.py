@@ -2771,7 +2771,7 @@ def _zh_event(side: str) -> tuple[str, str]:
     words = _zh_words(side)
     if len(words) >= 2:
         word, flag = words[-1]
-        if len(word) >= 2 and (flag.startswith("v") or word in ZH_EVENT_WORDS):
+        if len(word) >= 2 and flag.startswith("v"):  # (an event word returned above)
             owner = side[: len(side) - len(word)]
             owner = owner[:-1] if owner.endswith(("的", "得")) else owner
             if owner:

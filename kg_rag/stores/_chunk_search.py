@@ -118,11 +118,13 @@ class ChunkSnapshot:
     """The chunks table in memory: every row, every unit vector and BM25 postings.
 
     Below the ANN threshold the chunk store searches and reads this instead of asking
-    LanceDB (BM25 as :class:`~kg_rag.stores._memory_bm25.MemoryBm25` describes): one matrix-vector product over every stored vector is exact, like LanceDB's
+    LanceDB: one matrix-vector product over every stored vector is exact, like LanceDB's
     brute-force scan, and takes about a millisecond where the scan took 20–50 ms on 12k–40k
-    chunks (musique-dev, 2wiki-dev); a chunk by id is a dictionary lookup where a filtered
-    read took 5–10 ms. Memory: rows × dimension × 4 bytes for the vectors (below 80 MB at the
-    default threshold of 50,000 rows with 384 dimensions) and the chunks' text. It holds for
+    chunks (musique-dev, 2wiki-dev); BM25 scores like LanceDB's full-text index
+    (:class:`~kg_rag.stores._memory_bm25.MemoryBm25`); a chunk by id is a dictionary lookup
+    where a filtered read took 5–10 ms. Memory: rows × dimension × 4 bytes for the vectors
+    (below 80 MB at the default threshold of 50,000 rows with 384 dimensions), the chunks' text
+    and, until the postings are built from them, their BM25 tokens. It holds for
     the table version it was read from: the store drops it on every write, compaction and
     refresh.
     """
@@ -170,6 +172,11 @@ class ChunkSnapshot:
             return None
         parts = [self.by_level[lv] for lv in levels if lv in self.by_level]
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+    def candidates(self, ranked: Sequence[tuple[int, float]]) -> list[Candidate]:
+        """Search candidates for ranked row positions: the chunk id and the row position (the
+        store takes the rows of the hits it keeps from :meth:`chunks`)."""
+        return [({"chunk_id": self.chunk_ids[i], "_row": i}, x) for i, x in ranked]
 
     def bm25(self, tokens: Sequence[str], rows: Any, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` rows (positions) among ``rows`` (None: every row) that score best by

@@ -7,8 +7,9 @@ index is built with (whitespace split, tokens over 64 characters dropped, lower 
 Snowball stemming, accents folded) into postings, and a query is scored with Okapi BM25
 (k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5) / (n + 0.5)) over the whole table, the constants
 of LanceDB's scorer). A query then costs a few array additions per query word instead of a
-full-text search with a SQL prefilter: about 1 ms where LanceDB took 10–70 ms on 12k–40k chunks
-(musique-dev, 2wiki-dev; the spread is contention with the pipeline's other threads).
+full-text search with a SQL prefilter: 0.2–0.5 ms where LanceDB took 8–12 ms alone and 10–70 ms
+beside the pipeline's other threads on 12k–40k chunks (musique-dev, 2wiki-dev). The postings
+take 0.7–1.9 s to build there, once per snapshot.
 """
 
 from __future__ import annotations

@@ -988,15 +988,13 @@ class LanceChunkStore:
         if mode in ("dense", "hybrid"):
             vector = self.embed_query(query)
             if snapshot is not None:
-                near = snapshot.nearest(vector, scope, pool)
-                dense = [({"chunk_id": snapshot.chunk_ids[i], "_row": i}, x) for i, x in near]
+                dense = snapshot.candidates(snapshot.nearest(vector, scope, pool))
             else:
                 nprobes = self._nprobes if self._has_ann else None
                 dense = dense_candidates(chunks, vector, sql, pool, nprobes)
         if mode in ("bm25", "hybrid") and self._has_fts:
             if snapshot is not None:
-                best = snapshot.bm25(bm25_tokens(query), scope, pool)
-                sparse = [({"chunk_id": snapshot.chunk_ids[i], "_row": i}, x) for i, x in best]
+                sparse = snapshot.candidates(snapshot.bm25(bm25_tokens(query), scope, pool))
             else:
                 sparse = bm25_candidates(chunks, query, sql, pool)
         rows: dict[str, dict[str, Any]] = {}
