@@ -2864,6 +2864,15 @@ def read_evidence(
         full = _full_name(best.text, same_doc) if same_doc else full
     if full != best.text and normalize_name(full) not in q_norm:
         best.text = full
+    elif best.kind in ("NAME", "ORGANIZATION") and expected not in ("LOCATION", "DATE", "NUMBER"):
+        longer = _name_run(best.text, home.text)
+        added = [w.lower() for w in longer[len(best.text) :].split()]
+        if normalize_name(longer) in pool and any(
+            w == head or head_noun_type(w) == "ORGANIZATION" for w in added
+        ):
+            # "Vennowmouth" where the evidence writes "the Vennowmouth Brewery", itself a
+            # candidate: the name runs on to its class noun (the one asked, or a body's).
+            best.text = longer
     return best, best_overlap
 
 
@@ -2882,6 +2891,23 @@ def _precise_date(best: _Candidate, pool: Collection[_Candidate]) -> _Candidate:
         if c.kind == "DATE" and (k := date_key(c.text)) is not None and k[0] == key[0] and k[1]
     ]
     return max(fuller, key=lambda c: (c.score, len(c.text), c.text), default=best)
+
+
+# The capitalised words that may continue a name: no comma, no "and" (two names).
+_NAME_RUN = re.compile(r"(?:\s(?:of\s(?:the\s)?)?[A-Z][\w\-'’]*)+")
+
+
+def _name_run(short: str, text: str) -> str:
+    """The longest capitalised name in ``text`` that starts with ``short`` ("Vennowmouth" →
+    "Vennowmouth Brewery" in "…from the Vennowmouth Brewery, on draught")."""
+    if _CJK.search(short) or not short[:1].isupper():
+        return short
+    best = short
+    for m in _rx(rf"(?<![\w\-]){re.escape(short)}(?![\w\-])").finditer(text):
+        run = _NAME_RUN.match(text, m.end())
+        if run is not None and len(short) + len(run.group(0)) > len(best):
+            best = short + run.group(0)
+    return best
 
 
 def _full_name(short: str, text: str) -> str:

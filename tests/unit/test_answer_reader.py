@@ -24,6 +24,7 @@ from kg_rag.answer.reader import (
     _head_compounds,
     _head_noun,
     _indefinite_head,
+    _name_run,
     _names_head,
     _office_title,
     _zh_life_bonus,
@@ -1575,6 +1576,32 @@ def test_names_of_the_whole_question_are_never_the_answer() -> None:
         question="Who is the spouse of the director of Dalby Harbour?",
     )
     assert best is not None and best.text == "Ola Berg"
+
+
+@pytest.mark.parametrize(
+    ("short", "text", "run"),
+    [
+        (
+            "Quellmouth",
+            "the bars serve it from the Quellmouth Brewery, on draught",
+            "Quellmouth Brewery",
+        ),
+        (
+            "Dunmarrow",
+            "bought by the Dunmarrow Valley Rowing Society in 1930",
+            "Dunmarrow Valley Rowing Society",
+        ),
+        ("Tarvey Museum", "run by the Tarvey Museum of Print since 1961", "Tarvey Museum of Print"),
+        ("Tarvey Museum", "at the Tarvey Museum of the Book", "Tarvey Museum of the Book"),
+        ("Ostwick", "from Ostwick, Marlshire", "Ostwick"),  # a comma ends the name
+        ("Ostwick", "Ostwick and Marlby were", "Ostwick"),  # "and" joins two names
+        ("Ostwick", "in Ostwick. Later", "Ostwick"),
+        ("Ostwick", "Lower Ostwick Mill", "Ostwick Mill"),  # the run starts at the short name
+        ("ostwick", "the ostwick Mill", "ostwick"),  # no name
+    ],
+)
+def test_a_name_runs_over_its_capitalised_words(short: str, text: str, run: str) -> None:
+    assert _name_run(short, text) == run
 
 
 @pytest.mark.parametrize(
