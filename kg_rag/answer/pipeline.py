@@ -441,13 +441,37 @@ class AnswerPipeline:
         query = bound
         evidence: list[Evidence] = []
         reading: StepReading | None = None
+        best: tuple[StepReading, list[Evidence], StepContext] | None = None
+        described = described_query(step, answers, run.trace.plan)
         for attempt in range(self.settings.max_retries + 1):
             st.attempts.append(f"{decision.route}/{decision.granularity}: {query}")
             evidence = await self._retrieve(decision, query, ctx, st, run)
             reading = await self._read(ctx, evidence, st, run)
             st.grades.append(reading.grade)
+            if best is None or reading.grade.score > best[0].grade.score:
+                best = (reading, evidence, ctx)
             if reading.grade.passed or attempt == self.settings.max_retries:
                 break
+            if attempt == 0 and described and described != query:
+                # The earlier answer this step binds may be the wrong one (or no name at all:
+                # "the lantern of X"): look again with the earlier steps' own words instead.
+                query = described
+                linked = (
+                    await asyncio.to_thread(self.linker.link, query)
+                    if self.linker is not None
+                    else []
+                )
+                ctx = ctx.model_copy(update={"query": query, "linked": list(linked)})
+                st.rewrites.append(query)
+                route: Route = "graph" if linked and self.graph is not None else "chunks"
+                decision = decision.model_copy(
+                    update={
+                        "route": route,
+                        "reason": f"{decision.reason}; weak evidence → the earlier steps' words",
+                    }
+                )
+                st.decision = decision
+                continue
             query = await self.rewriter.arewrite(ctx, query, evidence, attempt + 1, run)
             st.rewrites.append(query)
             new_route: Route = (
@@ -463,6 +487,9 @@ class AnswerPipeline:
                     }
                 )
             st.decision = decision
+        if best is not None and reading is not None and best[0] is not reading:
+            # The best-graded attempt answers, not merely the last one.
+            reading, evidence, ctx = best
         st.hits = evidence
         offline_reading = reading
         if run.caller is not None and evidence and st.decision.route != "community":
@@ -517,6 +544,19 @@ class AnswerPipeline:
         st.hits = fuse_whole_question(full, graph_ev)
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
+
+
+def described_query(step: PlanStep, answers: dict[int, str], plan: Plan | None) -> str:
+    """``step``'s query with the earlier steps it binds written out as their own (bound)
+    queries rather than their answers ("How many steps lead up to lantern of X" for "… up to
+    #1"), or "" when it binds no answered step."""
+    if plan is None or not step.depends_on:
+        return ""
+    queries = {s.index: s.query for s in plan.steps}
+    words = {
+        i: _bound(queries[i], answers) for i in step.depends_on if i in queries and i in answers
+    }
+    return _bound(step.query, {**answers, **words}) if words else ""
 
 
 def _bound(query: str, answers: dict[int, str]) -> str:

@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 from prompt_markers import PLAN, READ, ROUTE, SYNTH
 
-from kg_rag.answer.stages import StageFallbackError
+from kg_rag.answer.pipeline import described_query
+from kg_rag.answer.stages import StageFallbackError, StepContext, StepReading
 from kg_rag.answer.synthesizer import renumber_citations
+from kg_rag.answer.trace import Grade
 from kg_rag.engine import KnowledgeEngine
 from kg_rag.errors import LLMError
-from kg_rag.models import Evidence
+from kg_rag.models import Evidence, Plan, PlanStep
 from kg_rag.retrieval.text2cypher import PROMPT as TEXT2CYPHER_PROMPT
 from kg_rag.testing import FakeChatModel
 
@@ -132,3 +134,67 @@ def test_out_of_order_citation_markers_renumber_correctly() -> None:
     text, cites, dropped = renumber_citations("Alpha beta [2] and gamma [1].", [_ev(1), _ev(2)])
     assert text == "Alpha beta [1] and gamma [2]."
     assert [c.chunk_id for c in cites] == ["c2", "c1"] and dropped == []
+
+
+def _plan_of(*queries: str) -> Plan:
+    steps = [
+        PlanStep(index=i + 1, query=q, depends_on=[int(n) for n in re.findall(r"#(\d+)", q)])
+        for i, q in enumerate(queries)
+    ]
+    return Plan(question="q", steps=steps, strategy="bridge")
+
+
+@pytest.mark.parametrize(
+    ("queries", "answers", "described"),
+    [
+        (
+            ("lantern of Tarvey Light", "How many steps lead up to #1"),
+            {1: "Ostby"},
+            "How many steps lead up to lantern of Tarvey Light",
+        ),
+        (
+            ("founder of Quell Optics", "spouse of #1", "Where was #2 born"),
+            {1: "Ada Venn", 2: "Ola Berg"},
+            "Where was spouse of Ada Venn born",
+        ),
+        (("栎川伞铺的创办人", "#1的父亲"), {1: "比福茂"}, "栎川伞铺的创办人的父亲"),
+        (("founder of Quell Optics", "Where was #1 born"), {}, ""),  # nothing answered to write out
+        (("Where was Ada Venn born",), {}, ""),  # binds no earlier step
+    ],
+)
+def test_a_step_can_be_written_with_the_earlier_steps_words(
+    queries: tuple[str, ...], answers: dict[int, str], described: str
+) -> None:
+    plan = _plan_of(*queries)
+    assert described_query(plan.steps[-1], answers, plan) == described
+
+
+def test_a_weak_step_looks_again_with_the_earlier_steps_words_and_keeps_the_best_grade(
+    demo_kb: Path, engine_with: EngineFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bridge 'Ostby' finds nothing for step 2: the retry asks with step 1's own words,
+    and that attempt's reading (graded higher) answers, not the last or the first."""
+    kg = engine_with(demo_kb)
+    pipeline = kg.pipeline
+    plan = _plan_of("the founder of Brightwell Robotics", "Where was #1 born")
+
+    async def aplan(question: str, run: Any = None) -> Plan:
+        return plan
+
+    async def aread(ctx: StepContext, evidence: list[Evidence], run: Any = None) -> StepReading:
+        if ctx.step.index == 1:
+            return StepReading(answer="Ostby", grade=Grade(score=0.9, passed=True))
+        good = "founder of Brightwell Robotics" in ctx.query
+        return StepReading(
+            answer="Lund" if good else "Nowhere",
+            grade=Grade(score=0.3 if good else 0.1, passed=False),
+        )
+
+    monkeypatch.setattr(pipeline.planner, "aplan", aplan)
+    monkeypatch.setattr(pipeline.reader, "aread", aread)
+    answer = kg.ask("Where was the founder of Brightwell Robotics born?")
+    step = answer.trace.steps[-1]
+    assert step.bound_query == "Where was Ostby born"
+    assert step.rewrites[0] == "Where was the founder of Brightwell Robotics born"
+    assert [g.score for g in step.grades] == [0.1, 0.3]
+    assert step.answer == "Lund"
