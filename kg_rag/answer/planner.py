@@ -109,6 +109,8 @@ class RulePlanner:
                 and _in_situ_verb(q, reduced.end()) is not None
             ):
                 q = f"{q[: reduced.start('part')]}who was {q[reduced.start('part') :]}"
+            # "A and B are based in the same city, right?": a statement with a tag asks yes/no.
+            q = _tag_question(q)
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
@@ -157,6 +159,70 @@ class RulePlanner:
             strategy="single",
             answer_type=kind,
         )
+
+
+# A question tag after a statement: "…, right?", "…, isn't it?", "…, didn't she?".
+_TAG = re.compile(
+    r"^(?P<stmt>[^,].*?),?\s*(?:right|correct|true|"
+    r"(?:is|are|was|were|has|have|had|do|does|did|can|could|will|would)(?:n['’]t)?"
+    r"(?:\s+not)?\s+(?:it|he|she|they|there|that|this|we|you))\s*[?？]?$",
+    re.IGNORECASE,
+)
+_WH_FIRST = re.compile(r"^(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
+_TAG_AUX = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "did",
+        "does",
+        "do",
+    ]
+)
+
+
+def _tag_question(q: str) -> str:
+    """A statement with a question tag as the yes/no question it asks: the statement's
+    auxiliary goes first ("X was born in Y, right?" → "Was X born in Y"), a lexical verb takes
+    do ("A and B have offices in Y, right?" → "Do A and B have offices in Y", "X founded Y,
+    didn't she?" → "Did X founded Y": the verb's form is kept, its stem is what is matched).
+    Any other question is returned as it is."""
+    m = _TAG.match(q)
+    if m is None or q.split()[0].lower() in AUXILIARIES or _WH_FIRST.match(q):
+        return q
+    stmt = m["stmt"].rstrip(" ,")
+    stmt = re.sub(r"^(The|A|An)\s", lambda d: d.group(0).lower(), stmt)
+    words = list(re.finditer(r"[A-Za-z][\w'’\-]*", stmt))
+    for n, w in enumerate(words[1:], start=1):
+        low = w.group(0).lower()
+        if w.group(0)[0].isupper():
+            continue
+        after = words[n + 1].group(0).lower() if n + 1 < len(words) else ""
+        subject, rest = stmt[: w.start()].strip(), stmt[w.end() :].strip()
+        if low in _TAG_AUX and not (
+            low in ("have", "has", "had") and not (is_participle(after) or after == "been")
+        ):
+            return f"{low.capitalize()} {subject} {rest}".strip()
+        if low in ("have", "has", "had"):
+            do = {"have": "Do", "has": "Does", "had": "Did"}[low]
+            return f"{do} {subject} have {rest}".strip()
+        if _finite_verb(low) or low in IRREGULAR_PAST:
+            return f"Did {subject} {w.group(0)} {rest}".strip()
+        if (
+            low.endswith("s")
+            and not low.endswith("ss")
+            and all(v.group(0)[0].isupper() or v.group(0) in ("and", "of", "&") for v in words[:n])
+        ):
+            return f"Does {subject} {w.group(0)[:-1]} {rest}".strip()  # "X owns Y, right?"
+    return q
 
 
 _REDUCED_SUBJECT = re.compile(r"^The\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*\s+(?P<part>[a-z]+)\s")

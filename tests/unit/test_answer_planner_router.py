@@ -7,7 +7,7 @@ import pytest
 
 from kg_rag.answer import offline
 from kg_rag.answer.checks import RuleGate, safe_arithmetic
-from kg_rag.answer.planner import RulePlanner, bind_query
+from kg_rag.answer.planner import RulePlanner, _clean, _tag_question, bind_query
 from kg_rag.answer.question import (
     answer_type,
     comparison_order,
@@ -2233,3 +2233,32 @@ def test_the_number_of_n_is_how_many(question: str, query: str) -> None:
     plan = PLANNER.plan(question)
     assert plan.answer_type == "NUMBER"
     assert len(plan.steps) == 1 and plan.steps[0].query.startswith(query)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        (
+            "Quell Optics and Tarvey Labs have their offices in the same town, right?",
+            "Do Quell Optics and Tarvey Labs have their offices in the same town",
+        ),
+        ("Ada Venn was born in Ostby, wasn't she?", "Was Ada Venn born in Ostby"),
+        (
+            "Quell Optics has been sold to Ostler Capital, right?",
+            "Has Quell Optics been sold to Ostler Capital",
+        ),
+        ("Quell Optics owns Tarvey Labs, correct?", "Does Quell Optics own Tarvey Labs"),
+        (
+            "The founder of Quell Optics studied at Tarvey University, didn't he?",
+            "Did the founder of Quell Optics studied at Tarvey University",
+        ),
+        ("Ada Venn and Ola Berg are sisters, aren't they?", "Are Ada Venn and Ola Berg sisters"),
+        ("Where is Quell Optics based, right?", None),  # a wh-question keeps its form
+        ("Is Ada Venn a chemist?", None),  # already a yes/no question
+        ("Who founded Quell Optics?", None),
+    ],
+)
+def test_a_statement_with_a_question_tag_asks_yes_or_no(question: str, asked: str | None) -> None:
+    assert _tag_question(_clean(question)) == (asked or _clean(question))
+    if asked is not None:
+        assert PLANNER.plan(question).answer_type == "YESNO"
