@@ -125,6 +125,7 @@ class RulePlanner:
         strategies = (
             (
                 _zh_two_questions,
+                _zh_statement_question,
                 _zh_times_than,
                 _zh_compare,
                 _zh_by_then,
@@ -1038,13 +1039,29 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 # teacher married a painter. Where was he born?", "X had a daughter named after her. Which
 # school did that daughter found?". The indefinite noun phrase is the new referent.
 _EN_INDEFINITE = re.compile(
-    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
+    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))?"
+    r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
     r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
 )
 _EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\b", re.IGNORECASE)
 
 
 _REFERENT = "\x00"
+# Subordinating conjunctions open a clause of their own ("a research institute before she …").
+_SUBORDINATORS = frozenset(
+    [
+        "before",
+        "after",
+        "until",
+        "since",
+        "because",
+        "although",
+        "though",
+        "once",
+        "unless",
+        "whereas",
+    ]
+)
 # A later indefinite noun phrase after a preposition: "… a foreword by a boat builder".
 _EN_LATER_INDEFINITE = re.compile(
     r"(?P<prep>\s(?:by|for|from|with|to|of|under)\s+)(?:an?)\s+"
@@ -1094,7 +1111,10 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     # The noun phrase goes on over plain nouns ("a dairy company"), up to a function word or a
     # participle ("a daughter named after her").
     while (w := re.match(r"\s+([a-z][\w\-]*)(?=\s|$)", rest)) and not (
-        w.group(1) in _FUNCTION or is_participle(w.group(1)) or _finite_verb(w.group(1))
+        w.group(1) in _FUNCTION
+        or w.group(1) in _SUBORDINATORS
+        or is_participle(w.group(1))
+        or _finite_verb(w.group(1))
     ):
         noun, rest = f"{noun} {w.group(1)}", rest[w.end() :]
     if not re.search(r"[A-Z0-9]", subj[1:]):
@@ -1102,7 +1122,13 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     lead = f"the{subj[3:]}" if subj.startswith("The ") else subj
     # A free relative is a noun phrase: "Whoever succeeded X" is the person who succeeded X.
     lead = re.sub(r"^Whoever\s+", "the person who ", lead)
-    phrase = f"the {noun} of {_SUBJECT}" if have else f"the {noun} that {_SUBJECT} {verb}{rest}"
+    # "S worked at a N …": the preposition strands after the verb ("the N that S worked at …").
+    prep = m["prep"] or ""
+    phrase = (
+        f"the {noun} of {_SUBJECT}"
+        if have and not prep
+        else f"the {noun} that {_SUBJECT} {verb}{prep}{rest}"
+    )
     back_ref = _refer_back(second, noun)
     if back_ref is None:
         # "X has a foreword by a boat builder. When did that man's father die?": a later
@@ -2562,6 +2588,42 @@ def _zh_event_year(q: str, question: str) -> Plan | None:
         return None
     year = PlanStep(index=1, query=f"{m['x']}{m['ev']}于哪一年", kind="bridge", answer_type="DATE")
     return _bridge_plan(question, [year], f"#1{m['x']}{m['rest']}", answer_type(m["rest"]))
+
+
+# "…在一家研究所做研究员。这家研究所…": an indefinite (一 + classifier + noun) and, in a later
+# clause, a demonstrative with its classifier and the same noun pointing back at it.
+_ZH_INDEFINITE = re.compile(rf"一(?=(?P<cl>{ZH_CLASSIFIERS})(?P<run>[{HAN}]+))")  # overlapping
+_ZH_DEMONSTRATIVE_NP = re.compile(
+    rf"(?<=[，,。；;！!—])\s*(?P<dem>(?:这|那|该)(?:一)?(?:{ZH_CLASSIFIERS})?)(?P<run>[{HAN}]+)"
+)
+
+
+def _zh_statement_question(q: str, question: str) -> Plan | None:
+    """A statement that introduces something with 一 + classifier + noun, then a clause about
+    it that points back with 这/那/该 + the noun: the statement asked as the question 哪 +
+    classifier + noun ("曾在一家研究所做研究员" → "曾在哪家研究所做研究员"), then the clause with
+    ``#n`` for what it points back to."""
+    for back in _ZH_DEMONSTRATIVE_NP.finditer(q):
+        first = q[: back.start()].rstrip("，,。；;！!— ")
+        for intro in reversed(list(_ZH_INDEFINITE.finditer(first))):
+            run, later = intro["run"], back["run"]
+            n = 0
+            while n < min(len(run), len(later)) and run[n] == later[n]:
+                n += 1
+            if n < 2:
+                continue
+            if first[: intro.start()].endswith("有"):
+                return None  # "X有一个女儿，这个女儿…": X的女儿, a possession (the bridge rules')
+            asked = f"{first[: intro.start()]}哪{intro['cl']}{first[intro.start('run') :]}"
+            if is_yes_no(first) or answer_type(asked) == "YESNO":
+                return None
+            _, steps = _answer_as_bridge(_clean(asked))
+            if not steps or any(st.kind == "compare" for st in steps):
+                return None
+            second = q[back.start("dem") :]
+            final = _clean(f"#{len(steps)}{second[len(back['dem']) + n :]}")
+            return _bridge_plan(question, steps, final, answer_type(final))
+    return None
 
 
 def _zh_two_questions(q: str, question: str) -> Plan | None:

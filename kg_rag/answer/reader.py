@@ -2867,11 +2867,15 @@ def read_evidence(
     elif best.kind in ("NAME", "ORGANIZATION") and expected not in ("LOCATION", "DATE", "NUMBER"):
         longer = _name_run(best.text, home.text)
         added = [w.lower() for w in longer[len(best.text) :].split()]
-        if normalize_name(longer) in pool and any(
-            w == head or head_noun_type(w) == "ORGANIZATION" for w in added
+        last = best.text.split()[-1].lower()
+        if normalize_name(longer) in pool and (
+            any(w == head or head_noun_type(w) == "ORGANIZATION" for w in added)
+            or (added[:1] in (["of"], ["for"]) and head_noun_type(last) == "ORGANIZATION")
         ):
             # "Vennowmouth" where the evidence writes "the Vennowmouth Brewery", itself a
-            # candidate: the name runs on to its class noun (the one asked, or a body's).
+            # candidate: the name runs on to its class noun (the one asked, or a body's), or
+            # past a body's class noun over its complement ("Selwick Institute for Materials
+            # Research").
             best.text = longer
     return best, best_overlap
 
@@ -2894,7 +2898,7 @@ def _precise_date(best: _Candidate, pool: Collection[_Candidate]) -> _Candidate:
 
 
 # The capitalised words that may continue a name: no comma, no "and" (two names).
-_NAME_RUN = re.compile(r"(?:\s(?:of\s(?:the\s)?)?[A-Z][\w\-'’]*)+")
+_NAME_RUN = re.compile(r"(?:\s(?:(?:of|for)\s(?:the\s)?)?[A-Z][\w\-'’]*)+")
 
 
 def _name_run(short: str, text: str) -> str:

@@ -1128,7 +1128,7 @@ def test_rule_plans_from_grammar(
         # A clause introduces a noun with a numeral and a classifier; the next points back.
         (
             "沙汀剧社的创办人收过一位女弟子，那位女弟子后来在县城创办了什么剧社？",
-            ["沙汀剧社的创办人", "#1的女弟子", "#2后来在县城创办了什么剧社"],
+            ["沙汀剧社的创办人", "#1收过哪位女弟子", "#2后来在县城创办了什么剧社"],
         ),
         (
             "鸥门书局的创办人有一个女儿，这个女儿后来嫁给了谁？",
@@ -2262,3 +2262,39 @@ def test_a_statement_with_a_question_tag_asks_yes_or_no(question: str, asked: st
     assert _tag_question(_clean(question)) == (asked or _clean(question))
     if asked is not None:
         assert PLANNER.plan(question).answer_type == "YESNO"
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # English: the indefinite after a preposition; a subordinate clause ends its noun phrase
+        (
+            "Ada Venn worked at a glass institute before she founded her firm. Who directs that institute today?",
+            [
+                "glass institute that Ada Venn worked at before she founded her firm",
+                "Who directs #1 today",
+            ],
+        ),
+        (
+            "Ada Venn studied at a small college. Where is that college based?",
+            ["small college that Ada Venn studied at", "Where is #1 based"],
+        ),
+        # Chinese: 一 + classifier + noun, then 这/那/该 + classifier + the noun in a later clause
+        (
+            "韦澄创办棠坞书局之前，曾在一家报馆做编辑。这家报馆现在的主笔是谁？",
+            ["韦澄创办棠坞书局之前，曾在哪家报馆做编辑", "#1现在的主笔是谁"],
+        ),
+        (
+            "韦澄带过的一名学徒后来开了一家书局，这家书局设在哪座城市？",
+            ["韦澄带过的一名学徒", "#1后来开了哪家书局", "#2设在哪座城市"],
+        ),
+        (
+            "韦澄发起的那个诗社，后来并入了一个学会——这个学会的会长是谁？",
+            ["韦澄发起的诗社", "#1后来并入了哪个学会", "#2的会长是谁"],
+        ),
+    ],
+)
+def test_a_statement_introduces_an_indefinite_that_a_later_clause_points_back_to(
+    question: str, queries: list[str]
+) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries

@@ -1593,6 +1593,11 @@ def test_names_of_the_whole_question_are_never_the_answer() -> None:
         ),
         ("Tarvey Museum", "run by the Tarvey Museum of Print since 1961", "Tarvey Museum of Print"),
         ("Tarvey Museum", "at the Tarvey Museum of the Book", "Tarvey Museum of the Book"),
+        (
+            "Tarvey Institute",
+            "at the Tarvey Institute for Glass Research before",
+            "Tarvey Institute for Glass Research",
+        ),
         ("Ostwick", "from Ostwick, Marlshire", "Ostwick"),  # a comma ends the name
         ("Ostwick", "Ostwick and Marlby were", "Ostwick"),  # "and" joins two names
         ("Ostwick", "in Ostwick. Later", "Ostwick"),
