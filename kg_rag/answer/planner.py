@@ -109,8 +109,9 @@ class RulePlanner:
                 and _in_situ_verb(q, reduced.end()) is not None
             ):
                 q = f"{q[: reduced.start('part')]}who was {q[reduced.start('part') :]}"
-            # "A and B are based in the same city, right?": a statement with a tag asks yes/no.
-            q = _tag_question(q)
+            # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
+            # "Can you tell me where X was born": the question the request wraps.
+            q = _tag_question(_unwrapped(q))
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
@@ -199,8 +200,18 @@ def _tag_question(q: str) -> str:
     m = _TAG.match(q)
     if m is None or q.split()[0].lower() in AUXILIARIES or _WH_FIRST.match(q):
         return q
-    stmt = m["stmt"].rstrip(" ,")
-    stmt = re.sub(r"^(The|A|An)\s", lambda d: d.group(0).lower(), stmt)
+    return _inverted(m["stmt"].rstrip(" ,")) or q
+
+
+def _inverted(stmt: str) -> str | None:
+    """A clause in statement order in question order (see :func:`_tag_question`): its first
+    auxiliary before the subject, else do-support; None when it has no verb."""
+    out = _invert(stmt)
+    return re.sub(r"\s+(?=[?？.!,])", "", out) if out is not None else None
+
+
+def _invert(stmt: str) -> str | None:
+    stmt = re.sub(r"^(The|A|An)\s", lambda d: d.group(0).lower(), stmt.strip())
     words = list(re.finditer(r"[A-Za-z][\w'’\-]*", stmt))
     for n, w in enumerate(words[1:], start=1):
         low = w.group(0).lower()
@@ -223,6 +234,60 @@ def _tag_question(q: str) -> str:
             and all(v.group(0)[0].isupper() or v.group(0) in ("and", "of", "&") for v in words[:n])
         ):
             return f"Does {subject} {w.group(0)[:-1]} {rest}".strip()  # "X owns Y, right?"
+    return None
+
+
+# A request that wraps the question: "Can you tell me …", "Do you know …", "I'd like to know …".
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show)\s+me|"
+    r"(?:can|could|would|will)\s+you\s+(?:please\s+)?let\s+me\s+know|tell\s+me|"
+    r"let\s+me\s+know|(?:do|does)\s+(?:you|anyone|anybody)\s+know|"
+    r"i(?:'d|’d|\s+would)\s+(?:like|love)\s+to\s+know|i\s+(?:want|need)\s+to\s+know|"
+    r"i(?:'m|’m|\s+am)\s+(?:wondering|curious)|i\s+wonder)\s*,?\s+"
+    r"(?P<wh>who|whom|whose|what|which|where|when|how|whether|if)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# A request for a noun phrase: "I need the founding year of X", "Give me the name of …".
+_REQUEST_NP = re.compile(
+    r"^(?:please\s+)?(?:i\s+(?:need|want)|give\s+me|tell\s+me|find\s+me|"
+    r"i(?:'m|’m|\s+am)\s+looking\s+for|i(?:'d|’d|\s+would)\s+like)\s+(?P<np>the\s+.+)$",
+    re.IGNORECASE,
+)
+_CONTRACTED_WH = re.compile(r"\b(what|where|who|when|how|which)['’]s\b", re.IGNORECASE)
+
+
+def _unwrapped(q: str) -> str:
+    """The question a request wraps, in question order: "Can you tell me where the founder of
+    X was born" → "Where was the founder of X born", "Do you know whether X is based in Y" →
+    "Is X based in Y", "I need the founding year of X" → "What is the founding year of X";
+    "What's" is "What is". Any other question is returned as it is."""
+    q = _CONTRACTED_WH.sub(lambda m: f"{m.group(1)} is", q)
+    np = _REQUEST_NP.match(q)
+    if np is not None:
+        return f"What is {np['np']}"
+    m = _REQUEST.match(q)
+    if m is None:
+        return q
+    wh, rest = m["wh"].lower(), m["rest"].strip().rstrip(".!")
+    if wh in ("whether", "if"):
+        return _inverted(re.sub(r"\s+or\s+not$", "", rest)) or q
+    # The wh-phrase: the wh-word with up to two words after it ("which company", "how many
+    # staff"). A verb right after it makes it the subject ("who founded X", "which company
+    # bought X"); a subject after it puts the clause in statement order ("where X was born").
+    words = rest.split()
+    for n in range(min(3, len(words)) + 1):
+        nxt = words[n] if n < len(words) else ""
+        low = nxt.lower()
+        if not nxt or low in _TAG_AUX or _finite_verb(low) or low in IRREGULAR_PAST:
+            return f"{wh.capitalize()} {rest}"
+        if nxt[0].isupper() or low in ("the", "a", "an", "his", "her", "its", "their"):
+            inverted = _inverted(" ".join(words[n:]))
+            if inverted is None:
+                return q
+            head = " ".join(words[:n])
+            return (
+                f"{wh.capitalize()} {head + ' ' if head else ''}{inverted[0].lower()}{inverted[1:]}"
+            )
     return q
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from kg_rag.answer import offline
 from kg_rag.answer.checks import RuleGate, safe_arithmetic
-from kg_rag.answer.planner import RulePlanner, _clean, _tag_question, bind_query
+from kg_rag.answer.planner import RulePlanner, _clean, _tag_question, _unwrapped, bind_query
 from kg_rag.answer.question import (
     answer_type,
     comparison_order,
@@ -2298,3 +2298,44 @@ def test_a_statement_introduces_an_indefinite_that_a_later_clause_points_back_to
     question: str, queries: list[str]
 ) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "direct"),
+    [
+        ("Can you tell me who founded Quell Optics?", "Who founded Quell Optics?"),
+        (
+            "Could you tell me which company bought Quell Optics?",
+            "Which company bought Quell Optics?",
+        ),
+        (
+            "Do you know where the founder of Quell Optics was born?",
+            "Where was the founder of Quell Optics born?",
+        ),
+        (
+            "I'd like to know when the founder of Quell Optics died.",
+            "When did the founder of Quell Optics died",
+        ),
+        ("Tell me where Quell Optics is based.", "Where is Quell Optics based"),
+        ("Can you tell me which company Ada Venn founded?", "Which company did Ada Venn founded?"),
+        (
+            "I wonder how many people worked at Quell Optics in 2018.",
+            "How many people worked at Quell Optics in 2018",
+        ),
+        ("Do you know whether Quell Optics is based in Ostby?", "Is Quell Optics based in Ostby?"),
+        (
+            "I need the founding year of the university where Ada Venn teaches.",
+            "What is the founding year of the university where Ada Venn teaches.",
+        ),
+        ("Give me the name of the lab Ada Venn runs", "What is the name of the lab Ada Venn runs"),
+        ("What's the name of the lab Ada Venn runs?", "What is the name of the lab Ada Venn runs?"),
+        ("Who founded Quell Optics?", "Who founded Quell Optics?"),  # a direct question stays
+        ("Do you know Ada Venn?", "Do you know Ada Venn?"),  # no question inside
+    ],
+)
+def test_a_request_is_planned_as_the_question_it_wraps(question: str, direct: str) -> None:
+    assert _unwrapped(question) == direct
+    if direct != question:
+        assert [s.query for s in PLANNER.plan(question).steps] == [
+            s.query for s in PLANNER.plan(direct).steps
+        ]
