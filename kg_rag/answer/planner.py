@@ -2738,8 +2738,9 @@ def _zh_two_questions(q: str, question: str) -> Plan | None:
 def _zh_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
         return None
-    # "A跟B，是不是同一个村子出生的": the comma only sets the topic off from its predicate.
-    q = re.sub(r"[，,](?=是不是|是否)", "", q)
+    # "A跟B，是不是同一个村子出生的", "X的首席执行官，是在Y出生的吗": the comma only sets the
+    # topic off from its predicate.
+    q = re.sub(r"[，,](?=是)", "", q)
     m = _ZH_SAME_WORD.match(re.sub(r"[？?。]$", "", q))
     pair = _zh_pair(m["pre"]) if m is not None else None
     if m is not None and pair is not None:
@@ -2753,16 +2754,24 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     if m is not None and split is not None:
         pair, verb = split
         (a, b), attr = pair, _zh_shared_noun(m["tail"])
+        timed_tail = re.match(r"(?:年份|年|天|日|月)(?=.)", m["tail"])
+        if timed_tail is not None:
+            attr = timed_tail.group(0)  # 同一年出生: the time, then the verb
         owned = b.rpartition("的")
         if owned[1] and "的" not in a:
             a = f"{a}的{owned[2]}"  # A和B的总部: the noun after 的 is both options'
         kind = zh_noun_type(attr)
         rest = m["tail"][len(attr) :]
+        # 同一年 / 同一天: a time, asked 哪一年 (a date), not 哪个年.
+        timed = attr in ("年", "年份", "天", "日", "月")
+        if timed:
+            kind = "DATE"
         if verb or rest:
             # The verb stays in each option's question: 出生在同一个地方 → X出生在哪个地方,
             # 在同一所大学获得学位 → X在哪所大学获得学位; 同一个镇上出生 → X在哪个镇上出生.
             at = "在" if not verb and rest[:1] in ("上", "里", "中") else ""
-            queries = [f"{o}{verb or at}哪{m['cl'] or '个'}{attr}{rest}" for o in (a, b)]
+            which = "哪一" if timed else f"哪{m['cl'] or '个'}"
+            queries = [f"{o}{verb or at}{which}{attr}{rest}" for o in (a, b)]
         else:
             queries = [
                 f"{o}的{attr}是哪里" if kind == "LOCATION" else f"{o}的{attr}" for o in (a, b)
@@ -3063,7 +3072,9 @@ _ZH_WH_PRED = re.compile(
     r"(?:是|为|在|位于|叫|叫做|有)?(?:谁|哪里|哪儿|何处|什么|哪|多少|几|何时|何年|怎样|如何)"
 )
 _ZH_PRONOUN = re.compile(
-    rf"^(?:其|它的|他的|她的|它|他|她|该[{HAN}]{{0,3}}?(?=的|$)|"
+    # (所在的/所属的 opening the clause: a zero pronoun, "…的实验室，所在的大学" is the
+    # university the lab is in)
+    rf"^(?:其|它的|他的|她的|它|他|她|(?=所在的|所属的)|该[{HAN}]{{0,3}}?(?=的|$)|"
     # "这家书局的创办人": a demonstrative, a classifier and the noun it points back with
     rf"(?:这|那|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片][{HAN}]{{1,3}}?(?=的))"
 )
@@ -3106,6 +3117,28 @@ _ZH_WH_CHARS = re.compile(r"谁|哪|什么|多少|几|何")
 _ZH_RELATIONAL = ("所在", "所属")
 
 
+# The modifiers of a title (a closed class): 首席执行官, 副校长, 总经理, 常务董事, 联合创始人.
+_ZH_TITLE_MODIFIERS = frozenset(
+    [
+        "首席",
+        "副",
+        "总",
+        "常务",
+        "执行",
+        "名誉",
+        "荣誉",
+        "联合",
+        "创始",
+        "首任",
+        "现任",
+        "前任",
+        "第一任",
+        "末任",
+        "代理",
+    ]
+)
+
+
 def _zh_split_agent(np: str) -> tuple[str, str] | None:
     """A name followed by a relational noun: "蓝海科技创始人" → ("蓝海科技", "创始人") (an agent
     or kinship noun), "松城大学所在城市" → ("松城大学", "所在城市") (所在/所属 + a noun)."""
@@ -3117,6 +3150,16 @@ def _zh_split_agent(np: str) -> tuple[str, str] | None:
     if words[-2][0] in _ZH_RELATIONAL and len(words) >= 3:
         owner = "".join(w for w, _ in words[:-2])
         last = words[-2][0] + last
+    else:
+        # A one-character noun suffix the segmenter cut off its noun ("技术/官") joins it, and
+        # a title's modifiers before it belong to the title (首席技术官, 联合创始人).
+        k = 1
+        if len(last) == 1 and len(words) >= 3 and words[-2][1].startswith("n"):
+            k = 2
+        while len(words) > k + 1 and words[-k - 1][0] in _ZH_TITLE_MODIFIERS:
+            k += 1
+        owner = "".join(w for w, _ in words[:-k])
+        last = "".join(w for w, _ in words[-k:])
     if len(owner) < 2 or len(last) < 2:
         return None
     if zh_noun_type(last) == "PERSON" or last.startswith(_ZH_RELATIONAL):
@@ -3560,10 +3603,17 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         rest_words = _zh_words(rest)
         # A noun after the pronoun is what it owns, whatever the segmenter tagged a class noun
         # it does not know (发起人/l).
-        owned = bool(rest_words) and (
-            rest_words[0][1].startswith("n")
-            # (a verb is no noun it owns: "他出生的镇子" is the town where he was born)
-            or (zh_noun_type(rest_words[0][0]) != "NAME" and not rest_words[0][1].startswith("v"))
+        owned = (
+            bool(rest_words)
+            and not rest.startswith(("所在", "所属"))
+            and (
+                rest_words[0][1].startswith("n")
+                # (a verb is no noun it owns: "他出生的镇子" is the town where he was born)
+                or (
+                    zh_noun_type(rest_words[0][0]) != "NAME"
+                    and not rest_words[0][1].startswith("v")
+                )
+            )
         )
         # "…，其主唱出生在哪个镇" reads "#的主唱出生在哪个镇", itself a bridge question.
         more = _zh_predicate_steps(f"#的{rest}", kind, steps) if owned else None

@@ -513,6 +513,22 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 @functools.lru_cache(maxsize=4096)
+def is_word_not_name(name: str) -> bool:
+    """Is the two-character "name" ``name`` a word of the dictionary whose first character is
+    no common surname (索引, 嘉禾, 宁可)? jieba tags such words ``nr`` on a guess at a rare
+    surname (索); an unknown pair (岑明) or one opening with a common surname (高明) may
+    still be a name."""
+    from extraction.chinese import _freq
+    from extraction.lexicon import CHINESE_SURNAMES
+
+    return (
+        len(name) == 2
+        and _CJK.match(name) is not None
+        and name[0] not in CHINESE_SURNAMES
+        and _freq(name) > 0
+    )
+
+
 def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, kind) of Chinese names in ``sentence``: titles in 《》, jieba's
     person/place/organisation words, a surname joined to its given name, nouns followed by a
@@ -591,6 +607,8 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
             # jieba's plain nouns (商业, 技术) are common nouns; nz/nrt/… and unknown
             # words may be names.
             kind = "NOUN" if flag in ("n", "vn", "an", "ng") else "NAME"
+        if kind == "PERSON" and is_word_not_name(sentence[start:end]):
+            kind = "NAME"  # 索引/nr: a dictionary word on a guess at a rare surname
         if _ZH_COUNTED.match(sentence[start:end]) or word in CHINESE_KIN_WORDS:
             kind = None  # "二人", "三位": a count of people; 哥哥: a kinship noun, no name
         if kind is not None and _CJK.match(word):

@@ -1137,6 +1137,10 @@ def test_rule_plans_from_grammar(
         # After a time word or an adverb the next word is a verb, though jieba tags it a noun.
         ("鸥门书局的创办人早年师从哪位学者？", ["鸥门书局的创办人", "#1早年师从哪位学者"]),
         ("《北渡》的作者曾经师从哪位画家？", ["《北渡》的作者", "#1曾经师从哪位画家"]),
+        # a title's modifiers and a one-character suffix jieba cut off belong to the title
+        ("棠坞科技首席技术官的导师是谁？", ["棠坞科技首席技术官", "#1的导师是谁"]),
+        ("棠坞科技首席执行官的母校是哪所大学？", ["棠坞科技首席执行官", "#1的母校是哪所大学"]),
+        ("棠坞科技副总经理的导师是谁？", ["棠坞科技副总经理", "#1的导师是谁"]),
     ],
 )
 def test_chinese_subject_and_predicate_make_the_chain(question: str, queries: list[str]) -> None:
@@ -2339,3 +2343,33 @@ def test_a_request_is_planned_as_the_question_it_wraps(question: str, direct: st
         assert [s.query for s in PLANNER.plan(question).steps] == [
             s.query for s in PLANNER.plan(direct).steps
         ]
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # 所在的/所属的 opening the second clause is a zero pronoun for the first clause's thing
+        (
+            "由韦澄创建的实验室，所在的大学是哪一年建校的？",
+            ["由韦澄创建的实验室", "#1所在的大学", "#2是哪一年建校的"],
+        ),
+        # a comma before 是 only sets the topic off
+        (
+            "棠坞科技创业时的首席执行官，是在枫汀市出生的吗？",
+            ["棠坞科技创业时的首席执行官", "#1是在枫汀市出生的"],
+        ),
+        # 同一年: each side's year, asked 哪一年
+        (
+            "韦澄和岑明是同一年出生的吗？",
+            ["韦澄哪一年出生", "岑明哪一年出生", "韦澄和岑明是同一年出生的吗"],
+        ),
+        (
+            "韦澄和岑明，是同一年去世的吗？",
+            ["韦澄哪一年去世", "岑明哪一年去世", "韦澄和岑明，是同一年去世的吗"],
+        ),
+    ],
+)
+def test_chinese_zero_pronouns_topic_commas_and_the_same_year(
+    question: str, queries: list[str]
+) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries

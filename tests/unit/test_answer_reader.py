@@ -17,6 +17,7 @@ from kg_rag.answer.reader import (
     OfflineStepReader,
     _attributive,
     _by_surname,
+    _cjk_candidates,
     _defined_as,
     _en_relative,
     _full_name,
@@ -3111,3 +3112,16 @@ def test_a_sentence_goes_on_about_the_subject_by_a_pronoun(sentence: str, goes_o
     from kg_rag.answer.reader import _PRONOUN_START
 
     assert bool(_PRONOUN_START.search(sentence)) is goes_on
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word", "person"),
+    [
+        ("他研究移动设备上的增量索引，2011年获得博士学位。", "索引", False),  # 索引/nr, no surname
+        ("师从钟岚舟教授，研究移动设备。", "钟岚舟", True),
+        ("他与岑明一起创办了书局。", "岑明", True),  # a rare surname, no dictionary word
+    ],
+)
+def test_a_chinese_person_name_opens_with_a_surname(sentence: str, word: str, person: bool) -> None:
+    kinds = {sentence[a:b]: k for a, b, k in _cjk_candidates(sentence)}
+    assert (kinds.get(word) == "PERSON") is person, kinds
