@@ -641,7 +641,11 @@ _EN_IS_THE_N_OF = re.compile(
 )
 # "born in Varn", "born in Bergen, Norway": a named place, not a year.
 _BORN_IN = re.compile(r"(?:both\s+)?born\s+in\s+(?P<place>[A-Z][^?]*?)")
-_EN_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+# (the attribute's second word is a noun, never a preposition: "the same teacher at film school")
+_EN_SAME = re.compile(
+    r"\bsame\s+(?P<attr>[a-z]+(?:\s+(?!(?:at|in|on|of|for|from|with|as|by|to|during)\b)[a-z]+)?)",
+    re.IGNORECASE,
+)
 
 
 # "Did A come from the same village as B?", "Was A born in the same town as B?": one option

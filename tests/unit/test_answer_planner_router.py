@@ -2373,3 +2373,23 @@ def test_chinese_zero_pronouns_topic_commas_and_the_same_year(
     question: str, queries: list[str]
 ) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "attr_query"),
+    [
+        (
+            "Did Ada Venn and Ola Berg have the same teacher at film school?",
+            "What is the teacher of Ada Venn",
+        ),
+        (
+            "Did Ada Venn and Ola Berg have the same teacher in Ostby?",
+            "What is the teacher of Ada Venn",
+        ),
+        ("Did Ada Venn and Ola Berg have the same home town?", "What is the home town of Ada Venn"),
+    ],
+)
+def test_the_same_n_ends_before_a_preposition(question: str, attr_query: str) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "same-yesno"
+    assert plan.steps[0].query == attr_query
