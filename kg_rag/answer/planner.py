@@ -112,6 +112,9 @@ class RulePlanner:
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
             q = _tag_question(_unwrapped(q))
+            if is_yes_no(q):
+                # "Did X already exist when Y was founded?": already so when E is so before E.
+                q = re.sub(r"\balready\s+([a-z]+)\s+(?:by\s+the\s+time|when)\b", r"\1 before", q)
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
@@ -200,7 +203,7 @@ def _tag_question(q: str) -> str:
     m = _TAG.match(q)
     if m is None or q.split()[0].lower() in AUXILIARIES or _WH_FIRST.match(q):
         return q
-    return _inverted(m["stmt"].rstrip(" ,")) or q
+    return _inverted(m["stmt"].rstrip(" ,.")) or q  # ("X was so. True?": a sentence of its own)
 
 
 def _inverted(stmt: str) -> str | None:
@@ -1028,6 +1031,8 @@ def _en_event_order(
         other_query = f"When {aux} {other} {verb}"
     order = "lt" if _LESS.match(rel.lower()) else "gt"
     queries = [f"When {aux} {subj} {verb}", other_query]
+    if verb.lower() in ("exist", "exists", "existed"):
+        queries[0] = f"When was {subj} founded"  # a thing exists from its founding on
     return _order_plan(question, [_strip_option(subj), option], queries, "DATE", order, verb)
 
 

@@ -2393,3 +2393,20 @@ def test_the_same_n_ends_before_a_preposition(question: str, attr_query: str) ->
     plan = PLANNER.plan(question)
     assert plan.strategy == "same-yesno"
     assert plan.steps[0].query == attr_query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Tarvey Academy already existed when the Ostby Festival was founded. True?",
+        "Did Tarvey Academy already exist when the Ostby Festival was founded?",
+        "Tarvey Academy already existed when the Ostby Festival was founded, right?",
+    ],
+)
+def test_already_so_when_an_event_happened_orders_two_dates(question: str) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "order-yesno"
+    assert [s.query for s in plan.steps[:2]] == [
+        "When was Tarvey Academy founded",
+        "When was the Ostby Festival founded",
+    ]
