@@ -256,6 +256,7 @@ _REQUEST_NP = re.compile(
     r"i(?:'m|’m|\s+am)\s+looking\s+for|i(?:'d|’d|\s+would)\s+like)\s+(?P<np>the\s+.+)$",
     re.IGNORECASE,
 )
+_BARE_NP = re.compile(r"^(?P<noun>[A-Z][a-z]+)\s+(?P<rest>(?:of|at|in|for)\s+\S.*)$")
 _CONTRACTED_WH = re.compile(r"\b(what|where|who|when|how|which)['’]s\b", re.IGNORECASE)
 
 
@@ -268,6 +269,10 @@ def _unwrapped(q: str) -> str:
     np = _REQUEST_NP.match(q)
     if np is not None:
         return f"What is {np['np']}"
+    bare = _BARE_NP.match(q)
+    if bare is not None and head_noun_type(bare["noun"].lower()) != "NAME":
+        # "Headcount at Tamberlyn Films?", "Founder of X?": a noun phrase alone asks its value.
+        return f"What is the {bare['noun'].lower()} {bare['rest']}"
     m = _REQUEST.match(q)
     if m is None:
         return q

@@ -437,6 +437,14 @@ _NUMBER_NOUNS = frozenset(
         "price",
         "salary",
         "code",
+        "headcount",
+        "workforce",
+        "valuation",
+        "turnover",
+        "profit",
+        "income",
+        "enrolment",
+        "enrollment",
     ]
 )
 

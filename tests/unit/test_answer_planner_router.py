@@ -2410,3 +2410,18 @@ def test_already_so_when_an_event_happened_orders_two_dates(question: str) -> No
         "When was Tarvey Academy founded",
         "When was the Ostby Festival founded",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "query", "kind"),
+    [
+        ("Headcount at Tarvey Films?", "What is the headcount at Tarvey Films", "NUMBER"),
+        ("Founder of Quell Optics?", "What is the founder of Quell Optics", "PERSON"),
+        ("Birthplace of Ada Venn?", "What is the birthplace of Ada Venn", "LOCATION"),
+        ("Ostby of Marl?", "Ostby of Marl", "NAME"),  # a name, no noun of a known class
+    ],
+)
+def test_a_bare_noun_phrase_asks_its_value(question: str, query: str, kind: str) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.steps[-1].query == query
+    assert plan.answer_type == kind
