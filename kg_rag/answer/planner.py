@@ -124,6 +124,11 @@ class RulePlanner:
                 ),
                 q,
             )
+        if zh:
+            # "你知道X的创办人是谁吗": the request wraps a wh-question; 吗 asks whether you know.
+            known = re.search(r"(?:你|您)(?:知道|知不知道|清楚|晓得|记得)", q)
+            if known is not None and re.search(r"谁|哪|什么|多少|几|何", q[known.end() :]):
+                q = re.sub(r"[吗么呢]$", "", q[: known.start()] + q[known.end() :])
         if zh and q.endswith("吧") and not re.search(r"谁|哪|什么|多少|几|何", q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
         strategies = (

@@ -2425,3 +2425,21 @@ def test_a_bare_noun_phrase_asks_its_value(question: str, query: str, kind: str)
     plan = PLANNER.plan(question)
     assert plan.steps[-1].query == query
     assert plan.answer_type == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        ("你知道棠坞书局的创办人是谁吗？", ["棠坞书局的创办人是谁"]),
+        ("您知道棠坞书局设在哪座城市吗？", ["棠坞书局设在哪座城市"]),
+        (
+            "棠坞文学奖是一家杂志社设立的，你知道这家杂志社的创办人是谁吗？",
+            ["棠坞文学奖是哪家杂志社设立的", "#1的创办人是谁"],
+        ),
+        ("你知道棠坞书局吗？", ["你知道棠坞书局"]),  # no wh-question inside: yes/no
+    ],
+)
+def test_a_chinese_request_is_planned_as_the_question_it_wraps(
+    question: str, queries: list[str]
+) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
