@@ -442,7 +442,6 @@ class AnswerPipeline:
         evidence: list[Evidence] = []
         reading: StepReading | None = None
         best: tuple[StepReading, list[Evidence], StepContext] | None = None
-        described = described_query(step, answers, run.trace.plan)
         for attempt in range(self.settings.max_retries + 1):
             st.attempts.append(f"{decision.route}/{decision.granularity}: {query}")
             evidence = await self._retrieve(decision, query, ctx, st, run)
@@ -452,7 +451,8 @@ class AnswerPipeline:
                 best = (reading, evidence, ctx)
             if reading.grade.passed or attempt == self.settings.max_retries:
                 break
-            if attempt == 0 and described and described != query:
+            described = described_query(step, answers, run.trace.plan) if attempt == 0 else ""
+            if described and described != query:
                 # The earlier answer this step binds may be the wrong one (or no name at all:
                 # "the lantern of X"): look again with the earlier steps' own words instead.
                 query = described

@@ -127,9 +127,9 @@ class RulePlanner:
         if zh:
             # "你知道X的创办人是谁吗": the request wraps a wh-question; 吗 asks whether you know.
             known = re.search(r"(?:你|您)(?:知道|知不知道|清楚|晓得|记得)", q)
-            if known is not None and re.search(r"谁|哪|什么|多少|几|何", q[known.end() :]):
+            if known is not None and _ZH_WH_CHARS.search(q, known.end()):
                 q = re.sub(r"[吗么呢]$", "", q[: known.start()] + q[known.end() :])
-        if zh and q.endswith("吧") and not re.search(r"谁|哪|什么|多少|几|何", q):
+        if zh and q.endswith("吧") and not _ZH_WH_CHARS.search(q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
         strategies = (
             (
@@ -2754,6 +2754,11 @@ def _zh_two_questions(q: str, question: str) -> Plan | None:
     return _bridge_plan(question, steps, final, answer_type(second))
 
 
+# The nouns of a time two things may share (同一年, 同一天), longest first.
+_ZH_SHARED_TIMES = ("年份", "年", "天", "日", "月")
+_ZH_SHARED_TIME = re.compile(rf"(?:{'|'.join(_ZH_SHARED_TIMES)})(?=.)")
+
+
 def _zh_yes_no(q: str, question: str) -> Plan | None:
     if not is_yes_no(q):
         return None
@@ -2773,7 +2778,7 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     if m is not None and split is not None:
         pair, verb = split
         (a, b), attr = pair, _zh_shared_noun(m["tail"])
-        timed_tail = re.match(r"(?:年份|年|天|日|月)(?=.)", m["tail"])
+        timed_tail = _ZH_SHARED_TIME.match(m["tail"])
         if timed_tail is not None:
             attr = timed_tail.group(0)  # 同一年出生: the time, then the verb
         owned = b.rpartition("的")
@@ -2782,7 +2787,7 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         kind = zh_noun_type(attr)
         rest = m["tail"][len(attr) :]
         # 同一年 / 同一天: a time, asked 哪一年 (a date), not 哪个年.
-        timed = attr in ("年", "年份", "天", "日", "月")
+        timed = attr in _ZH_SHARED_TIMES
         if timed:
             kind = "DATE"
         if verb or rest:

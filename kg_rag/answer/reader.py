@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from extraction.chinese import (
+    _freq,
     closes_with_admin_unit,
     find_chinese_spans,
     glued_after_name,
@@ -46,6 +47,7 @@ from extraction.lexicon import (
     CALENDAR_WORDS,
     CHINESE_ADMIN_UNITS,
     CHINESE_KIN_WORDS,
+    CHINESE_SURNAMES,
     HONORIFICS,
 )
 from kg_rag.answer.offline import _stem, _term_set
@@ -512,15 +514,11 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return spans or [(0, len(text))]
 
 
-@functools.lru_cache(maxsize=4096)
 def is_word_not_name(name: str) -> bool:
     """Is the two-character "name" ``name`` a word of the dictionary whose first character is
     no common surname (索引, 嘉禾, 宁可)? jieba tags such words ``nr`` on a guess at a rare
     surname (索); an unknown pair (岑明) or one opening with a common surname (高明) may
     still be a name."""
-    from extraction.chinese import _freq
-    from extraction.lexicon import CHINESE_SURNAMES
-
     return (
         len(name) == 2
         and _CJK.match(name) is not None
@@ -529,6 +527,7 @@ def is_word_not_name(name: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, kind) of Chinese names in ``sentence``: titles in 《》, jieba's
     person/place/organisation words, a surname joined to its given name, nouns followed by a
@@ -1686,7 +1685,7 @@ _ZH_KIN_OF = re.compile(
 
 _ZH_FIRST_FORMS = ("头一", "第一", "首", "初")
 # (An office's holders, 首任/第一任, are read by ZH_TERM_OF_OFFICE's rules.)
-_ZH_FIRST = re.compile(r"(?:头一|第一|首|初)(?P<noun>[版次批届期])")
+_ZH_FIRST = re.compile(rf"(?:{'|'.join(_ZH_FIRST_FORMS)})(?P<noun>[版次批届期])")
 
 
 def _only_as_kin(text: str, name: str) -> bool:
