@@ -92,6 +92,20 @@ class RulePlanner:
         """Split ``question`` into typed steps."""
         q = _clean(question)
         zh = bool(_CJK.search(q))
+        fronted = _fronted_phrase(q) if not zh else None
+        if fronted is not None:
+            # "Since 2005, who has been the head of X?": the question is planned without the
+            # phrase, which then frames its last step (no bridge inside it takes the phrase).
+            phrase, rest = fronted
+            framed = self.plan(rest)
+            last = framed.steps[-1]
+            if last.kind != "compare":
+                steps = [
+                    *framed.steps[:-1],
+                    last.model_copy(update={"query": f"{last.query} {phrase}"}),
+                ]
+                framed = framed.model_copy(update={"steps": steps})
+            return framed.model_copy(update={"question": question})
         if not zh:
             # "come into being / existence" is the founding of what comes into being
             q = re.sub(
@@ -118,6 +132,25 @@ class RulePlanner:
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
+            # "the Kestwick City striker Tobias Culverhay": a title before a person's name is
+            # apposition; the name alone is the noun phrase (and ends where it ends).
+            q = _TITLED_NAME.sub(
+                lambda m: m["name"] if head_noun_type(m["role"]) == "PERSON" else m.group(0), q
+            )
+            # "Who has been the head of X": the present perfect of the copula asks who is.
+            q = re.sub(
+                r"^(who|what|which)\s+(?:has|have)\s+been\s+(?=the\s)", r"\1 is ", q, flags=re.I
+            )
+            # "the developer behind the building that won X": behind, after a noun of a
+            # person or an organisation, names who made the thing (not where it stands).
+            q = _BEHIND.sub(
+                lambda m: (
+                    f"{m['np']} of "
+                    if head_noun_type(m["noun"]) in ("PERSON", "ORGANIZATION")
+                    else m.group(0)
+                ),
+                q,
+            )
             q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
                 lambda m: (
                     m.group(0) if m["name"].lower() in _FUNCTION else m["name"] + m["gen"].title()
@@ -129,6 +162,9 @@ class RulePlanner:
             known = re.search(r"(?:你|您)(?:知道|知不知道|清楚|晓得|记得)", q)
             if known is not None and _ZH_WH_CHARS.search(q, known.end()):
                 q = re.sub(r"[吗么呢]$", "", q[: known.start()] + q[known.end() :])
+        if zh and (tag := _ZH_TAG.match(q)) is not None and not _ZH_WH_CHARS.search(tag["stmt"]):
+            # "韦正岚是在X工作的，是不是": a statement with a confirmation tag asks yes/no.
+            q = tag["stmt"] + "吗"
         if zh and q.endswith("吧") and not _ZH_WH_CHARS.search(q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
         strategies = (
@@ -137,6 +173,7 @@ class RulePlanner:
                 _zh_statement_question,
                 _zh_times_than,
                 _zh_compare,
+                _zh_context_compare,
                 _zh_by_then,
                 _zh_yes_no,
                 _zh_kinship,
@@ -149,6 +186,7 @@ class RulePlanner:
                 _en_two_questions,
                 _en_fronted,
                 _en_topic,
+                _en_framed_topic,
                 _en_referent,
                 _en_compare,
                 _en_yes_no,
@@ -171,6 +209,10 @@ class RulePlanner:
         )
 
 
+# A Chinese confirmation tag after a statement and its comma: "…，是吗", "…，对不对", "…，没错吧".
+_ZH_TAG = re.compile(
+    r"^(?P<stmt>.+?)[，,]\s*(?:是吗|是么|是不是|是吧|对吗|对么|对不对|对吧|没错吧|没错吗|不是吗)$"
+)
 # A question tag after a statement: "…, right?", "…, isn't it?", "…, didn't she?".
 _TAG = re.compile(
     r"^(?P<stmt>[^,].*?),?\s*(?:right|correct|true|"
@@ -261,8 +303,39 @@ _REQUEST_NP = re.compile(
     r"i(?:'m|’m|\s+am)\s+looking\s+for|i(?:'d|’d|\s+would)\s+like)\s+(?P<np>the\s+.+)$",
     re.IGNORECASE,
 )
-_BARE_NP = re.compile(r"^(?P<noun>[A-Z][a-z]+)\s+(?P<rest>(?:of|at|in|for)\s+\S.*)$")
+_BARE_NP = re.compile(
+    r"^(?P<year>\d{4}\s+)?(?P<noun>[A-Za-z][a-z]+)\s+(?P<rest>(?:of|at|in|for)\s+\S.*)$"
+)
 _CONTRACTED_WH = re.compile(r"\b(what|where|who|when|how|which)['’]s\b", re.IGNORECASE)
+
+
+_TITLED_NAME = re.compile(
+    r"\bthe\s+(?:[A-Z][\w'’\-]*\s+){1,3}(?P<role>[a-z][a-z\-]+)\s+"
+    r"(?P<name>[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)+)"
+)
+_BEHIND = re.compile(
+    r"(?P<np>\bthe\s+(?:[a-z][\w\-]*\s+)?(?P<noun>[a-z][\w\-]*))\s+behind\s+(?=the\s|[A-Z])"
+)
+# A fronted prepositional phrase of time before a wh-question: "Since 2005, who has been …".
+_FRONTED_PP = re.compile(
+    r"^(?P<pp>(?:since|in|by|after|before|during|until|as\s+of|from|between)\s+[^,]{1,40}?),\s*"
+    r"(?P<q>(?:who|whom|whose|what|which|where)\b.+)$",
+    re.IGNORECASE,
+)
+
+
+def _fronted_phrase(q: str) -> tuple[str, str] | None:
+    """ "Since 2005, who has been the head of X" → ("since 2005", "Who has been the head of
+    X"): a fronted phrase without a verb of its own, and the question it frames (a fronted
+    clause, "After X was built, …", is left to :func:`_en_fronted`; a quantity or a date
+    asked "In 1870, how many …" keeps its time phrase in front, where the reader dates it)."""
+    m = _FRONTED_PP.match(q)
+    if m is None or any(
+        w.lower() in AUXILIARIES or _finite_verb(w.lower()) for w in m["pp"].split()[1:]
+    ):
+        return None
+    rest = m["q"].rstrip(" ?？")
+    return f"{m['pp'][0].lower()}{m['pp'][1:]}", f"{rest[0].upper()}{rest[1:]}"
 
 
 def _unwrapped(q: str) -> str:
@@ -275,9 +348,14 @@ def _unwrapped(q: str) -> str:
     if np is not None:
         return f"What is {np['np']}"
     bare = _BARE_NP.match(q)
-    if bare is not None and head_noun_type(bare["noun"].lower()) != "NAME":
-        # "Headcount at Tamberlyn Films?", "Founder of X?": a noun phrase alone asks its value.
-        return f"What is the {bare['noun'].lower()} {bare['rest']}"
+    if (
+        bare is not None
+        and bare["noun"].lower() not in _TAG_AUX
+        and head_noun_type(bare["noun"].lower()) != "NAME"
+    ):
+        # "Headcount at Tamberlyn Films?", "founder of X", "2023 revenue of X": a noun phrase
+        # alone asks its value.
+        return f"What is the {bare['year'] or ''}{bare['noun'].lower()} {bare['rest']}"
     m = _REQUEST.match(q)
     if m is None:
         return q
@@ -687,6 +765,13 @@ def _same_value_query(aux: str, option: str, verb_phrase: str, attr: str) -> str
     return _clean(f"{lead} {attr} {aux} {option} {' '.join(verb)}")
 
 
+# "Did the same architect design both A and B?": the same agent of one verb for two objects.
+_EN_SAME_SUBJECT = re.compile(
+    r"^(?P<aux>(?i:did|does|do))\s+(?:the\s+)?same\s+(?P<attr>[a-z]+)\s+(?P<vp>[a-z]+)\s+"
+    r"(?:both\s+)?(?P<a>\S.*?)\s+and\s+(?P<b>\S.*?)\s*\??$"
+)
+
+
 # "Did A share a birthplace with B?", "Do A and B share a surname?": sharing a N is having the
 # same N.
 _EN_SHARE = re.compile(
@@ -704,6 +789,15 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
         # "At the 1901 census, did A have more N than B?": a yes/no question after a phrase.
         led = re.match(r"^[^,]+,\s+(.+)$", q)
         return _en_two_quantities(q, question) if led and is_yes_no(led.group(1)) else None
+    subj = _EN_SAME_SUBJECT.match(q)
+    if subj is not None and head_noun_type(subj["attr"]) in ("PERSON", "ORGANIZATION"):
+        # "Did the same contractor build both A and B?": who did it for each, the same one?
+        a, b, attr = _strip_option(subj["a"]), _strip_option(subj["b"]), subj["attr"]
+        aux = subj["aux"].lower()
+        queries = [_clean(f"Which {attr} {aux} {subj['vp']} {o}") for o in (a, b)]
+        return _value_plan(
+            question, [a, b], queries, head_noun_type(attr), "same", "same-yesno", attr
+        )
     both = _EN_BOTH_OBJECT.match(q)
     if both is not None:
         options = [_strip_option(both["a"]), _strip_option(both["b"])]
@@ -1123,7 +1217,8 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 # teacher married a painter. Where was he born?", "X had a daughter named after her. Which
 # school did that daughter found?". The indefinite noun phrase is the new referent.
 _EN_INDEFINITE = re.compile(
-    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))?"
+    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<obj>\s+(?:his|her|its|their)\s+[a-z]+)?"
+    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))?"
     r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
     r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
 )
@@ -1208,10 +1303,12 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     lead = re.sub(r"^Whoever\s+", "the person who ", lead)
     # "S worked at a N …": the preposition strands after the verb ("the N that S worked at …").
     prep = m["prep"] or ""
+    if m["obj"] and not prep:
+        return None  # "S sold his house a year later": no noun phrase of the statement's
     phrase = (
         f"the {noun} of {_SUBJECT}"
         if have and not prep
-        else f"the {noun} that {_SUBJECT} {verb}{prep}{rest}"
+        else f"the {noun} that {_SUBJECT} {verb}{m['obj'] or ''}{prep}{rest}"
     )
     back_ref = _refer_back(second, noun)
     if back_ref is None:
@@ -1510,6 +1607,27 @@ def _en_topic(q: str, question: str) -> Plan | None:
     asked = second.replace(_REFERENT, f"#{len(steps)}")
     final = _decompose(asked, steps)
     return _bridge_plan(question, steps, final, answer_type(asked))
+
+
+# A first-person statement that names what the asker is after: "I'm looking into the
+# engineer who …", "We are curious about X's mentor", "I'm reading about …".
+_EN_FRAME = re.compile(
+    r"^(?:I|we)(?:['’]m|['’]re|\s+am|\s+are|\s+was|\s+were)\s+(?:[a-z]+ing)\s+"
+    r"(?:into|about|on|up\s+on)\s+(?P<np>.+?)\.?$",
+    re.IGNORECASE,
+)
+
+
+def _en_framed_topic(q: str, question: str) -> Plan | None:
+    """ "I'm looking into the engineer who built X. What year was he born?": the statement
+    only frames its noun phrase, which the question then refers back to (a topic)."""
+    spans = split_sentences(q)
+    if len(spans) != 2:
+        return None
+    m = _EN_FRAME.match(q[spans[0][0] : spans[0][1]].strip())
+    if m is None:
+        return None
+    return _en_topic(f"{m['np']} - {_clean(q[spans[1][0] : spans[1][1]])}", question)
 
 
 def _en_referent(q: str, question: str) -> Plan | None:
@@ -2515,6 +2633,15 @@ _ZH_OPTIONS_AFTER = re.compile(
 )
 
 
+def _zh_context_compare(q: str, question: str) -> Plan | None:
+    """ "同样师从沈书衡，唐逸舟和莫嘉禾谁先拿到博士学位": a clause that asks nothing, then a
+    comparison that names both options, is that comparison (the first clause is context)."""
+    context, sep, last = q.rpartition("，") if "，" in q else q.rpartition(",")
+    if not sep or not context or _ZH_WH_CHARS.search(context) or _ZH_PRONOUN.match(last):
+        return None
+    return _zh_compare(last.strip(), question)
+
+
 def _zh_compare(q: str, question: str) -> Plan | None:
     after = _ZH_OPTIONS_AFTER.match(re.sub(r"[？?。]$", "", q))
     if after is not None:
@@ -3123,6 +3250,19 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
             out.append((word + words[i + 1][0], "n"))
             i += 2
             continue
+        if (
+            len(word) == 1
+            and flag.startswith("n")
+            and i + 2 < len(words)
+            and len(words[i + 1][0]) == 1
+            and words[i + 1][1] == "v"
+            and words[i + 2][0] in _ZH_COPULA
+        ):
+            # "营收是多少": the subject of a copula is a noun, so a single-character noun and
+            # verb before it are one word the segmenter does not know (营收, not 营 + 收).
+            out.append((word + words[i + 1][0], "n"))
+            i += 2
+            continue
         out.append((word, flag))
         i += 1
     return out
@@ -3149,6 +3289,7 @@ _ZH_TITLE_MODIFIERS = frozenset(
         "总",
         "常务",
         "执行",
+        "行政",
         "名誉",
         "荣誉",
         "联合",
@@ -3429,16 +3570,22 @@ def _zh_role_split(part: str) -> tuple[str, str] | None:
     for k in range(len(words) - 2, -1, -1):
         word = words[k][0]
         after = words[k + 1 :]
+        head = "".join(w for w, _ in words[: k + 1])
+        # The person noun is a word of its own, or a title the segmenter cut (行政/总/厨).
+        person = (len(word) >= 2 and zh_noun_type(word) == "PERSON") or (
+            (agent := _zh_split_agent(head)) is not None and zh_noun_type(agent[1]) == "PERSON"
+        )
+        # … and an adverb may stand before the clause's verb (负责人/曾经/执掌).
+        verbs = after[1:] if after[0][1] == "d" and len(after) > 1 else after
         if (
-            len(word) >= 2
-            and zh_noun_type(word) == "PERSON"
+            person
             and all(
                 f in ("n", "v", "vn") and len(w) >= 2 and zh_noun_type(w) == "NAME"
-                for w, f in after
+                for w, f in verbs
             )
-            and sum(len(w) for w, _ in after) <= 4
+            and sum(len(w) for w, _ in verbs) <= 4
         ):
-            return "".join(w for w, _ in words[: k + 1]), "".join(w for w, _ in after)
+            return head, "".join(w for w, _ in after)
     return None
 
 
@@ -3487,6 +3634,13 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
             # "青芷书局创办人毕业的学堂": the founder first, then where # graduated.
             out.append((role[0], zh_noun_type(role_agent[1])))
             cur, verb_after_role = f"#{role[1]}", True
+    elif phrase is None and len(parts) >= 2 and not cur.startswith(("由", "被", "所", "#")):
+        # "澄光研究负责人曾经执掌的医院": a clause whose subject is a named owner's person
+        # noun finds that person first, then what # did.
+        role = _zh_role_split(cur)
+        if role is not None and (role_agent := _zh_named_role(role[0])) is not None:
+            out.append((role[0], zh_noun_type(role_agent[1])))
+            cur = f"#{role[1]}"
     for i in range(1, len(parts)):
         last = i == len(parts) - 1
         if last and not include_last:
@@ -3669,7 +3823,14 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         words = _zh_words(comment)
         first_word = words[:1]
         verbal = bool(first_word) and (
-            first_word[0][0] in ("是", "为") or first_word[0][1].startswith(("p", "d"))
+            first_word[0][0] in _ZH_COPULA
+            or first_word[0][1].startswith(("p", "d"))
+            # a verb that is no copula's subject (成立于哪一年, 位于哪里; not 导演是谁)
+            or (
+                first_word[0][1].startswith("v")
+                and len(words) > 1
+                and (words[1][1].startswith("p") or _ZH_WH_CHARS.match(words[1][0]) is not None)
+            )
         )
         # … or a time phrase that is no noun's modifier (光绪末年迁到了…, 1920年迁往…, 后来…):
         # an adverbial of the topic's predicate, not an attribute of the topic. It is set
@@ -3679,6 +3840,14 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         if not all(f.startswith("t") for _, f in timed):  # time words alone (后来, 早年)
             adverbial = "".join(w for w, _ in timed)  # the predicate walks over itself
         comment = comment[len(adverbial) :]
+        attributed = _zh_time_attribute(words) if not timed else 0
+        if attributed:
+            # "…的医院，现在的院长是谁", "…，2023年的营收是多少": a time phrase with its 的
+            # dates the attribute; it is set aside like an adverbial (现在 alone is dropped).
+            phrase = "".join(w for w, _ in words[: attributed - 1])
+            comment = comment[len(phrase) + 1 :]
+            if not all(f.startswith("t") for _, f in words[: attributed - 1]):
+                adverbial = phrase
         q = f"{clauses[0].strip()}{'' if verbal else '的'}{comment}"
     planned = _zh_predicate_steps(q, kind, [])
     if planned is None:
@@ -3727,6 +3896,18 @@ def _zh_time_clause(clause: str) -> str | None:
     return "".join(w for w, _ in words[:n])
 
 
+def _zh_time_attribute(words: Sequence[tuple[str, str]]) -> int:
+    """How many words a time phrase and its 的 take at the start of a clause (现在/的,
+    2023/年/的), or 0."""
+    for end in range(min(3, len(words) - 1)):
+        word, flag = words[end]
+        if flag.startswith("t") or word.endswith("年"):
+            return end + 2 if words[end + 1][0] == "的" else 0
+        if not flag.startswith("m"):
+            return 0
+    return 0
+
+
 def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:
     """How many words the time phrase the clause opens with takes (up to three, ending in a
     time word, a year 年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的
@@ -3753,6 +3934,11 @@ _ZH_BE_AT = re.compile(
 _ZH_PERSON_THEN_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz")
 
 
+# Academic degrees (a closed class) modify the person noun after them: 博士导师 is one noun,
+# a doctoral supervisor, not the doctor's supervisor.
+_ZH_DEGREES = frozenset(["博士", "硕士", "学士", "博士生", "硕士生", "本科生", "博士后"])
+
+
 def _zh_owned_without_de(q: str) -> str:
     """ "X的创始人故乡在哪" → "X的创始人的故乡在哪": a person noun after 的 followed by a
     common noun of a known class owns it (a name after the role noun is apposition, not this)."""
@@ -3767,6 +3953,7 @@ def _zh_owned_without_de(q: str) -> str:
             and f == "n"
             and len(w) >= 2
             and zh_noun_type(w) == "PERSON"
+            and w not in _ZH_DEGREES
             and nxt is not None
             and nxt[1] == "n"
             and len(nxt[0]) >= 2

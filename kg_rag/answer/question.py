@@ -56,10 +56,13 @@ _MONTH_RX = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
 # "7 March 1934", "March 7, 1934", "March 1934", "1934", "1934年3月7日", "公元前221年".
+_ZH_DIGITS = "〇零一二三四五六七八九"
 DATE_RX = re.compile(
     rf"\b(?:\d{{1,2}}\s+{_MONTH_RX}\s+\d{{3,4}}|{_MONTH_RX}\s+\d{{1,2}},?\s+\d{{3,4}}|"
     rf"{_MONTH_RX}\s+\d{{3,4}}|(?:1[0-9]|20)\d{{2}}s?)\b|"
     r"(?:公元前)?\d{3,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?|"
+    # a Western year written in Chinese digits: 一九七八年, 二〇〇二年
+    rf"(?<![{_ZH_DIGITS}])[{_ZH_DIGITS}]{{4}}年|"
     # an era year ("同治八年"), unless its Western year follows in brackets (that one is read)
     rf"{ZH_ERA_YEAR}(?!\s*[（(]\s*(?:公元)?\d{{3,4}})"
 )
@@ -151,6 +154,7 @@ _PERSON_NOUNS = frozenset(
         "chairwoman",
         "chair",
         "ceo",
+        "executive",
         "premier",
         "minister",
         "mayor",
@@ -454,7 +458,7 @@ _ZH_PERSON_END = re.compile(
     # 子 ends kin and person nouns (儿子, 妻子, 弟子) but also things (电子, 种子, 日子): only the
     # person nouns count.
     r"(?:人|者|长|家|师|员|手|生|父|母|亲|妻|夫|儿子|妻子|孙子|侄子|弟子|男子|女子|太子|王子|公子|"
-    r"学子|才子|女|兄|弟|哥|姐|妹|叔|舅|姑|婿|侄|甥|王|帝|后|主|官|"
+    r"学子|才子|女|兄|弟|哥|姐|妹|叔|舅|姑|婿|侄|甥|王|帝|后|主|官|厨|"
     r"将|星|友|徒|士|"
     r"总裁|董事|经理|导演|主席|书记|老板|继任|前任|主角|配角|主唱|主演|编辑|主编|教授|掌柜)$"
 )
@@ -681,7 +685,8 @@ def answer_type(question: str) -> AnswerType:
         if kind != "NAME":
             return kind
     m = re.match(
-        r"\s*what\s+(?:is|was|are|were)\s+the\s+((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)\s+of\b",
+        r"\s*what\s+(?:is|was|are|were)\s+the\s+(?:\d{4}\s+)?"
+        r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)\s+of\b",
         low,
     )
     if m:
@@ -795,7 +800,11 @@ def find_dates(text: str) -> list[tuple[int, int, tuple[int, int, int]]]:
 
 def date_key(text: str) -> tuple[int, int, int] | None:
     """A sortable (year, month, day) for a date string; None when it holds no year."""
-    t = text.strip()
+    t = re.sub(
+        rf"[{_ZH_DIGITS}]{{4}}(?=年)",
+        lambda m: "".join(str(max(0, _ZH_DIGITS.index(c) - 1)) for c in m.group(0)),
+        text.strip(),
+    )
     era = zh_era_year(t)
     if era is not None:
         return era, 0, 0

@@ -527,6 +527,14 @@ def is_word_not_name(name: str) -> bool:
     )
 
 
+# A capitalised word right after a span (no comma, no stop between): the span is a cut name.
+_CUT_NAME_AFTER = re.compile(r" (?!(?:I|A|The|An)\b)[A-Z][a-z]")
+_ZH_NUMBERED_INSTITUTION = re.compile(
+    rf"第[一二三四五六七八九十\d]{{1,3}}[{HAN}]{{0,4}}?"
+    r"(?:人民医院|医院|中学|小学|大学|学院|学校|研究所|研究院|实验室|工厂|厂|分院|分公司|分店)"
+)
+
+
 @functools.lru_cache(maxsize=4096)
 def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, kind) of Chinese names in ``sentence``: titles in 《》, jieba's
@@ -614,6 +622,14 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
             out.append((start, end, kind))
         pos = end
         i += 1
+    # A numbered institution of a place: "鹭川市第一人民医院", "栖棠县第二中学" (jieba cuts it
+    # 鹭川市/第一/人民/医院院长): the place, the ordinal, and up to the first institution noun.
+    for a, b, kind in list(out):
+        if kind != "LOCATION":
+            continue
+        numbered = _ZH_NUMBERED_INSTITUTION.match(sentence, b)
+        if numbered is not None:
+            out.append((a, numbered.end(), "ORGANIZATION"))
     # A person named right after a role noun: "吉他手何北川", "校长为欧阳明哲".
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
@@ -2242,7 +2258,11 @@ def read_evidence(
             for m in _NUMBER.finditer(sentence):
                 if not DATE_RX.fullmatch(m.group(0)) or _ZH_CLASSIFIER.match(sentence, m.end()):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
-                    spans.append((m.start(), unit.end() if unit else m.end(), "NUMBER", None))
+                    # "£6.2 million": the currency sign is part of the amount
+                    at = m.start()
+                    if at > 0 and unicodedata.category(sentence[at - 1]) == "Sc":
+                        at -= 1
+                    spans.append((at, unit.end() if unit else m.end(), "NUMBER", None))
             if zh_measure:
                 # A count in Chinese numerals in the measure word asked: 共四卷 for 几卷 (not
                 # 一部, which is the indefinite article, nor 三百部 for it).
@@ -2448,6 +2468,22 @@ def read_evidence(
                     for sp in unique_spans
                     if sp[2] == "DATE" or not any(sp[0] < e0 and sp[1] > s0 for s0, e0 in eras)
                 ]
+            if cjk_query:
+                # A name the question links is a word of its own: no candidate starts inside
+                # it and runs on past it (奖金奖 of 金鼎厨艺奖金奖).
+                # … nor is a stretch the question writes itself (金鼎厨艺奖 when the segmenter
+                # knows no such name).
+                own = {p for p in re.split(rf"[^{HAN}]+|的", query) if len(p) >= 3}
+                written = [
+                    (x, x + len(n))
+                    for n in own | {n for n in linked_names if n and len(n) >= 2 and _CJK.match(n)}
+                    for x in _offsets(sentence, n)
+                ]
+                unique_spans = [
+                    sp
+                    for sp in unique_spans
+                    if not any(x < sp[0] < y < sp[1] or sp[0] < x < sp[1] < y for x, y in written)
+                ]
             for a, b, kind, eid in unique_spans:
                 span = sentence[a:b].strip(" ,.;:'\"“”()（）")
                 if not cjk_query and not sentence[:a].strip(" '\"“("):
@@ -2508,8 +2544,13 @@ def read_evidence(
                     continue  # the question's own words, except a title that carries the asked
                     # noun: 《栎川评论·周末版》 for 栎川评论的周末版
                 fit = _fit(expected, kind)
-                if expected == "NUMBER" and kind == "DATE" and not re.fullmatch(r"\d{3,4}", span):
-                    fit = 0.02  # "1913年", "May 1913", "同治八年": a date, no count
+                if (
+                    expected == "NUMBER"
+                    and kind == "DATE"
+                    and (priced or not re.fullmatch(r"\d{3,4}", span))
+                ):
+                    fit = 0.02  # "1913年", "May 1913", "同治八年": a date, no count (and
+                    # a price is no bare year either)
                 if (
                     place_head in _ADDRESS_RANK
                     and not cjk_query
@@ -2576,6 +2617,21 @@ def read_evidence(
                     bonus *= 2.0  # the role noun introduces this name
                 if (a, b) in attached:
                     bonus *= 2.0  # part of the subject's own name: "the Museum of Tulsa"
+                if (
+                    not cjk_query
+                    and kind in ("NAME", "ORGANIZATION")
+                    and expected not in ("LOCATION", "DATE", "NUMBER")
+                    and " " not in span
+                    and _CUT_NAME_AFTER.match(sentence, b) is not None
+                    and (run := _NAME_RUN.match(sentence, b)) is not None
+                    and not any(
+                        w == head or head_noun_type(w) == "ORGANIZATION"
+                        for w in run.group(0).lower().split()
+                    )
+                ):
+                    # "Pellory" of "Pellory Park" for a firm: a piece of another name (a name
+                    # that runs on to the class asked is extended when it answers instead)
+                    bonus *= 0.5
                 if zh_head and kind in ("PERSON", "ORGANIZATION", "NAME"):
                     # The clause's subject holds the role: 苏映雪在片中饰演女主角.
                     bonus *= _zh_holds_role(sentence, a, b, zh_head, unique_spans)
@@ -2638,7 +2694,9 @@ def read_evidence(
                 elif measure and kind == "NUMBER":
                     # … and a measure is written with its unit ("38 metres"), a price with
                     # its currency ("£25", which is no length or weight)
-                    money = a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
+                    money = unicodedata.category(sentence[a]) == "Sc" or (
+                        a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
+                    )
                     if not re.search(r"[^\W\d_]", span) and not (priced and money):
                         bonus *= 0.5
                     if money and not priced:

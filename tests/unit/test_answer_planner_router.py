@@ -2443,3 +2443,194 @@ def test_a_chinese_request_is_planned_as_the_question_it_wraps(
     question: str, queries: list[str]
 ) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        ("棠坞书局是在栖渔市创办的，是不是？", "棠坞书局是在栖渔市创办的"),
+        ("棠坞书局是在栖渔市创办的，对吗？", "棠坞书局是在栖渔市创办的"),
+        ("季临川是蓼汀书局的创办人，是吗？", "季临川是蓼汀书局的创办人"),
+        ("季临川出生在栖渔市，对不对？", "季临川出生在栖渔市"),
+        ("蓼汀书局已经关门了，没错吧？", "蓼汀书局已经关门了"),
+    ],
+)
+def test_a_chinese_confirmation_tag_asks_yes_or_no_of_its_statement(
+    question: str, claim: str
+) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.answer_type == "YESNO"
+    assert all(not s.query.endswith(("对", "是", "没错")) for s in plan.steps)
+    assert any(claim in s.query or s.query in claim for s in plan.steps)
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a comment that opens with a verb (not a copula's subject) is the topic's predicate
+        ("蓼汀集团收购的那家书局，成立于哪一年？", ["蓼汀集团收购的书局", "#1成立于哪一年"]),
+        ("蓼汀集团收购的那家书局，位于哪座城市？", ["蓼汀集团收购的书局", "#1位于哪座城市"]),
+        ("蓼汀集团收购的那家书局，有多少名员工？", ["蓼汀集团收购的书局", "#1有多少名员工"]),
+        ("蓼汀集团收购的那家书局，拥有多少家门店？", ["蓼汀集团收购的书局", "#1拥有多少家门店"]),
+        ("由季临川担任配乐的那部电影，导演是谁？", ["由季临川担任配乐的电影", "#1的导演是谁"]),
+        # a time phrase with its 的 dates the attribute; 现在 alone is dropped
+        (
+            "苏既白曾经执掌的那家医院，现在的院长是谁？",
+            ["苏既白曾经执掌的医院", "#1的院长是谁"],
+        ),
+        (
+            "蓼汀集团收购的那家书局，2023年的营收是多少？",
+            ["蓼汀集团收购的书局", "#1 2023年的营收是多少"],
+        ),
+        # 营收 is one noun before the copula (jieba cuts it 营/收)
+        ("蓼汀集团收购的那家书局，营收是多少？", ["蓼汀集团收购的书局", "#1的营收是多少"]),
+    ],
+)
+def test_a_chinese_comment_after_a_topic(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # the clause's subject is a named owner's title, cut by the segmenter (行政/总/厨)
+        (
+            "棠坞酒楼行政总厨毕业的那所学校，是哪一年创办的？",
+            ["棠坞酒楼行政总厨", "#1毕业的学校", "#2是哪一年创办的"],
+        ),
+        # … or followed by an adverb before the clause's verb
+        (
+            "栖渔研究所负责人曾经执掌的那家医院，现在的院长是谁？",
+            ["栖渔研究所负责人", "#1曾经执掌的医院", "#2的院长是谁"],
+        ),
+        # a degree before a person noun makes one noun: the doctoral supervisor
+        ("季临川的博士导师是哪一年出生的？", ["季临川的博士导师", "#1是哪一年出生的"]),
+        ("季临川的硕士导师在哪所大学任教？", ["季临川的硕士导师", "#1在哪所大学任教"]),
+    ],
+)
+def test_chinese_titles_and_degrees_in_a_chain(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "同样师从季临川，甘棠和苏既白谁先拿到博士学位？",
+        "同样出生在栖渔市，甘棠和苏既白谁更年长？",
+    ],
+)
+def test_a_chinese_context_clause_before_a_comparison(question: str) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "compare"
+    assert [s.query[:2] for s in plan.steps[:2]] == ["甘棠", "苏既"]
+    assert all(s.answer_type == "DATE" for s in plan.steps[:2])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "Since 2005, who has been the chief executive of the firm that built Hollisk Hall?",
+            ["firm that built Hollisk Hall", "Who is the chief executive of #1 since 2005"],
+        ),
+        (
+            "After the merger, who ran the company that bought Varnley Mills?",
+            ["company that bought Varnley Mills", "Who ran #1 after the merger"],
+        ),
+        (
+            "In 1990, which company bought Varnley Mills?",
+            ["Which company bought Varnley Mills in 1990"],
+        ),
+        # a quantity keeps its dating phrase in front, where the reader reads it
+        (
+            "In 1870, how many hats came out of Varnley Mills?",
+            ["In 1870, how many hats came out of Varnley Mills"],
+        ),
+        ("Who has been the head of Varnley Mills?", ["Who is the head of Varnley Mills"]),
+    ],
+)
+def test_a_fronted_phrase_frames_the_last_step(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries", "kind"),
+    [
+        ("founder of Varnley Mills", ["What is the founder of Varnley Mills"], "PERSON"),
+        ("2023 revenue of Varnley Mills?", ["What is the 2023 revenue of Varnley Mills"], "NUMBER"),
+        (
+            "2023 revenue of the developer behind the tower that won the Tarvey Medal?",
+            [
+                "tower that won the Tarvey Medal",
+                "developer of #1",
+                "What is the 2023 revenue of #2",
+            ],
+            "NUMBER",
+        ),
+        (
+            "Who founded the studio behind Hollisk Nights?",
+            ["studio of Hollisk Nights", "Who founded #1"],
+            "PERSON",
+        ),
+        (
+            "When did the academy that trained the Marl City striker Ada Venn open?",
+            ["academy that trained Ada Venn", "When did #1 open"],
+            "DATE",
+        ),
+    ],
+)
+def test_english_noun_phrases_of_users(question: str, queries: list[str], kind: str) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    assert plan.answer_type == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "The man who built Hollisk Hall learned his trade under a mentor. In what year did "
+            "that mentor open his firm?",
+            [
+                "man who built Hollisk Hall",
+                "mentor that #1 learned his trade under",
+                "In what year did #2 open his firm",
+            ],
+        ),
+        (
+            "I'm looking into the engineer who designed Hollisk Bridge. What year was he born?",
+            ["engineer who designed Hollisk Bridge", "What year was #1 born"],
+        ),
+        (
+            "We are reading about Ada Venn's mentor. Where did she teach?",
+            ["mentor of Ada Venn", "Where did #1 teach"],
+        ),
+    ],
+)
+def test_a_statement_then_a_question_about_what_it_names(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "Did the same contractor build both Hollisk Hall and Varnley Library?",
+            [
+                "Which contractor did build Hollisk Hall",
+                "Which contractor did build Varnley Library",
+            ],
+        ),
+        (
+            "Did the same architect design Hollisk Hall and Varnley Library?",
+            [
+                "Which architect did design Hollisk Hall",
+                "Which architect did design Varnley Library",
+            ],
+        ),
+    ],
+)
+def test_the_same_agent_of_two_things(question: str, queries: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "same-yesno"
+    assert [s.query for s in plan.steps[:2]] == queries

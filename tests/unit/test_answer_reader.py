@@ -1287,7 +1287,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "NUMBER",
         ["The Tessick Swan was 70 feet long and cost £40 when the parish bought her."],
         ["Tessick Swan"],
-        "40",
+        "£40",  # a price with its currency
     ),
     # A class noun for the subject ("The hall …") goes on about it, as "It …" does.
     (
@@ -3125,3 +3125,83 @@ def test_a_sentence_goes_on_about_the_subject_by_a_pronoun(sentence: str, goes_o
 def test_a_chinese_person_name_opens_with_a_surname(sentence: str, word: str, person: bool) -> None:
     kinds = {sentence[a:b]: k for a, b, k in _cjk_candidates(sentence)}
     assert (kinds.get(word) == "PERSON") is person, kinds
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        (
+            "How much did Marl City pay for Ada Venn",
+            "In July 2021 she was sold to Marl City for £6.2 million.",
+            "£6.2 million",
+        ),
+        (
+            "How much did Varnley Mills cost",
+            "Varnley Mills was bought in 1998 for $14 million by a fund.",
+            "$14 million",
+        ),
+        (
+            "What price did Hollisk Hall fetch",
+            "Hollisk Hall was sold in 2004; the price was €3.5 million.",
+            "€3.5 million",
+        ),
+    ],
+)
+def test_a_price_is_an_amount_with_its_currency_never_a_year(
+    query: str, text: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Marl City", "Varnley Mills"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        (
+            "蓼汀医学院是哪一年创建的",
+            "蓼汀医学院创建于一九七八年，附属医院于1983年开业。",
+            "一九七八年",
+        ),
+        ("棠坞书局是哪一年成立的", "棠坞书局成立于二〇〇二年，2015年迁到栖渔市。", "二〇〇二年"),
+        ("棠坞书局是哪一年成立的", "棠坞书局于1953年成立，一九八〇年改制。", "1953年"),
+    ],
+)
+def test_a_year_written_in_chinese_digits_is_a_date(query: str, text: str, answer: str) -> None:
+    best, _ = read_evidence(query, "DATE", _ev(text), _linked("蓼汀医学院", "棠坞书局"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        ("他现任蓼川市第一人民医院院长。", "蓼川市第一人民医院"),
+        ("她毕业于蓼川市第二中学，后来考入大学。", "蓼川市第二中学"),
+        ("该厂原名蓼川市第三制药厂。", "蓼川市第三制药厂"),
+    ],
+)
+def test_a_numbered_institution_of_a_place_is_one_name(sentence: str, name: str) -> None:
+    kinds = {sentence[a:b]: k for a, b, k in _cjk_candidates(sentence)}
+    assert kinds.get(name) == "ORGANIZATION", kinds
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        (
+            # a name that runs on to the class asked still answers, whole
+            "brewery that produces Tarvey Stout",
+            (
+                "Our best-known beer is Tarvey Stout, first brewed in 1908 at Hollisk.",
+                "The bars serve Tarvey Stout from the Hollisk Brewery, on draught.",
+            ),
+            "Hollisk Brewery",
+        ),
+    ],
+)
+def test_a_piece_of_a_longer_name_is_no_answer_of_another_class(
+    query: str, texts: tuple[str, ...], answer: str
+) -> None:
+    best, _ = read_evidence(
+        query, "ORGANIZATION", _ev(*texts), _linked("Marl Athletic", "Tarvey Stout")
+    )
+    assert best is not None and best.text == answer
