@@ -527,6 +527,54 @@ def is_word_not_name(name: str) -> bool:
     )
 
 
+_COUNTED_NOUN = re.compile(r"\bhow\s+many\s+([a-z]+s)\b", re.IGNORECASE)
+_WORD_AFTER_NUMBER = re.compile(r"\s+([A-Za-z]+)\b")
+# What a value is said at: a year ("in 2017", "2017年") or a funding round ("Series B",
+# "B轮", "天使轮", "seed round").
+_ASKED_AT = re.compile(
+    r"(?P<year>(?<![\d.,])(?:1[5-9]|20)\d{2}(?![\d.,%])(?=年|[^\d年]|$)(?![名人元家座位个所]))"
+    r"|(?:\bSeries\s+(?P<series>[A-H])\b|(?<![A-Za-z])(?P<zh_round>[A-H])\+?轮"
+    r"|(?P<named_round>天使|种子)轮|\b(?P<en_round>seed|angel)\s+round\b)",
+    re.IGNORECASE,
+)
+# What ends the clause a value is said in.
+_QUALIFIER_CLAUSE = re.compile(r"[，,；;。\n|]")
+
+
+def _qualifiers(text: str, start: int, end: int) -> dict[str, list[tuple[int, str]]]:
+    """(offset, value) of each year and funding round in ``text[start:end]``, by class."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    for m in _ASKED_AT.finditer(text, start, end):
+        if m["year"]:
+            out.setdefault("year", []).append((m.start(), m["year"]))
+        else:
+            label = m["series"] or m["zh_round"] or m["named_round"] or m["en_round"]
+            out.setdefault("round", []).append(
+                (m.start(), label.lower().replace("种子", "seed").replace("天使", "angel"))
+            )
+    return out
+
+
+def _qualifier_factor(
+    sentence: str, a: int, b: int, asked_at: dict[str, list[tuple[int, str]]]
+) -> float:
+    """How a value at ``sentence[a:b]`` fits the year or round the question asks it at: the
+    nearest qualifier of that class in its clause is the one asked (×2) or another (×0.35);
+    a clause without one says nothing."""
+    starts = [m.end() for m in _QUALIFIER_CLAUSE.finditer(sentence, 0, a)]
+    stop = _QUALIFIER_CLAUSE.search(sentence, b)
+    clause = (starts[-1] if starts else 0, stop.start() if stop else len(sentence))
+    found = _qualifiers(sentence, *clause)
+    factor = 1.0
+    for cls, asked in asked_at.items():
+        near = [(abs(at - a), v) for at, v in found.get(cls, []) if not a <= at < b]
+        if not near:
+            continue
+        value = min(near)[1]
+        factor *= 2.0 if value in {v for _, v in asked} else 0.35
+    return factor
+
+
 # A capitalised word right after a span (no comma, no stop between): the span is a cut name.
 _CUT_NAME_AFTER = re.compile(r" (?!(?:I|A|The|An)\b)[A-Z][a-z]")
 _ZH_NUMBERED_INSTITUTION = re.compile(
@@ -2048,6 +2096,13 @@ def read_evidence(
         if after_event is not None
         else set()
     )
+    # "How many staff did X have in 2017", "B轮融资额是多少": the qualifiers the value is
+    # asked at (a year, a funding round); a value is said at the one nearest it in its clause.
+    asked_at = _qualifiers(query, 0, len(query)) if expected == "NUMBER" else {}
+    # "how many pages": the noun counted; a number written before another plural noun
+    # ("1,200 copies") counts something else.
+    counted_m = _COUNTED_NOUN.search(query) if expected == "NUMBER" else None
+    counted = _stem(counted_m.group(1).lower()) if counted_m is not None else ""
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
     count = bool(_COUNT_Q.search(query))
     # "每天能产卤多少担", "分为几卷": the measure word the count is asked in.
@@ -2768,6 +2823,16 @@ def read_evidence(
                     )
                 ):
                     bonus *= _SLOT_BONUS  # the value after the event the question dates by
+                if counted and kind == "NUMBER":
+                    after = _WORD_AFTER_NUMBER.match(sentence, b)
+                    if after is not None:
+                        noun = after.group(1).lower()
+                        if _stem(noun) == counted:
+                            bonus *= 1.5  # "240 pages" for how many pages
+                        elif noun.endswith("s") and not noun.endswith("ss"):
+                            bonus *= 0.5  # "1,200 copies" for how many pages
+                if asked_at and kind == "NUMBER":
+                    bonus *= _qualifier_factor(sentence, a, b, asked_at)
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:

@@ -3205,3 +3205,56 @@ def test_a_piece_of_a_longer_name_is_no_answer_of_another_class(
         query, "ORGANIZATION", _ev(*texts), _linked("Marl Athletic", "Tarvey Stout")
     )
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        (
+            "#1 2017年有多少名员工",
+            "蓼汀科技在2014年有员工180名，2017年增至1200名，2020年达到3400名。",
+            "1200",
+        ),
+        (
+            "蓼汀科技的B轮融资额是多少",
+            "蓼汀科技于2017年完成A轮融资8000万元；2018年完成B轮融资3.5亿元。",
+            "3.5亿",
+        ),
+        (
+            "How much money did Varnley Labs raise in its Series A",
+            "Varnley Labs raised a $22 million Series A in 2019 and a $60 million Series B "
+            "in 2022.",
+            "$22 million",
+        ),
+        (
+            "How many staff did Varnley Labs have in 2022",
+            "Varnley Labs had 30 staff in 2019, 90 in 2022 and 140 in 2024.",
+            "90",
+        ),
+    ],
+)
+def test_a_value_is_read_at_the_year_or_round_asked(query: str, text: str, answer: str) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Varnley Labs", "蓼汀科技"))
+    assert best is not None and best.text.startswith(answer), best
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        (
+            "How many pages did the 1931 edition of Hollisk Days run to",
+            "The 1931 edition of Hollisk Days came out in 1,200 copies of 240 pages.",
+            "240",
+        ),
+        (
+            "How many copies of Hollisk Days were printed in 1931",
+            "The 1931 edition of Hollisk Days came out in 1,200 copies of 240 pages.",
+            "1,200",
+        ),
+    ],
+)
+def test_a_count_is_the_number_written_before_the_noun_counted(
+    query: str, text: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Hollisk Days"))
+    assert best is not None and best.text == answer, best
