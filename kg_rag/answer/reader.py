@@ -3100,6 +3100,14 @@ def _said_of_namesake(sentence: str, others: Sequence[str], terms: Collection[st
     return False
 
 
+def _names_whole(name: str, text: str) -> bool:
+    """Does ``text`` write ``name`` as a name of its own, not the start of a longer one
+    ("Dunkerrow" is not named by "Dunkerrow Cross")? Chinese names are matched as written."""
+    if _CJK.search(name):
+        return name in text
+    return any(_CUT_NAME_AFTER.match(text, e) is None for _, e in _bounded(name, text))
+
+
 def verify_claim(
     claim: str,
     evidence: Sequence[Evidence],
@@ -3143,9 +3151,21 @@ def verify_claim(
             continue
         for s, e in _sentences(text):
             sentence = text[s:e]
+            if (
+                subject
+                and ev.doc_id not in about
+                and subject not in sentence
+                and not _PRONOUN_START.search(sentence)
+            ):
+                continue  # a sentence of a piece about something else, that names it in passing
             if others:
                 if (
-                    all(o in sentence or o in text for o in others)
+                    all(
+                        _names_whole(o, sentence)
+                        # (a claim of names alone, "Is X in Y", is stated by one sentence)
+                        or (terms and o not in sentence and _names_whole(o, text))
+                        for o in others
+                    )
                     and (not terms or len(_term_set(sentence) & terms) / len(terms) >= 0.34)
                     and not _said_of_namesake(sentence, others, terms)
                 ):

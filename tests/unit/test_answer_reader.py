@@ -3258,3 +3258,40 @@ def test_a_count_is_the_number_written_before_the_noun_counted(
 ) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Hollisk Days"))
     assert best is not None and best.text == answer, best
+
+
+@pytest.mark.parametrize(
+    ("claim", "texts", "supported"),
+    [
+        # "Dunkerrow" of "Dunkerrow Cross" is another place
+        (
+            "Is Hollisk Stadium in Varnley",
+            ["In 1994 the club moved to Hollisk Stadium in Varnley Cross, where it has stayed."],
+            False,
+        ),
+        (
+            "Is Hollisk Stadium in Varnley",
+            ["In 1994 the club moved to Hollisk Stadium in Varnley, where it has stayed."],
+            True,
+        ),
+        # a piece that names the subject in passing: its other sentences are about the club
+        (
+            "Is Hollisk Stadium in Varnley",
+            [
+                "Founded in 1970 by players from Varnley, the club spent twenty years on a "
+                "rented pitch. In 1994 it moved to Hollisk Stadium in Marl Cross."
+            ],
+            False,
+        ),
+        (
+            "Is Hollisk Stadium in Varnley",
+            ["Hollisk Stadium opened in 1994. It stands in Varnley, by the river."],
+            True,
+        ),
+    ],
+)
+def test_a_claim_of_names_is_stated_by_one_sentence_about_the_subject(
+    claim: str, texts: list[str], supported: bool
+) -> None:
+    ok, why = verify_claim(claim, _ev(*texts), _linked("Hollisk Stadium", "Varnley"))
+    assert ok is supported, why
