@@ -3295,3 +3295,29 @@ def test_a_claim_of_names_is_stated_by_one_sentence_about_the_subject(
 ) -> None:
     ok, why = verify_claim(claim, _ev(*texts), _linked("Hollisk Stadium", "Varnley"))
     assert ok is supported, why
+
+
+@pytest.mark.parametrize(
+    ("claim", "texts", "supported"),
+    [
+        (
+            "邵景行创业前是在蓼川市第一人民医院工作的",
+            [
+                "邵景行出生在蓼川市。他年轻时在栖渔市第一人民医院的药剂科工作了十几年，后来辞职创业。"
+            ],
+            False,
+        ),
+        (
+            "邵景行创业前是在蓼川市第一人民医院工作的",
+            [
+                "邵景行出生在栖渔市。他年轻时在蓼川市第一人民医院的药剂科工作了十几年，后来辞职创业。"
+            ],
+            True,
+        ),
+    ],
+)
+def test_a_chinese_claim_is_checked_for_the_names_it_writes_whole(
+    claim: str, texts: list[str], supported: bool
+) -> None:
+    ok, why = verify_claim(claim, _ev(*texts), _linked("邵景行", "蓼川市"))
+    assert ok is supported, why
