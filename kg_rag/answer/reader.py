@@ -3147,9 +3147,13 @@ def verify_claim(
         # linker may know only as 鹭川市): a name inside a longer one gives way to it.
         for a, b, kind in _cjk_candidates(claim):
             name = claim[a:b]
-            if kind in ("PERSON", "ORGANIZATION", "LOCATION") and len(name) >= 2:
-                if not (subject and (name in subject or subject in name)) and name not in others:
-                    others.append(name)
+            if (
+                kind in ("PERSON", "ORGANIZATION", "LOCATION")
+                and len(name) >= 2
+                and not (subject and (name in subject or subject in name))
+                and name not in others
+            ):
+                others.append(name)
         others = [o for o in others if not any(o != p and o in p for p in others)]
     terms = _term_set(claim) - _term_set(subject)
     for other in others:
