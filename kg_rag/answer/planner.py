@@ -1218,9 +1218,13 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 # school did that daughter found?". The indefinite noun phrase is the new referent.
 _EN_INDEFINITE = re.compile(
     r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<obj>\s+(?:his|her|its|their)\s+[a-z]+)?"
-    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))?"
+    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to|up|out|over|off|back))?"
     r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
     r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
+)
+# Adverbs that stand between an auxiliary and its verb (a closed class).
+_VERB_ADVERBS = frozenset(
+    ["already", "also", "just", "still", "once", "then", "later", "soon", "recently", "never"]
 )
 _EN_BACK_PRONOUN = re.compile(r"\b(?:he|she|it|they|him|them|his|its|their|her)\b", re.IGNORECASE)
 
@@ -1287,6 +1291,12 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     if m is None or (m["verb"] in _FUNCTION and not have) or m["noun"] in _FUNCTION:
         return None
     subj, verb, noun, rest = m["subj"], m["verb"], f"{m['mods']}{m['noun']}", m["rest"]
+    # "X had already picked up a N": the auxiliaries and adverbs before the verb are no part
+    # of the subject (the relative keeps the verb alone: "the N that X picked up").
+    words = subj.split()
+    while len(words) > 1 and (words[-1] in AUXILIARIES or words[-1] in _VERB_ADVERBS):
+        words.pop()
+    subj = " ".join(words)
     # The noun phrase goes on over plain nouns ("a dairy company"), up to a function word or a
     # participle ("a daughter named after her").
     while (w := re.match(r"\s+([a-z][\w\-]*)(?=\s|$)", rest)) and not (

@@ -2602,6 +2602,19 @@ def test_english_noun_phrases_of_users(question: str, queries: list[str], kind: 
             ["engineer who designed Hollisk Bridge", "What year was #1 born"],
         ),
         (
+            "The fund that bought Hollisk Hall had already picked up a mill two years earlier. "
+            "Who built that mill?",
+            [
+                "fund that bought Hollisk Hall",
+                "mill that #1 picked up two years earlier",
+                "Who built #2",
+            ],
+        ),
+        (
+            "Ada Venn had bought a mill. Who built that mill?",
+            ["mill that Ada Venn bought", "Who built #1"],
+        ),
+        (
             "We are reading about Ada Venn's mentor. Where did she teach?",
             ["mentor of Ada Venn", "Where did #1 teach"],
         ),
