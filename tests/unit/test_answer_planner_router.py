@@ -2602,11 +2602,11 @@ def test_english_noun_phrases_of_users(question: str, queries: list[str], kind: 
             ["engineer who designed Hollisk Bridge", "What year was #1 born"],
         ),
         (
-            "The fund that bought Hollisk Hall had already picked up a mill two years earlier. "
+            "The fund that bought Hollisk Hall had already picked up a mill a few years earlier. "
             "Who built that mill?",
             [
                 "fund that bought Hollisk Hall",
-                "mill that #1 picked up two years earlier",
+                "mill that #1 picked up a few years earlier",
                 "Who built #2",
             ],
         ),
