@@ -45,6 +45,7 @@ from kg_rag.answer.question import (
     comparison_order,
     head_noun_type,
     is_yes_no,
+    names_agent,
     zh_noun_type,
 )
 from kg_rag.models import AnswerType, Comparison, Plan, PlanStep
@@ -144,11 +145,7 @@ class RulePlanner:
             # "the developer behind the building that won X": behind, after a noun of a
             # person or an organisation, names who made the thing (not where it stands).
             q = _BEHIND.sub(
-                lambda m: (
-                    f"{m['np']} of "
-                    if head_noun_type(m["noun"]) in ("PERSON", "ORGANIZATION")
-                    else m.group(0)
-                ),
+                lambda m: f"{m['np']} of " if names_agent(m["noun"]) else m.group(0),
                 q,
             )
             q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
@@ -790,7 +787,7 @@ def _en_yes_no(q: str, question: str) -> Plan | None:
         led = re.match(r"^[^,]+,\s+(.+)$", q)
         return _en_two_quantities(q, question) if led and is_yes_no(led.group(1)) else None
     subj = _EN_SAME_SUBJECT.match(q)
-    if subj is not None and head_noun_type(subj["attr"]) in ("PERSON", "ORGANIZATION"):
+    if subj is not None and names_agent(subj["attr"]):
         # "Did the same contractor build both A and B?": who did it for each, the same one?
         a, b, attr = _strip_option(subj["a"]), _strip_option(subj["b"]), subj["attr"]
         aux = subj["aux"].lower()

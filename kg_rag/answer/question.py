@@ -540,6 +540,8 @@ def head_noun_type(noun: str) -> AnswerType:
         return "NAME"
     head = _compound_head(words[-1])
     singular = head[:-1] if head.endswith("s") and head[:-1] in _PERSON_NOUNS else head
+    if singular in _PERSON_OR_ORG_NOUNS or singular.rstrip("s") in _PERSON_OR_ORG_NOUNS:
+        return "NAME"  # "the contractor", "the buyer": a person or a firm, either may answer
     if head in _DATE_NOUNS:
         return "DATE"
     if head in _NUMBER_NOUNS:
@@ -560,6 +562,51 @@ def head_noun_type(noun: str) -> AnswerType:
     ):
         return "PERSON"
     return "NAME"
+
+
+# Agent nouns that name a firm as often as a person (a closed class of English): the answer
+# may be either.
+_PERSON_OR_ORG_NOUNS = frozenset(
+    [
+        "contractor",
+        "developer",
+        "supplier",
+        "distributor",
+        "broadcaster",
+        "streamer",
+        "operator",
+        "manufacturer",
+        "carrier",
+        "retailer",
+        "wholesaler",
+        "lender",
+        "insurer",
+        "sponsor",
+        "acquirer",
+        "buyer",
+        "purchaser",
+        "investor",
+        "backer",
+        "employer",
+        "builder",
+        "maker",
+        "publisher",
+        "seller",
+        "vendor",
+        "licensee",
+        "provider",
+        "consultant",
+    ]
+)
+
+
+def names_agent(noun: str) -> bool:
+    """Does the English ``noun`` name a person or an organisation (whichever it may be)?"""
+    words = _content_words(noun)
+    head = _compound_head(words[-1]) if words else ""
+    return head_noun_type(noun) in ("PERSON", "ORGANIZATION") or (
+        head in _PERSON_OR_ORG_NOUNS or head.rstrip("s") in _PERSON_OR_ORG_NOUNS
+    )
 
 
 _ZH_CLASS_ENDS: tuple[tuple[re.Pattern[str], AnswerType], ...] = (

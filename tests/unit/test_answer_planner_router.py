@@ -2647,3 +2647,20 @@ def test_the_same_agent_of_two_things(question: str, queries: list[str]) -> None
     plan = PLANNER.plan(question)
     assert plan.strategy == "same-yesno"
     assert [s.query for s in plan.steps[:2]] == queries
+
+
+@pytest.mark.parametrize(
+    ("noun", "kind"),
+    [
+        ("contractor", "NAME"),  # a firm as often as a person: either may answer
+        ("the developer", "NAME"),
+        ("buyers", "NAME"),
+        ("streaming service", "NAME"),
+        ("founder", "PERSON"),
+        ("engineer", "PERSON"),
+        ("chief executive", "PERSON"),
+        ("striker", "PERSON"),
+    ],
+)
+def test_agent_nouns_of_a_person_or_a_firm(noun: str, kind: str) -> None:
+    assert head_noun_type(noun) == kind
