@@ -1669,6 +1669,15 @@ def _en_referent(q: str, question: str) -> Plan | None:
 
 def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerType) -> Plan:
     """A bridge plan: ``steps``, then the lookup of ``final`` (which names earlier answers)."""
+    final = _clean(final)
+    where = _WHERE_IS_STEP.match(final)
+    if where is not None and steps and where["n"] == str(len(steps)):
+        seat = _SEAT_OF.match(steps[-1].query)
+        if seat is not None:
+            # "In which town is the headquarters of #1": where an organisation sits is one
+            # lookup, not its seat first and then the town that holds it.
+            final = f"{where['lead']}the {steps[-1].query}{where['tail']}"
+            steps.pop()
     steps.append(
         PlanStep(
             index=len(steps) + 1,
@@ -1679,7 +1688,22 @@ def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerT
             answer_type=kind,
         )
     )
-    return Plan(question=question, steps=steps, strategy="bridge", answer_type=kind)
+    strategy = "bridge" if len(steps) > 1 else "single"
+    return Plan(question=question, steps=steps, strategy=strategy, answer_type=kind)
+
+
+# "which city is #2 in", "where is #2 based": a place asked of the last step's answer …
+_WHERE_IS_STEP = re.compile(
+    r"^(?P<lead>(?:in\s+)?(?:which|what)\s+[a-z]+\s+(?:is|was|are|were)\s+|where\s+(?:is|was)\s+)"
+    r"#(?P<n>\d+)(?P<tail>(?:\s+(?:located|based|situated))?(?:\s+in)?)$",
+    re.IGNORECASE,
+)
+# … when that step is the seat of an organisation ("headquarters of #1", "head office of X").
+_SEAT_OF = re.compile(
+    r"^(?:head\s+office|headquarters|main\s+office|registered\s+office|seat|base|home\s+base)"
+    r"\s+of\s+\S.*$",
+    re.IGNORECASE,
+)
 
 
 def _en_bridge(q: str, question: str) -> Plan | None:

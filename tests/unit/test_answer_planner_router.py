@@ -2664,3 +2664,24 @@ def test_the_same_agent_of_two_things(question: str, queries: list[str]) -> None
 )
 def test_agent_nouns_of_a_person_or_a_firm(noun: str, kind: str) -> None:
     assert head_noun_type(noun) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        (
+            "Which city is the head office of Varnley Mills in?",
+            ["Which city is the head office of Varnley Mills in"],
+        ),
+        (
+            "In which town is the headquarters of the firm that built Hollisk Hall?",
+            ["firm that built Hollisk Hall", "In which town is the headquarters of #1"],
+        ),
+        (
+            "The consultancy that worked on Hollisk Bridge: which city is its head office in?",
+            ["consultancy that worked on Hollisk Bridge", "which city is the head office of #1 in"],
+        ),
+    ],
+)
+def test_where_an_organisation_sits_is_one_lookup(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
