@@ -138,6 +138,42 @@ class RulePlanner:
             q = _TITLED_NAME.sub(
                 lambda m: m["name"] if head_noun_type(m["role"]) == "PERSON" else m.group(0), q
             )
+            # "A vs B: which opened earlier?": versus offers the two options as "or" does.
+            q = re.sub(r"\s+(?:vs\.?|versus)\s+(?=[A-Z#])", " or ", q)
+            # Informal kin words are the kin terms the evidence writes ("Ivo's dad").
+            q = _INFORMAL_KIN.sub(lambda m: _INFORMAL_KIN_TERMS[m.group(0).lower()], q)
+            # "… attended by X's founder?": a possessive that closes the question is the
+            # noun of its owner, which the bridges read ("the founder of X").
+            q = _CLOSING_POSSESSIVE.sub(lambda m: f"{m['prep']} the {m['noun']} of {m['name']}", q)
+            # "What is the name of the studio X set up" asks for the studio; "whoever directs
+            # X" is the person who directs X.
+            if not _STRANDED_END.search(q):  # ("… the ship X sailed on": left as it is)
+                q = re.sub(
+                    r"^((?i:what)\s+(?:is|was)\s+)the\s+name\s+of\s+the\s+"
+                    r"((?:[a-z]+\s+){1,2})(?=[A-Z])",
+                    r"\1the \2that ",
+                    q,
+                )
+                q = re.sub(
+                    r"^(what\s+(?:is|was)\s+)the\s+name\s+of\s+(?=the\s|whoever\s)",
+                    r"\1",
+                    q,
+                    flags=re.IGNORECASE,
+                )
+            q = re.sub(
+                r"^what\s+(?:is|was)\s+(?:whoever|the\s+(?:man|woman|person)\s+who)\s+",
+                "Who ",
+                q,
+                flags=re.IGNORECASE,
+            )
+            q = re.sub(r"\bwhoever\s+(?=[a-z]+s\b)", "the person who ", q)
+            # "which of the two opened earlier" asks which one
+            q = re.sub(
+                r"\bwhich\s+of\s+(?:the\s+)?(?:two|both|them|these|those)\b",
+                "which",
+                q,
+                flags=re.IGNORECASE,
+            )
             # "Who has been the head of X": the present perfect of the copula asks who is.
             q = re.sub(
                 r"^(who|what|which)\s+(?:has|have)\s+been\s+(?=the\s)", r"\1 is ", q, flags=re.I
@@ -301,11 +337,38 @@ _REQUEST_NP = re.compile(
     re.IGNORECASE,
 )
 _BARE_NP = re.compile(
-    r"^(?P<year>\d{4}\s+)?(?P<noun>[A-Za-z][a-z]+)\s+(?P<rest>(?:of|at|in|for)\s+\S.*)$"
+    r"^(?!(?i:the|a|an|this|that|its|his|her|their)\s)"
+    r"(?P<year>\d{4}\s+)?(?P<noun>[A-Za-z][a-z]+(?:\s+[a-z]+)?)\s+"
+    r"(?P<rest>(?:of|at|in|for)\s+\S.*)$"
 )
 _CONTRACTED_WH = re.compile(r"\b(what|where|who|when|how|which)['’]s\b", re.IGNORECASE)
 
 
+_INFORMAL_KIN_TERMS = {
+    "dad": "father",
+    "daddy": "father",
+    "papa": "father",
+    "mum": "mother",
+    "mom": "mother",
+    "mummy": "mother",
+    "mommy": "mother",
+    "mama": "mother",
+    "grandad": "grandfather",
+    "granddad": "grandfather",
+    "grandpa": "grandfather",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "hubby": "husband",
+}
+_INFORMAL_KIN = re.compile(
+    r"(?<![A-Z][a-z])\b(?:" + "|".join(_INFORMAL_KIN_TERMS) + r")\b(?=['’]s\b|\s|[?.,]|$)"
+)
+_STRANDED_END = re.compile(r"\s(?:on|in|at|from|with|to|for|by|under|into|of)\s*[?.!]?\s*$")
+_CLOSING_POSSESSIVE = re.compile(
+    r"\b(?P<prep>by|of|at|to|from|with|for|under)\s+"
+    r"(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)['’]s\s+(?P<noun>[a-z][a-z\-]+)"
+    r"(?=\s*[?.!]?\s*$)"
+)
 _TITLED_NAME = re.compile(
     r"\bthe\s+(?:[A-Z][\w'’\-]*\s+){1,3}(?P<role>[a-z][a-z\-]+)\s+"
     r"(?P<name>[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)+)"

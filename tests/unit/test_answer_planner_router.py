@@ -2685,3 +2685,43 @@ def test_agent_nouns_of_a_person_or_a_firm(noun: str, kind: str) -> None:
 )
 def test_where_an_organisation_sits_is_one_lookup(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a terse noun phrase of two words asks its value
+        (
+            "Birth year of the teacher of Ada Venn?",
+            ["teacher of Ada Venn", "What is the birth year of #1"],
+        ),
+        (
+            "Founding year of the company that took over Varnley Mills?",
+            ["company that took over Varnley Mills", "What is the founding year of #1"],
+        ),
+        # "vs" offers two options; "which of the two" asks which one
+        (
+            "Hollisk Field vs Varnley Airport: which of the two opened earlier?",
+            ["When Hollisk Field opened", "When Varnley Airport opened"],
+        ),
+        # informal kin words are the kin terms; a closing possessive is the noun of its owner
+        (
+            "Which venue was opened by the band that Ada Venn's dad sings in?",
+            ["father of Ada Venn", "band that #1 sings in", "Which venue was opened by #2"],
+        ),
+        (
+            "Who runs the school attended by Varnley Airlink's founder?",
+            ["founder of Varnley Airlink", "school attended by #1", "Who runs #2"],
+        ),
+        # "the name of" the thing asked is the thing; "whoever V" is who V
+        (
+            "What's the name of the studio Ada Venn set up in 1977?",
+            ["What is the studio that Ada Venn set up in 1977"],
+        ),
+        ("What is the name of the man who founded Varnley Mills?", ["Who founded Varnley Mills"]),
+        # a title written with such a word is left as it is
+        ("Who directed Mama's Little Pirate?", ["Who directed Mama's Little Pirate"]),
+    ],
+)
+def test_phrasings_users_type(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps][: len(queries)] == queries
