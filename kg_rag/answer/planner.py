@@ -3696,6 +3696,21 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     out: list[tuple[str, AnswerType]] = []
     if not parts:
         return out
+    if (
+        include_last
+        and len(parts) >= 3
+        and parts[-2].endswith(_ZH_RELATIONAL)
+        and len(parts[-2]) > 2
+        and not parts[-2].startswith("#")
+    ):
+        # "X的第一家酒店所在的古镇": what 所在 follows is an entity of its own (X的第一家酒店),
+        # found first; then the place it is in.
+        owner = "的".join([*parts[:-2], parts[-2][:-2]])
+        inner = _zh_chain(owner, include_last=True)
+        if inner:
+            rest = parts[-1]
+            kind = zh_noun_type(rest)
+            return [*inner, (f"#{parts[-2][-2:]}的{rest}", "LOCATION" if kind == "NAME" else kind)]
     phrase = _zh_agent_phrase(parts)
     if phrase is not None:
         # "由《北渡》导演的弟弟一手打造的公司": the agent after 由 is a noun phrase with a
@@ -4078,6 +4093,9 @@ def _zh_predicate_steps(
         and kind in ("LOCATION", "DATE", "NUMBER")
         and zh_noun_type(parts[-1]) == kind
         and _ZH_BE_AT.match(predicate)
+        # (a relative clause's head is an entity of its own: "X出生的古镇在哪个市" finds the
+        # town first, then the city that holds it)
+        and not _zh_is_relative(parts[-2])
     ):
         # "X的总部设在哪座城市": the last noun is of the class asked for, so the predicate
         # asks for its value, not for something about another entity it names.

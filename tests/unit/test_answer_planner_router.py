@@ -2725,3 +2725,29 @@ def test_where_an_organisation_sits_is_one_lookup(question: str, queries: list[s
 )
 def test_phrasings_users_type(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps][: len(queries)] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a relative clause's head is an entity of its own, then the place that holds it
+        ("季临川出生的那个古镇在哪个市？", ["季临川出生的古镇", "#1在哪个市"]),
+        ("你知道季临川出生的那个古镇位于哪个市吗？", ["季临川出生的古镇", "#1位于哪个市"]),
+        ("蓼汀集团的总部设在哪座城市？", ["蓼汀集团的总部设在哪座城市"]),  # an attribute: one step
+        # what 所在 follows is found first, then the place it is in
+        (
+            "蓼汀酒店集团的第一家酒店所在的那个古镇，2023年接待了多少游客？",
+            ["蓼汀酒店集团的第一家酒店", "#1所在的古镇", "#2 2023年接待了多少游客"],
+        ),
+        # 师傅 is a person noun
+        (
+            "棠坞旅行社创始人的师傅是哪一年出生的？",
+            ["棠坞旅行社创始人", "#1的师傅", "#2是哪一年出生的"],
+        ),
+    ],
+)
+def test_chinese_places_of_entities_and_masters(question: str, queries: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    if "师傅" in question:
+        assert plan.steps[1].answer_type == "PERSON"
