@@ -3705,12 +3705,16 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     ):
         # "X的第一家酒店所在的古镇": what 所在 follows is an entity of its own (X的第一家酒店),
         # found first; then the place it is in.
-        owner = "的".join([*parts[:-2], parts[-2][:-2]])
-        inner = _zh_chain(owner, include_last=True)
-        if inner:
-            rest = parts[-1]
-            kind = zh_noun_type(rest)
-            return [*inner, (f"#{parts[-2][-2:]}的{rest}", "LOCATION" if kind == "NAME" else kind)]
+        owner_chain = _zh_chain("的".join([*parts[:-2], parts[-2][:-2]]), include_last=True)
+        if owner_chain:
+            place_kind = zh_noun_type(parts[-1])
+            return [
+                *owner_chain,
+                (
+                    f"#{parts[-2][-2:]}的{parts[-1]}",
+                    "LOCATION" if place_kind == "NAME" else place_kind,
+                ),
+            ]
     phrase = _zh_agent_phrase(parts)
     if phrase is not None:
         # "由《北渡》导演的弟弟一手打造的公司": the agent after 由 is a noun phrase with a
