@@ -50,7 +50,7 @@ from extraction.lexicon import (
     CHINESE_SURNAMES,
     HONORIFICS,
 )
-from kg_rag.answer.offline import _stem, _term_set
+from kg_rag.answer.offline import IRREGULAR_PAST, _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
     DATE_RX,
@@ -575,6 +575,16 @@ def _qualifier_factor(
     return factor
 
 
+_CAP_RUN = re.compile(r"[A-Z][\w\-]*(?:\s+(?:of|and|for|the|&)?\s*[A-Z][\w\-]*)+")
+
+
+def _initials(name: str) -> str:
+    """The initials of a name of two or more capitalised words ("Altamere Aircraft Works" →
+    "AAW"; "of", "and", "the" skipped), or "" for another name."""
+    words = [w for w in name.split() if w[:1].isupper() and w.lower() not in ("the",)]
+    return "".join(w[0] for w in words) if len(words) >= 2 else ""
+
+
 # A capitalised word right after a span (no comma, no stop between): the span is a cut name.
 _CUT_NAME_AFTER = re.compile(r" (?!(?:I|A|The|An)\b)[A-Z][a-z]")
 _ZH_NUMBERED_INSTITUTION = re.compile(
@@ -869,8 +879,13 @@ _EN_PASSIVE_BEFORE = re.compile(
 )
 # "ordered by the rival X": an article and up to two lower-case modifiers between by and the
 # name.
-_EN_BY_AFTER = re.compile(r"^\s+by\s+(?:(?:the|a|an|its|their|his|her)\s+(?:[a-z]+\s+){0,2})?$")
-_EN_OBJECT_AFTER = re.compile(r"^\s+(?:the\s+|a\s+|an\s+)?$")
+# (a phrasal verb's particle stands between the verb and its by or its object: "taken over by
+# X", "took over X", "picked up X")
+_EN_PARTICLE = r"(?:\s+(?:over|up|out|off|back|down))?"
+_EN_BY_AFTER = re.compile(
+    rf"^{_EN_PARTICLE}\s+by\s+(?:(?:the|a|an|its|their|his|her)\s+(?:[a-z]+\s+){{0,2}})?$"
+)
+_EN_OBJECT_AFTER = re.compile(rf"^{_EN_PARTICLE}\s+(?:the\s+|a\s+|an\s+)?$")
 _EN_SUBJECT_BEFORE = re.compile(r"^\s*(?:,[^,]{0,60},\s*)?(?:[a-z]+ly\s+)?$")
 
 
@@ -880,7 +895,11 @@ def _en_relative(query: str, names: Sequence[str]) -> tuple[str, str] | None:
     was) bought by X". ``None`` when the clause does not name one of ``names`` after the verb."""
     for rx, role in ((_EN_REL_PASSIVE, "patient"), (_EN_REL_ACTIVE, "agent")):
         m = rx.search(query)
-        if m is None or (not is_participle(m["verb"]) and not m["verb"].endswith("ed")):
+        if m is None or (
+            not is_participle(m["verb"])
+            and not m["verb"].endswith("ed")
+            and m["verb"] not in IRREGULAR_PAST  # "the company that took over X"
+        ):
             continue
         if m["verb"] in ("was", "were", "is", "are", "been"):
             continue
@@ -2135,6 +2154,12 @@ def read_evidence(
         and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
     )
     linked_norms = {normalize_name(n) for n in linked_names if n}
+    # "Altamere Aircraft Works (AAW)": the initials of a name the question gives are that name
+    asked_initials = {
+        initials
+        for n in [*linked_names, *_CAP_RUN.findall(f"{query} {question}")]
+        if n and (initials := _initials(n))
+    }
     named = [n for n in linked_names if n]
     relative = _zh_relative(query, named, terms) if cjk_query else None
     if cjk_query and relative is None and (agent_verb := _zh_agent_verb(query)):
@@ -2572,6 +2597,8 @@ def read_evidence(
                     continue
                 if eid is not None and eid in linked_ids:
                     continue
+                if span.isupper() and span.isalpha() and span in asked_initials:
+                    continue  # the initials of a name the question gives: that name again
                 if _gloss_of(sentence, a, b, linked_names):
                     continue
                 modifier = expected not in ("NAME", "TEXT") and _attributive(

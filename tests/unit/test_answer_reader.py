@@ -3321,3 +3321,38 @@ def test_a_chinese_claim_is_checked_for_the_names_it_writes_whole(
 ) -> None:
     ok, why = verify_claim(claim, _ev(*texts), _linked("邵景行", "蓼川市"))
     assert ok is supported, why
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "linked", "answer"),
+    [
+        (
+            "company that took over Hollisk Aircraft Works",
+            (
+                "Hollisk Aircraft Works (HAW) is an aircraft maker based in Marlford.",
+                "HAW's best-known aircraft is the HW-40, a turboprop designed by HAW's team.",
+                "Like many small makers, HAW struggled. After years of losses it was taken "
+                "over by Varnley Aviation in 2019.",
+            ),
+            "Hollisk Aircraft Works",
+            "Varnley Aviation",
+        ),
+        (
+            "fund that picked up Hollisk Records",
+            ("In 2015 Varnley Capital picked up Hollisk Records for a small sum.",),
+            "Hollisk Records",
+            "Varnley Capital",
+        ),
+        (
+            "label that was bought out by Varnley Capital",
+            ("Hollisk Records was bought out by Varnley Capital in 2015.",),
+            "Varnley Capital",
+            "Hollisk Records",
+        ),
+    ],
+)
+def test_phrasal_verbs_and_initials_in_relative_clauses(
+    query: str, texts: tuple[str, ...], linked: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(*texts), _linked(linked))
+    assert best is not None and best.text == answer, best
