@@ -1734,7 +1734,13 @@ def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerT
     """A bridge plan: ``steps``, then the lookup of ``final`` (which names earlier answers)."""
     final = _clean(final)
     where = _WHERE_IS_STEP.match(final)
-    if where is not None and steps and where["n"] == str(len(steps)):
+    if (
+        where is not None
+        and steps
+        and where["n"] == str(len(steps))
+        # (a seat is written as its town: a larger unit, "which province", is one hop more)
+        and re.search(r"\b(?:city|town|village|place|where)\b", where["lead"], re.IGNORECASE)
+    ):
         seat = _SEAT_OF.match(steps[-1].query)
         if seat is not None:
             # "In which town is the headquarters of #1": where an organisation sits is one

@@ -2677,6 +2677,11 @@ def test_agent_nouns_of_a_person_or_a_firm(noun: str, kind: str) -> None:
             "In which town is the headquarters of the firm that built Hollisk Hall?",
             ["firm that built Hollisk Hall", "In which town is the headquarters of #1"],
         ),
+        # a larger unit than the seat's town is one hop more
+        (
+            "In which province is the headquarters of the firm that built Hollisk Hall?",
+            ["firm that built Hollisk Hall", "headquarters of #1", "In which province is #2"],
+        ),
         (
             "The consultancy that worked on Hollisk Bridge: which city is its head office in?",
             ["consultancy that worked on Hollisk Bridge", "which city is the head office of #1 in"],
