@@ -133,57 +133,7 @@ class RulePlanner:
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
-            # "the Kestwick City striker Tobias Culverhay": a title before a person's name is
-            # apposition; the name alone is the noun phrase (and ends where it ends).
-            q = _TITLED_NAME.sub(
-                lambda m: m["name"] if head_noun_type(m["role"]) == "PERSON" else m.group(0), q
-            )
-            # "A vs B: which opened earlier?": versus offers the two options as "or" does.
-            q = re.sub(r"\s+(?:vs\.?|versus)\s+(?=[A-Z#])", " or ", q)
-            # Informal kin words are the kin terms the evidence writes ("Ivo's dad").
-            q = _INFORMAL_KIN.sub(lambda m: _INFORMAL_KIN_TERMS[m.group(0).lower()], q)
-            # "… attended by X's founder?": a possessive that closes the question is the
-            # noun of its owner, which the bridges read ("the founder of X").
-            q = _CLOSING_POSSESSIVE.sub(lambda m: f"{m['prep']} the {m['noun']} of {m['name']}", q)
-            # "What is the name of the studio X set up" asks for the studio; "whoever directs
-            # X" is the person who directs X.
-            if not _STRANDED_END.search(q):  # ("… the ship X sailed on": left as it is)
-                q = re.sub(
-                    r"^((?i:what)\s+(?:is|was)\s+)the\s+name\s+of\s+the\s+"
-                    r"((?:[a-z]+\s+){1,2})(?=[A-Z])",
-                    r"\1the \2that ",
-                    q,
-                )
-                q = re.sub(
-                    r"^(what\s+(?:is|was)\s+)the\s+name\s+of\s+(?=the\s|whoever\s)",
-                    r"\1",
-                    q,
-                    flags=re.IGNORECASE,
-                )
-            q = re.sub(
-                r"^what\s+(?:is|was)\s+(?:whoever|the\s+(?:man|woman|person)\s+who)\s+",
-                "Who ",
-                q,
-                flags=re.IGNORECASE,
-            )
-            q = re.sub(r"\bwhoever\s+(?=[a-z]+s\b)", "the person who ", q)
-            # "which of the two opened earlier" asks which one
-            q = re.sub(
-                r"\bwhich\s+of\s+(?:the\s+)?(?:two|both|them|these|those)\b",
-                "which",
-                q,
-                flags=re.IGNORECASE,
-            )
-            # "Who has been the head of X": the present perfect of the copula asks who is.
-            q = re.sub(
-                r"^(who|what|which)\s+(?:has|have)\s+been\s+(?=the\s)", r"\1 is ", q, flags=re.I
-            )
-            # "the developer behind the building that won X": behind, after a noun of a
-            # person or an organisation, names who made the thing (not where it stands).
-            q = _BEHIND.sub(
-                lambda m: f"{m['np']} of " if names_agent(m["noun"]) else m.group(0),
-                q,
-            )
+            q = _en_phrasings(q)
             q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
                 lambda m: (
                     m.group(0) if m["name"].lower() in _FUNCTION else m["name"] + m["gen"].title()
@@ -240,6 +190,62 @@ class RulePlanner:
             strategy="single",
             answer_type=kind,
         )
+
+
+def _en_phrasings(q: str) -> str:
+    """The English question with the phrasings users type put the way the planner reads them:
+    a title before a name, "vs", informal kin words, a closing possessive, "the name of",
+    "whoever", "which of the two", "who has been", "the N behind X"."""
+    # "the Kestwick City striker Tobias Culverhay": a title before a person's name is
+    # apposition; the name alone is the noun phrase (and ends where it ends).
+    q = _TITLED_NAME.sub(
+        lambda m: m["name"] if head_noun_type(m["role"]) == "PERSON" else m.group(0), q
+    )
+    # "A vs B: which opened earlier?": versus offers the two options as "or" does.
+    q = re.sub(r"\s+(?:vs\.?|versus)\s+(?=[A-Z#])", " or ", q)
+    # Informal kin words are the kin terms the evidence writes ("Ivo's dad").
+    q = _INFORMAL_KIN.sub(lambda m: _INFORMAL_KIN_TERMS[m.group(0).lower()], q)
+    # "… attended by X's founder?": a possessive that closes the question is the
+    # noun of its owner, which the bridges read ("the founder of X").
+    q = _CLOSING_POSSESSIVE.sub(lambda m: f"{m['prep']} the {m['noun']} of {m['name']}", q)
+    # "What is the name of the studio X set up" asks for the studio; "whoever directs
+    # X" is the person who directs X.
+    if not _STRANDED_END.search(q):  # ("… the ship X sailed on": left as it is)
+        q = re.sub(
+            r"^((?i:what)\s+(?:is|was)\s+)the\s+name\s+of\s+the\s+"
+            r"((?:[a-z]+\s+){1,2})(?=[A-Z])",
+            r"\1the \2that ",
+            q,
+        )
+        q = re.sub(
+            r"^(what\s+(?:is|was)\s+)the\s+name\s+of\s+(?=the\s|whoever\s)",
+            r"\1",
+            q,
+            flags=re.IGNORECASE,
+        )
+    q = re.sub(
+        r"^what\s+(?:is|was)\s+(?:whoever|the\s+(?:man|woman|person)\s+who)\s+",
+        "Who ",
+        q,
+        flags=re.IGNORECASE,
+    )
+    q = re.sub(r"\bwhoever\s+(?=[a-z]+s\b)", "the person who ", q)
+    # "which of the two opened earlier" asks which one
+    q = re.sub(
+        r"\bwhich\s+of\s+(?:the\s+)?(?:two|both|them|these|those)\b",
+        "which",
+        q,
+        flags=re.IGNORECASE,
+    )
+    # "Who has been the head of X": the present perfect of the copula asks who is.
+    q = re.sub(r"^(who|what|which)\s+(?:has|have)\s+been\s+(?=the\s)", r"\1 is ", q, flags=re.I)
+    # "the developer behind the building that won X": behind, after a noun of a
+    # person or an organisation, names who made the thing (not where it stands).
+    q = _BEHIND.sub(
+        lambda m: f"{m['np']} of " if names_agent(m["noun"]) else m.group(0),
+        q,
+    )
+    return q
 
 
 # A Chinese confirmation tag after a statement and its comma: "…，是吗", "…，对不对", "…，没错吧".
@@ -4016,15 +4022,16 @@ def _zh_time_clause(clause: str) -> str | None:
 
 
 def _zh_time_attribute(words: Sequence[tuple[str, str]]) -> int:
-    """How many words a time phrase and its 的 take at the start of a clause (现在/的,
-    2023/年/的), or 0."""
-    for end in range(min(3, len(words) - 1)):
-        word, flag = words[end]
-        if flag.startswith("t") or word.endswith("年"):
-            return end + 2 if words[end + 1][0] == "的" else 0
-        if not flag.startswith("m"):
-            return 0
-    return 0
+    """How many words a time phrase of numbers and its 的 take at the start of a clause
+    (现在/的, 2023/年/的), or 0."""
+    end = _zh_time_end(words)
+    if (
+        end is None
+        or words[end + 1][0] != "的"
+        or not all(f.startswith("m") for _, f in words[:end])
+    ):
+        return 0
+    return end + 2
 
 
 def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:
@@ -4032,14 +4039,22 @@ def _zh_time_adverbial(words: Sequence[tuple[str, str]]) -> int:
     time word, a year 年 or 年间: 光绪/末年, 民国初年, 1920/年, 后来) when anything but 的
     follows it; 0 when there is none. A preposition of time before it goes with it
     (在民国十年, 于1920年)."""
+    end = _zh_time_end(words)
+    return 0 if end is None or words[end + 1][0] == "的" else end + 1
+
+
+def _zh_time_end(words: Sequence[tuple[str, str]]) -> int | None:
+    """The index of the word that closes the time phrase a clause opens with (a time word, a
+    year 年 or 年间, within the first three words, a preposition of time before them aside),
+    when a word follows it; None when the clause opens with none."""
     lead = 1 if words and words[0][0] in ("在", "于") and len(words) > 2 else 0
     for end in range(lead, min(3 + lead, len(words) - 1)):
         word, flag = words[end]
         if flag.startswith(("v", "p", "d", "r", "u", "c")) or _ZH_WH_CHARS.search(word):
-            return 0  # a verb, a pronoun, a wh-word … before any time word: none opens it
+            return None  # a verb, a pronoun, a wh-word … before any time word: none opens it
         if flag.startswith("t") or word.endswith(("年", "年间")):
-            return 0 if words[end + 1][0] == "的" else end + 1
-    return 0
+            return end
+    return None
 
 
 # A copula or a verb of being somewhere before the wh-word: "X的总部设在哪座城市" asks where

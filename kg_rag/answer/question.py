@@ -56,7 +56,13 @@ _MONTH_RX = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
 # "7 March 1934", "March 7, 1934", "March 1934", "1934", "1934年3月7日", "公元前221年".
-_ZH_DIGITS = "〇零一二三四五六七八九"
+# The digits of a year written in Chinese (〇 and 零 both write nought).
+_ZH_DIGIT_VALUE = {
+    "〇": "0",
+    "零": "0",
+    **{c: str(i) for i, c in enumerate("一二三四五六七八九", 1)},
+}
+_ZH_DIGITS = "".join(_ZH_DIGIT_VALUE)
 DATE_RX = re.compile(
     rf"\b(?:\d{{1,2}}\s+{_MONTH_RX}\s+\d{{3,4}}|{_MONTH_RX}\s+\d{{1,2}},?\s+\d{{3,4}}|"
     rf"{_MONTH_RX}\s+\d{{3,4}}|(?:1[0-9]|20)\d{{2}}s?)\b|"
@@ -541,7 +547,7 @@ def head_noun_type(noun: str) -> AnswerType:
         return "NAME"
     head = _compound_head(words[-1])
     singular = head[:-1] if head.endswith("s") and head[:-1] in _PERSON_NOUNS else head
-    if singular in _PERSON_OR_ORG_NOUNS or singular.rstrip("s") in _PERSON_OR_ORG_NOUNS:
+    if _person_or_firm(head):
         return "NAME"  # "the contractor", "the buyer": a person or a firm, either may answer
     if head in _DATE_NOUNS:
         return "DATE"
@@ -601,12 +607,16 @@ _PERSON_OR_ORG_NOUNS = frozenset(
 )
 
 
+def _person_or_firm(head: str) -> bool:
+    """Is the head noun ``head`` (singular or plural) one of :data:`_PERSON_OR_ORG_NOUNS`?"""
+    return head in _PERSON_OR_ORG_NOUNS or head.rstrip("s") in _PERSON_OR_ORG_NOUNS
+
+
 def names_agent(noun: str) -> bool:
     """Does the English ``noun`` name a person or an organisation (whichever it may be)?"""
     words = _content_words(noun)
-    head = _compound_head(words[-1]) if words else ""
     return head_noun_type(noun) in ("PERSON", "ORGANIZATION") or (
-        head in _PERSON_OR_ORG_NOUNS or head.rstrip("s") in _PERSON_OR_ORG_NOUNS
+        bool(words) and _person_or_firm(_compound_head(words[-1]))
     )
 
 
@@ -850,7 +860,7 @@ def date_key(text: str) -> tuple[int, int, int] | None:
     """A sortable (year, month, day) for a date string; None when it holds no year."""
     t = re.sub(
         rf"[{_ZH_DIGITS}]{{4}}(?=年)",
-        lambda m: "".join(str(max(0, _ZH_DIGITS.index(c) - 1)) for c in m.group(0)),
+        lambda m: "".join(_ZH_DIGIT_VALUE[c] for c in m.group(0)),
         text.strip(),
     )
     era = zh_era_year(t)

@@ -575,9 +575,6 @@ def _qualifier_factor(
     return factor
 
 
-_CAP_RUN = re.compile(r"[A-Z][\w\-]*(?:\s+(?:of|and|for|the|&)?\s*[A-Z][\w\-]*)+")
-
-
 def _initials(name: str) -> str:
     """The initials of a name of two or more capitalised words ("Altamere Aircraft Works" →
     "AAW"; "of", "and", "the" skipped), or "" for another name."""
@@ -2157,9 +2154,17 @@ def read_evidence(
     # "Altamere Aircraft Works (AAW)": the initials of a name the question gives are that name
     asked_initials = {
         initials
-        for n in [*linked_names, *_CAP_RUN.findall(f"{query} {question}")]
+        for n in [*linked_names, *_CAP_NAME.findall(f"{query} {question}")]
         if n and (initials := _initials(n))
     }
+    # A Chinese name the question links is a word of its own, and so is a stretch the question
+    # writes itself (金鼎厨艺奖 when the segmenter knows no such name).
+    zh_written = (
+        {p for p in re.split(rf"[^{HAN}]+|的", query) if len(p) >= 3}
+        | {n for n in linked_names if n and len(n) >= 2 and _CJK.match(n)}
+        if cjk_query
+        else set()
+    )
     named = [n for n in linked_names if n]
     relative = _zh_relative(query, named, terms) if cjk_query else None
     if cjk_query and relative is None and (agent_verb := _zh_agent_verb(query)):
@@ -2549,16 +2554,9 @@ def read_evidence(
                     if sp[2] == "DATE" or not any(sp[0] < e0 and sp[1] > s0 for s0, e0 in eras)
                 ]
             if cjk_query:
-                # A name the question links is a word of its own: no candidate starts inside
-                # it and runs on past it (奖金奖 of 金鼎厨艺奖金奖).
-                # … nor is a stretch the question writes itself (金鼎厨艺奖 when the segmenter
-                # knows no such name).
-                own = {p for p in re.split(rf"[^{HAN}]+|的", query) if len(p) >= 3}
-                written = [
-                    (x, x + len(n))
-                    for n in own | {n for n in linked_names if n and len(n) >= 2 and _CJK.match(n)}
-                    for x in _offsets(sentence, n)
-                ]
+                # No candidate starts inside a name the question links, or a stretch it writes,
+                # and runs on past it (奖金奖 of 金鼎厨艺奖金奖).
+                written = [(x, x + len(n)) for n in zh_written for x in _offsets(sentence, n)]
                 unique_spans = [
                     sp
                     for sp in unique_spans
@@ -3189,6 +3187,8 @@ def verify_claim(
         text = ev.text
         if subject and subject not in text and ev.doc_id not in about:
             continue
+        # (a claim with content terms may find its other names anywhere in the piece)
+        whole_in_text = {o: bool(terms) and _names_whole(o, text) for o in others}
         for s, e in _sentences(text):
             sentence = text[s:e]
             if (
@@ -3203,7 +3203,7 @@ def verify_claim(
                     all(
                         _names_whole(o, sentence)
                         # (a claim of names alone, "Is X in Y", is stated by one sentence)
-                        or (terms and o not in sentence and _names_whole(o, text))
+                        or (o not in sentence and whole_in_text[o])
                         for o in others
                     )
                     and (not terms or len(_term_set(sentence) & terms) / len(terms) >= 0.34)
