@@ -1688,6 +1688,52 @@ def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) ->
             ["Orm Vell", "Tessick Mill"],
             True,
         ),
+        # "Varnley" of "Varnley Cross" is another place
+        (
+            "Is Hollisk Stadium in Varnley",
+            ["In 1994 the club moved to Hollisk Stadium in Varnley Cross, where it has stayed."],
+            ["Hollisk Stadium", "Varnley"],
+            False,
+        ),
+        (
+            "Is Hollisk Stadium in Varnley",
+            ["In 1994 the club moved to Hollisk Stadium in Varnley, where it has stayed."],
+            ["Hollisk Stadium", "Varnley"],
+            True,
+        ),
+        # a piece that names the subject in passing: its other sentences are about the club
+        (
+            "Is Hollisk Stadium in Varnley",
+            [
+                "Founded in 1970 by players from Varnley, the club spent twenty years on a "
+                "rented pitch. In 1994 it moved to Hollisk Stadium in Marl Cross."
+            ],
+            ["Hollisk Stadium", "Varnley"],
+            False,
+        ),
+        (
+            "Is Hollisk Stadium in Varnley",
+            ["Hollisk Stadium opened in 1994. It stands in Varnley, by the river."],
+            ["Hollisk Stadium", "Varnley"],
+            True,
+        ),
+        # a Chinese claim is checked for the names it writes whole (the linker knows 蓼川市)
+        (
+            "邵景行创业前是在蓼川市第一人民医院工作的",
+            [
+                "邵景行出生在蓼川市。他年轻时在栖渔市第一人民医院的药剂科工作了十几年，后来辞职创业。"
+            ],
+            ["邵景行", "蓼川市"],
+            False,
+        ),
+        (
+            "邵景行创业前是在蓼川市第一人民医院工作的",
+            [
+                "邵景行出生在栖渔市。他年轻时在蓼川市第一人民医院的药剂科工作了十几年，后来辞职创业。"
+            ],
+            ["邵景行", "蓼川市"],
+            True,
+        ),
     ],
 )
 def test_claims_are_verified_against_one_sentence(
@@ -3258,69 +3304,6 @@ def test_a_count_is_the_number_written_before_the_noun_counted(
 ) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Hollisk Days"))
     assert best is not None and best.text == answer, best
-
-
-@pytest.mark.parametrize(
-    ("claim", "texts", "supported"),
-    [
-        # "Dunkerrow" of "Dunkerrow Cross" is another place
-        (
-            "Is Hollisk Stadium in Varnley",
-            ["In 1994 the club moved to Hollisk Stadium in Varnley Cross, where it has stayed."],
-            False,
-        ),
-        (
-            "Is Hollisk Stadium in Varnley",
-            ["In 1994 the club moved to Hollisk Stadium in Varnley, where it has stayed."],
-            True,
-        ),
-        # a piece that names the subject in passing: its other sentences are about the club
-        (
-            "Is Hollisk Stadium in Varnley",
-            [
-                "Founded in 1970 by players from Varnley, the club spent twenty years on a "
-                "rented pitch. In 1994 it moved to Hollisk Stadium in Marl Cross."
-            ],
-            False,
-        ),
-        (
-            "Is Hollisk Stadium in Varnley",
-            ["Hollisk Stadium opened in 1994. It stands in Varnley, by the river."],
-            True,
-        ),
-    ],
-)
-def test_a_claim_of_names_is_stated_by_one_sentence_about_the_subject(
-    claim: str, texts: list[str], supported: bool
-) -> None:
-    ok, why = verify_claim(claim, _ev(*texts), _linked("Hollisk Stadium", "Varnley"))
-    assert ok is supported, why
-
-
-@pytest.mark.parametrize(
-    ("claim", "texts", "supported"),
-    [
-        (
-            "邵景行创业前是在蓼川市第一人民医院工作的",
-            [
-                "邵景行出生在蓼川市。他年轻时在栖渔市第一人民医院的药剂科工作了十几年，后来辞职创业。"
-            ],
-            False,
-        ),
-        (
-            "邵景行创业前是在蓼川市第一人民医院工作的",
-            [
-                "邵景行出生在栖渔市。他年轻时在蓼川市第一人民医院的药剂科工作了十几年，后来辞职创业。"
-            ],
-            True,
-        ),
-    ],
-)
-def test_a_chinese_claim_is_checked_for_the_names_it_writes_whole(
-    claim: str, texts: list[str], supported: bool
-) -> None:
-    ok, why = verify_claim(claim, _ev(*texts), _linked("邵景行", "蓼川市"))
-    assert ok is supported, why
 
 
 @pytest.mark.parametrize(
