@@ -11,10 +11,13 @@ Rules, no model:
 * **Dates** ("27 September 1941", "September 27, 1941", "May 1990") and years are ``DATE``
   mentions, written as "27 September 1941"; a date's year is also a mention of its own, so
   "born in 1941" and "born 27 September 1941" share an entity.
-* **Types** come from the name's own words (``... University`` → ORGANIZATION, ``... River``
-  → LOCATION, ``Battle of ...`` → EVENT, ``Journal of ...`` → WORK), then from the words around
-  it (an honorific or a role word before it, "(born" after it → PERSON; "in X" → LOCATION;
-  "the album X" → WORK); otherwise ``CONCEPT``.
+* **Types** come first from a class noun the text gives the name ("X is a regional airline",
+  "X, a former bank analyst", "the club X" → the type of the noun, :mod:`extraction.nouns`;
+  such a span is ``classified`` and outweighs cue votes), then from the name's own words
+  (``... University`` → ORGANIZATION, ``... River`` → LOCATION, ``Battle of ...`` → EVENT,
+  ``Journal of ...`` → WORK), then from the words around it (an honorific or a role word
+  before it, "(born" after it → PERSON; "in X" → LOCATION; "the album X" → WORK); otherwise
+  ``CONCEPT``.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from extraction.lexicon import (
     WORK_FIRST,
     WORK_HEADS,
 )
+from extraction.nouns import class_noun_type
 
 __all__ = ["Span", "find_english_spans", "split_sentences", "type_from_words"]
 
@@ -79,6 +83,7 @@ class Span:
     start: int
     end: int
     strong: bool = False  # from an unambiguous cue (quotes, a date pattern)
+    classified: bool = False  # typed by a noun the text classifies it with ("X is a Y")
 
 
 @dataclass
@@ -206,32 +211,105 @@ def type_from_words(words: list[str]) -> str | None:
     return None
 
 
-def _run_type(run: list[_Token], before: list[_Token], text: str) -> str:
+# A noun phrase that classifies a name: up to five lower-case words, ending where a
+# preposition, a relative word, a participle of place or origin, or punctuation begins.
+_NP = (
+    r"(?P<np>(?:[a-z0-9][\w'’-]*\s+){0,4}?[a-z][\w'’-]*)"
+    r"(?=\s+(?:based|in|of|at|on|from|for|with|by|near|that|who|whom|which|whose|where|when|"
+    r"founded|established|known|to|since|serving|owned|run|headquartered|located)\b"
+    r"|\s*[,.;:()!?]|\s*$)"
+)
+# "X is a regional airline", "X (born 1949) was an English engineer", "X is one of the oldest
+# clubs": a copula right after the name that opens its sentence, then an article and the
+# noun phrase that says what the name is.
+_COPULA_CLASS = re.compile(
+    r"[*_]*\s*(?:\([^()]{0,80}\)\s*)?"
+    r"(?:is|was|has\s+been|had\s+been|remains|remained|became)\s+"
+    rf"(?P<article>a|an|the|one\s+of\s+the)\s+{_NP}"
+)
+# "Celeste Marrable, a former bank analyst who …": an appositive with an indefinite article.
+_APPOSITIVE_CLASS = re.compile(rf"[*_]*,\s+(?P<article>a|an)\s+{_NP}")
+_DETERMINERS = frozenset(["the", "a", "an", "its", "his", "her", "their", "our", "this", "that"])
+
+
+def _class_type(noun_phrase: str, productive: bool) -> str | None:
+    """The entity type a class noun phrase gives the name it classifies ("regional airline" →
+    ORGANIZATION, "former bank analyst" → PERSON, "2009 documentary" → WORK, "office tower"
+    → the type a name ending in its head has), or ``None``. ``productive``: the agent
+    suffixes count (after an indefinite article; "the older" is a comparative)."""
+    words = noun_phrase.lower().split()
+    if not words:
+        return None
+    head = words[-1]
+    if head in WORK_CUES:
+        return "WORK"
+    kind = class_noun_type(noun_phrase, productive)
+    if kind != "NAME":
+        return kind
+    singular = head[:-1] if head.endswith("s") else head
+    if head in ORG_HEADS or singular in ORG_HEADS:
+        return "ORGANIZATION"
+    if head in LOCATION_HEADS or singular in LOCATION_HEADS:
+        return "LOCATION"
+    return None
+
+
+def _classified(
+    run: list[_Token], before: list[_Token], text: str, opens_sentence: bool
+) -> str | None:
+    """The type the text gives a name by classifying it with a noun: a copula after a name that
+    opens its sentence, an appositive, or a class noun right before it after a determiner
+    ("the airline Averholt Air", "its rival Kestwick City")."""
+    copula = _COPULA_CLASS.match(text, run[-1].end) if opens_sentence else None
+    for m in (copula, _APPOSITIVE_CLASS.match(text, run[-1].end)):
+        if m is not None and (
+            kind := _class_type(m.group("np"), m.group("article") in ("a", "an"))
+        ):
+            return kind
+    if (
+        len(before) == 2
+        and before[0].lower in _DETERMINERS
+        and before[1].kind == "word"
+        and before[1].text.islower()
+    ):
+        return _class_type(before[1].text, productive=False)
+    return None
+
+
+def _run_type(
+    run: list[_Token], before: list[_Token], text: str, opens_sentence: bool = False
+) -> tuple[str, bool]:
+    """The run's type, and whether the text classifies it with a noun (that outweighs cues)."""
     low = [t.lower for t in run]
     prev = before[-1].lower if before else ""
-    by_words = type_from_words(low)
-    if by_words is not None:
-        return by_words
-    if prev in HONORIFICS:
-        return "PERSON"
     following = text[run[-1].end : run[-1].end + 12].lstrip().lower()
     if following.startswith(("(born", "( born", "(c.", "(née", "(nee")) or re.match(
         r"\(\s*\d{3,4}\s*[-–]", following
     ):
-        return "PERSON"
+        return "PERSON", False
+    # What the text calls the name outweighs what its own words suggest: "Harbour of Crows
+    # is a 2011 animated film".
+    classified = _classified(run, before, text, opens_sentence)
+    if classified is not None:
+        return classified, True
+    by_words = type_from_words(low)
+    if by_words is not None:
+        return by_words, False
+    if prev in HONORIFICS:
+        return "PERSON", False
     if prev in PERSON_CUES_BEFORE:
-        return "PERSON"
+        return "PERSON", False
     if prev in WORK_CUES:
-        return "WORK"
+        return "WORK", False
     if prev in LOCATION_CUES:
-        return "LOCATION"
+        return "LOCATION", False
     if (
         2 <= len(run) <= 4
         and all(t.kind == "init" or t.text.istitle() for t in run)
         and (following.startswith(("was born", ", who", "died")))
     ):
-        return "PERSON"
-    return "CONCEPT"
+        return "PERSON", False
+    return "CONCEPT", False
 
 
 def _possessive_continues(tokens: list[_Token], end: int, b: int) -> bool:
@@ -319,7 +397,11 @@ def _name_runs(
         if first > last:
             continue
         run = tokens[first : last + 1]
-        kind = _run_type(run, tokens[max(a, first - 2) : first], text)
+        opens = all(
+            t.kind == "punct" or (k == first - 1 and t.lower == "the")
+            for k, t in enumerate(tokens[a:first], start=a)
+        )
+        kind, classified = _run_type(run, tokens[max(a, first - 2) : first], text, opens)
         titled = len(run) >= 2 and run[0].lower in HONORIFICS_STRIPPED
         if titled:
             kind = "PERSON"
@@ -359,7 +441,7 @@ def _name_runs(
             or (len(run[0].text) == 1 and start == run[0].start)
         ):
             continue
-        spans.append(Span(name, kind, start, stop))
+        spans.append(Span(name, kind, start, stop, classified=classified))
         spans.extend(_of_parts(text, run, stop))
         spans.extend(_modifier(text, run, kind))
     return spans

@@ -4,9 +4,11 @@ Deterministic and fast (hundreds of passages per second on one core). Mentions c
 :mod:`extraction.english` (proper-noun runs, quoted titles, dates) or, for text with CJK
 characters, :mod:`extraction.chinese` (jieba part-of-speech names). Then, per chunk:
 
-* **The title is an entity** (a passage is about its title). Its type comes from its own words
-  ("... University"), else from its mentions in the text, else PERSON for a plain two-to-four
-  word name in a text that says he/she. Parenthesised qualifiers are dropped ("Mercury
+* **The title is an entity** (a passage is about its title). Its type comes from a class noun
+  the text gives it ("X is a regional airline"), else its own words ("... University"), else
+  its mentions in the text, else PERSON for a plain two-to-four word name in a text that says
+  he/she (a guess that :func:`extraction.resolve.harmonise_subject_types` overrules with the
+  type of the document's first chunk that types the title). Parenthesised qualifiers are dropped ("Mercury
   (planet)" → "Mercury"); "Johnnycake, West Virginia" gets the alias "Johnnycake"; "History of
   the Brooklyn Nets" also mentions "Brooklyn Nets".
 * **Short forms join their full name**: "Bonetti" and "Peter Phillip Bonetti" join the title
@@ -69,6 +71,7 @@ class _Entity:
     aliases: list[str] = field(default_factory=list)
     description: str = ""
     votes: Counter[str] = field(default_factory=Counter)  # types its mentions suggest
+    classes: Counter[str] = field(default_factory=Counter)  # types a class noun gives it
 
 
 class OfflineExtractor:
@@ -201,12 +204,18 @@ class OfflineExtractor:
             alias_of[key] = owner.key
             kind = self._allowed(span.type) or "CONCEPT"
             owner.votes[kind] += 1
+            if span.classified and kind != "CONCEPT":
+                owner.classes[kind] += 1
             if key != owner.key and span.name not in owner.aliases:
                 owner.aliases.append(span.name)
 
         for key, entity in entities.items():
             typed = [(n, t) for t, n in entity.votes.most_common() if t != "CONCEPT"]
-            if key == title_key and title_type is not None:
+            if entity.classes:
+                # "Averholt Air is a regional airline": what the text calls it outweighs its
+                # own words and the cues around its other mentions ("a pilot at Averholt Air").
+                entity.type = sorted(entity.classes.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+            elif key == title_key and title_type is not None:
                 entity.type = self._allowed(title_type) or "CONCEPT"
             elif typed:
                 entity.type = typed[0][1]

@@ -29,6 +29,7 @@ exactly.
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
@@ -53,6 +54,7 @@ __all__ = [
     "ResolutionResult",
     "ResolvedEntity",
     "ResolvedRelation",
+    "harmonise_subject_types",
     "stored_lookup_keys",
     "types_compatible",
 ]
@@ -153,6 +155,42 @@ class ResolutionResult(BaseModel):
     def mention_pairs(self) -> list[tuple[str, str]]:
         """Sorted ``(entity_id, chunk_id)`` provenance pairs."""
         return sorted((e.entity_id, c) for e in self.entities for c in e.mentions)
+
+
+_PARENTHESIS = re.compile(r"\([^()]*\)")
+
+
+def harmonise_subject_types(
+    extractions: Sequence[ChunkExtraction], titles: dict[str, str]
+) -> list[ChunkExtraction]:
+    """One type for a document's subject across its chunks: the type of its first chunk
+    that types it.
+
+    A page's lead defines its subject ("Averholt Air is a regional airline"); a later chunk
+    read alone may guess otherwise (a "he" there is the founder) and, typed apart, the
+    subject would become two entities. ``extractions`` are in document order;
+    ``titles`` maps a document id to its title. Returns the extractions, the subject's
+    entities retyped where they disagreed (copies; the others as given)."""
+    lead: dict[str, str] = {}
+    out: list[ChunkExtraction] = []
+    for x in extractions:
+        title = titles.get(x.doc_id, "")
+        key = normalize_name(_PARENTHESIS.sub(" ", title)) if title else ""
+        if not key:
+            out.append(x)
+            continue
+        changed = False
+        entities = []
+        for e in x.entities:
+            kind = normalize_type(e.type)
+            if normalize_name(e.name) == key and kind not in WILDCARD_TYPES:
+                first = lead.setdefault(x.doc_id, e.type)
+                if normalize_type(first) != kind:
+                    e = e.model_copy(update={"type": first})
+                    changed = True
+            entities.append(e)
+        out.append(x.model_copy(update={"entities": entities}) if changed else x)
+    return out
 
 
 def types_compatible(a: str, b: str, *, exact_name: bool) -> bool:

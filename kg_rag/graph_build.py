@@ -231,7 +231,7 @@ class GraphBuilder:
     ) -> GraphReport:
         """Remove the graph data of changed/removed documents, then extract and write the
         changed ones (resolved against the entities already stored)."""
-        from extraction.resolve import EntityResolver, ResolvedEntity
+        from extraction.resolve import EntityResolver, ResolvedEntity, harmonise_subject_types
         from extraction.schema import ChunkInput
 
         t0 = time.perf_counter()
@@ -256,6 +256,7 @@ class GraphBuilder:
         ]
         lap("prepare")
         extractions, usage, kind = self.extract(inputs)
+        extractions = harmonise_subject_types(extractions, titles)
         lap("extract")
         report.chunks_extracted = len(inputs)
         report.extractor = kind

@@ -149,3 +149,70 @@ def test_english_text_with_a_few_chinese_words_keeps_english_rules() -> None:
     assert types["Chongqing"] == "LOCATION"  # an English cue ("born in")
     assert types["Peking University"] == "ORGANIZATION"
     assert types["徐冰"] == "PERSON"  # found by jieba
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "name", "expected"),
+    [
+        # a copula after the name that opens the sentence: the class noun outweighs the
+        # pronoun guess for a title ("He" is the founder, not the airline)
+        (
+            "Brisk Osier",
+            "**Brisk Osier** is a regional airline based at Tollow Field. "
+            "He founded it after eleven years as a freight pilot.",
+            "Brisk Osier",
+            "ORGANIZATION",
+        ),
+        # … and outweighs the name's own words
+        ("", "Harbour of Lanterns is a 2011 animated film.", "Harbour of Lanterns", "WORK"),
+        (
+            "",
+            "Marrick Spur is one of the oldest clubs in the north.",
+            "Marrick Spur",
+            "ORGANIZATION",
+        ),
+        # an appositive with an indefinite article
+        (
+            "",
+            "The fund was set up in 2006 by Orlen Vasko, a former bank analyst who built a "
+            "portfolio of sports businesses.",
+            "Orlen Vasko",
+            "PERSON",
+        ),
+        (
+            "",
+            "The studio was bought in 2019 by Carrow Lane, a streaming company.",
+            "Carrow Lane",
+            "ORGANIZATION",
+        ),
+        # a class noun after a determiner, right before the name
+        (
+            "",
+            "The fund completed its purchase of the club Dunwold Athletic in 2014.",
+            "Dunwold Athletic",
+            "ORGANIZATION",
+        ),
+        ("", "They walked along the river Ashwend at dawn.", "Ashwend", "LOCATION"),
+    ],
+)
+def test_a_class_noun_the_text_gives_a_name_types_it(
+    title: str, text: str, name: str, expected: str
+) -> None:
+    (result,) = OfflineExtractor(show_progress=False).extract(
+        [ChunkInput(chunk_id="c", doc_id="d", title=title, text=text)]
+    )
+    assert _types(result.entities)[name] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # a relational noun classifies films and clubs as often as people
+        ("Sefton Reach was the winner of the 2009 Kell Prize.", "Sefton Reach"),
+        # a copula after a name that does not open its sentence is not said of that name
+        ("The company founded by Pell Marsh is a sports investor.", "Pell Marsh"),
+    ],
+)
+def test_a_noun_that_does_not_classify_the_name_leaves_it_untyped(text: str, name: str) -> None:
+    entities = OfflineExtractor(show_progress=False).find_entities(text)
+    assert _types(entities)[name] == "CONCEPT"

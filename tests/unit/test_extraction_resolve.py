@@ -6,7 +6,14 @@ import pytest
 
 from extraction.errors import ResolutionError
 from extraction.normalize import entity_id, entity_key, normalize_name, normalize_type
-from extraction.resolve import EntityResolver, ResolvedEntity, types_compatible
+from extraction.offline import OfflineExtractor
+from extraction.resolve import (
+    EntityResolver,
+    ResolvedEntity,
+    harmonise_subject_types,
+    types_compatible,
+)
+from extraction.schema import ChunkInput
 from extraction.schema import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from kg_rag.testing import HashEmbeddings
 
@@ -342,3 +349,68 @@ def test_resolving_against_looked_up_entities_equals_resolving_against_all(
     assert {k: v for k, v in part.id_map.items() if k in part.new_ids} == {
         k: v for k, v in full.id_map.items() if k in full.new_ids
     }
+
+
+@pytest.mark.parametrize(
+    ("title", "chunks", "expected"),
+    [
+        # the lead's type wins over a later chunk's guess, and the later chunk keeps its alias
+        (
+            "Brisk Osier",
+            [
+                [("Brisk Osier", "ORGANIZATION")],
+                [("Brisk Osier", "PERSON"), ("Tollow", "LOCATION")],
+            ],
+            [["ORGANIZATION"], ["ORGANIZATION", "LOCATION"]],
+        ),
+        # a chunk that leaves it untyped stays so (the resolver joins it by name); the first
+        # chunk that types it leads
+        (
+            "Marrick Spur (club)",
+            [
+                [("Marrick Spur", "CONCEPT")],
+                [("Marrick Spur", "LOCATION")],
+                [("Marrick Spur", "ORG")],
+            ],
+            [["CONCEPT"], ["LOCATION"], ["LOCATION"]],
+        ),
+        # other names are left as they are
+        (
+            "Orlen Vasko",
+            [[("Orlen Vasko", "PERSON"), ("Dunwold", "LOCATION")], [("Dunwold", "ORGANIZATION")]],
+            [["PERSON", "LOCATION"], ["ORGANIZATION"]],
+        ),
+    ],
+)
+def test_a_documents_subject_takes_the_type_of_its_first_typed_chunk(
+    title: str, chunks: list[list[tuple[str, str]]], expected: list[list[str]]
+) -> None:
+    extractions = [
+        _chunk(f"c{i}", ents).model_copy(update={"doc_id": "d"}) for i, ents in enumerate(chunks)
+    ]
+    other = _chunk("x", [(title.split(" (")[0], "PERSON")]).model_copy(update={"doc_id": "other"})
+    out = harmonise_subject_types([*extractions, other], {"d": title, "other": "Elsewhere"})
+    assert [[e.type for e in x.entities] for x in out[:-1]] == expected
+    assert out[-1].entities[0].type == "PERSON"  # another document's mention is its own
+
+
+def test_a_subject_guessed_otherwise_in_a_later_chunk_stays_one_entity() -> None:
+    chunks = [
+        ChunkInput(
+            chunk_id="c0",
+            doc_id="d",
+            title="Brisk Osier",
+            text="**Brisk Osier** is a regional airline based at Tollow Field.",
+        ),
+        ChunkInput(
+            chunk_id="c1",
+            doc_id="d",
+            title="Brisk Osier",
+            text="Orlen Vasko founded Osier in 1978. He had flown freight for eleven years.",
+        ),
+    ]
+    extractions = OfflineExtractor(show_progress=False).extract(chunks)
+    result = EntityResolver().resolve(harmonise_subject_types(extractions, {"d": "Brisk Osier"}))
+    (subject,) = [e for e in result.entities if e.name == "Brisk Osier"]
+    assert subject.type == "ORGANIZATION"
+    assert "Osier" in subject.aliases
