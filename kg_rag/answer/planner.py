@@ -208,6 +208,7 @@ def _en_phrasings(q: str) -> str:
     # "… attended by X's founder?": a possessive that closes the question is the
     # noun of its owner, which the bridges read ("the founder of X").
     q = _CLOSING_POSSESSIVE.sub(lambda m: f"{m['prep']} the {m['noun']} of {m['name']}", q)
+    q = _INNER_POSSESSIVE.sub(_inner_possessive, q)
     # "What is the name of the studio X set up" asks for the studio; "whoever directs
     # X" is the person who directs X.
     if not _STRANDED_END.search(q):  # ("… the ship X sailed on": left as it is)
@@ -375,6 +376,42 @@ _CLOSING_POSSESSIVE = re.compile(
     r"(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)['’]s\s+(?P<noun>[a-z][a-z\-]+)"
     r"(?=\s*[?.!]?\s*$)"
 )
+# … and one inside the question, its noun phrase closed by a verb or a function word: "the
+# film directed by X's husband shot?", "founded by X's former postdoc in 2015".
+_INNER_POSSESSIVE = re.compile(
+    r"\b(?P<prep>by|of|at|to|from|with|for|under)\s+"
+    r"(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)(?:['’]s|(?<=s)['’])\s+"
+    r"(?P<np>[a-z][a-z\-]+(?:\s+[a-z][a-z\-]+)?)(?P<rest>\s+[a-z]+\b|\s*[?.!,]?\s*$)"
+)
+
+
+_DO_SUPPORT = re.compile(r"(?i)\b(?:did|does|do)\b")
+
+
+def _inner_possessive(m: re.Match[str]) -> str:
+    """ "by X's [adj] N <verb>" → "by the [adj] N of X <verb>" (see :data:`_INNER_POSSESSIVE`);
+    the match unchanged when its words are no noun phrase closed by a verb or function word."""
+    words = m["np"].split()
+    rest = m["rest"]
+    # In a do-question the bare verb may follow the noun: "did … X's son-in-law employ".
+    do_verb = _DO_SUPPORT.search(m.string, 0, m.start()) is not None
+    after = rest.strip(" ?.!,").split(" ", 1)[0]
+    if len(words) == 2 and (
+        is_participle(words[1])
+        or words[1] in _FUNCTION
+        or (do_verb and (not after or after in _FUNCTION))
+    ):
+        # "X's husband shot": the noun is one word, the second the verb after it
+        rest = f" {words[1]}{rest}"
+        words = words[:1]
+    if any(is_participle(w) or w in _FUNCTION for w in words):
+        return m.group(0)
+    after = rest.strip(" ?.!,").split(" ", 1)[0]
+    if after and not (is_participle(after) or after in _FUNCTION or do_verb):
+        return m.group(0)  # "X's record label deal": the noun phrase runs on
+    return f"{m['prep']} the {' '.join(words)} of {m['name']}{rest}"
+
+
 _TITLED_NAME = re.compile(
     r"\bthe\s+(?:[A-Z][\w'’\-]*\s+){1,3}(?P<role>[a-z][a-z\-]+)\s+"
     r"(?P<name>[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)+)"
@@ -2147,6 +2184,12 @@ def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
                     main_verb = main.start("verb")
             if main_verb is not None and obj_start < main_verb:
                 end = len(text[:main_verb].rstrip())  # … but not the question's own verb
+            elif _DO_SUPPORT.search(text, 0, det.start()) and (
+                owner := _NAME_AT.search(text, obj_start)
+            ):
+                # "How many hands did the mill founded by the son of X employ?": a
+                # do-question's bare verb follows the object, which ends with its name.
+                end = owner.end()
         else:
             continue
         step = _clean(f"{' '.join(head)} {text[words[k][1] : end]}")

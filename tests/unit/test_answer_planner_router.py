@@ -2718,6 +2718,29 @@ def test_where_an_organisation_sits_is_one_lookup(question: str, queries: list[s
             "Who runs the school attended by Varnley Airlink's founder?",
             ["founder of Varnley Airlink", "school attended by #1", "Who runs #2"],
         ),
+        # … and so is one inside the question, closed by a verb or a function word
+        (
+            "Where was the film directed by Ada Venn's husband shot?",
+            ["husband of Ada Venn", "film directed by #1", "Where was #2 shot"],
+        ),
+        (
+            "Who wrote the song performed by Varnley Mills' house band at the fair?",
+            ["house band of Varnley Mills", "song performed by #1 at the fair", "Who wrote #2"],
+        ),
+        # a do-question's bare verb closes the possessed noun phrase, and the object of a
+        # participle before it
+        (
+            "How many hands did the mill founded by Ada Venn's son-in-law employ in 1880?",
+            [
+                "son-in-law of Ada Venn",
+                "mill founded by #1",
+                "How many hands did #2 employ in 1880",
+            ],
+        ),
+        (
+            "When did the studio bought by Varnley Mills' parent company close?",
+            ["parent company of Varnley Mills", "studio bought by #1", "When did #2 close"],
+        ),
         # "the name of" the thing asked is the thing; "whoever V" is who V
         (
             "What's the name of the studio Ada Venn set up in 1977?",
