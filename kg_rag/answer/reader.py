@@ -356,6 +356,19 @@ def _get(le: Any, key: str) -> str:
     return str(value or "")
 
 
+_ZH_PROPER_FLAGS = frozenset(["nr", "ns", "nt", "nz", "nrt", "nrfg"])
+
+
+def _zh_proper_stem(text: str) -> bool:
+    """Does the Chinese ``text`` hold a proper name: a word the segmenter tags as one, or a
+    word of two or more characters its lexicon lacks?"""
+    return any(
+        flag in _ZH_PROPER_FLAGS or (len(word) > 1 and not _zh_in_lexicon(word))
+        for word, flag in pos_tags(text)
+        if _CJK.match(word)
+    )
+
+
 def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
     if DATE_RX.fullmatch(span):
         return "DATE"
@@ -2473,6 +2486,12 @@ def read_evidence(
                 if (
                     (
                         kind in ("PERSON", "LOCATION", "ORGANIZATION")
+                        # a name of no known type whose words before the noun hold a proper
+                        # name (澜汀雄狮足球俱乐部), not a common phrase (全资子公司, 首任主席)
+                        or (
+                            kind == "NAME"
+                            and _zh_proper_stem(sentence[a : max(a, b - len(zh_head))])
+                        )
                         # a word the lexicon lacks is a name, not the common noun jieba
                         # tagged it (砾城 for "哪座城"; 县城 is in the lexicon)
                         or (kind == "NOUN" and not _zh_in_lexicon(sentence[a:b]))

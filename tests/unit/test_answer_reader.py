@@ -1327,6 +1327,22 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["柯子平"],
         "文峰塔",
     ),
+    # … a name of no known type too: the club, not the youth team (队) in the same sentence
+    (
+        "苏既白执教的俱乐部",
+        "ORGANIZATION",
+        ["苏既白现任蓼汀雄鹰足球俱乐部主教练，他十二岁进入棠坞青年队。"],
+        ["苏既白"],
+        "蓼汀雄鹰足球俱乐部",
+    ),
+    # … but a common phrase ending in the noun is no name of it (全资子公司)
+    (
+        "蓼汀集团2019年并购的公司",
+        "ORGANIZATION",
+        ["2019年，蓼汀集团并购了甘棠数据，甘棠数据成为蓼汀集团的全资子公司。"],
+        ["蓼汀集团"],
+        "甘棠数据",
+    ),
     # A lone surname takes a two-character given name jieba read as a verb (谭 + 启明).
     (
         "青芷书局的总编辑",
