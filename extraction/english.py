@@ -259,7 +259,7 @@ def _classified(
 ) -> str | None:
     """The type the text gives a name by classifying it with a noun: a copula after a name that
     opens its sentence, an appositive, or a class noun right before it after a determiner
-    ("the airline Averholt Air", "its rival Kestwick City")."""
+    ("the airline Averholt Air", "her daughter Elowen")."""
     copula = _COPULA_CLASS.match(text, run[-1].end) if opens_sentence else None
     for m in (copula, _APPOSITIVE_CLASS.match(text, run[-1].end)):
         if m is not None and (
