@@ -13,8 +13,7 @@ from extraction.resolve import (
     harmonise_subject_types,
     types_compatible,
 )
-from extraction.schema import ChunkInput
-from extraction.schema import ChunkExtraction, ExtractedEntity, ExtractedRelation
+from extraction.schema import ChunkExtraction, ChunkInput, ExtractedEntity, ExtractedRelation
 from kg_rag.testing import HashEmbeddings
 
 pytestmark = pytest.mark.unit
