@@ -371,21 +371,17 @@ _INFORMAL_KIN = re.compile(
     r"(?<![A-Z][a-z])\b(?:" + "|".join(_INFORMAL_KIN_TERMS) + r")\b(?=['’]s\b|\s|[?.,]|$)"
 )
 _STRANDED_END = re.compile(r"\s(?:on|in|at|from|with|to|for|by|under|into|of)\s*[?.!]?\s*$")
-_CLOSING_POSSESSIVE = re.compile(
-    r"\b(?P<prep>by|of|at|to|from|with|for|under)\s+"
-    r"(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)['’]s\s+(?P<noun>[a-z][a-z\-]+)"
-    r"(?=\s*[?.!]?\s*$)"
+# A preposition and the name of an owner (its possessive follows).
+_PREP_OWNER = (
+    r"\b(?P<prep>by|of|at|to|from|with|for|under)\s+(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)"
 )
+_CLOSING_POSSESSIVE = re.compile(rf"{_PREP_OWNER}['’]s\s+(?P<noun>[a-z][a-z\-]+)(?=\s*[?.!]?\s*$)")
 # … and one inside the question, its noun phrase closed by a verb or a function word: "the
 # film directed by X's husband shot?", "founded by X's former postdoc in 2015".
 _INNER_POSSESSIVE = re.compile(
-    r"\b(?P<prep>by|of|at|to|from|with|for|under)\s+"
-    r"(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)(?:['’]s|(?<=s)['’])\s+"
+    rf"{_PREP_OWNER}(?:['’]s|(?<=s)['’])\s+"
     r"(?P<np>[a-z][a-z\-]+(?:\s+[a-z][a-z\-]+)?)(?P<rest>\s+[a-z]+\b|\s*[?.!,]?\s*$)"
 )
-
-
-_DO_SUPPORT = re.compile(r"(?i)\b(?:did|does|do)\b")
 
 
 def _inner_possessive(m: re.Match[str]) -> str:
@@ -394,7 +390,7 @@ def _inner_possessive(m: re.Match[str]) -> str:
     words = m["np"].split()
     rest = m["rest"]
     # In a do-question the bare verb may follow the noun: "did … X's son-in-law employ".
-    do_verb = _DO_SUPPORT.search(m.string, 0, m.start()) is not None
+    do_verb = _DO_AUX.search(m.string, 0, m.start()) is not None
     after = rest.strip(" ?.!,").split(" ", 1)[0]
     if len(words) == 2 and (
         is_participle(words[1])
@@ -2184,7 +2180,7 @@ def _participial_bridge(text: str) -> tuple[int, int, str, str, str] | None:
                     main_verb = main.start("verb")
             if main_verb is not None and obj_start < main_verb:
                 end = len(text[:main_verb].rstrip())  # … but not the question's own verb
-            elif _DO_SUPPORT.search(text, 0, det.start()) and (
+            elif _DO_AUX.search(text, 0, det.start()) and (
                 owner := _NAME_AT.search(text, obj_start)
             ):
                 # "How many hands did the mill founded by the son of X employ?": a

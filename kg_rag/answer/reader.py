@@ -356,7 +356,7 @@ def _get(le: Any, key: str) -> str:
     return str(value or "")
 
 
-_ZH_PROPER_FLAGS = frozenset(["nr", "ns", "nt", "nz", "nrt", "nrfg"])
+_ZH_PROPER_FLAGS = frozenset([*_CJK_FLAGS, "nz"])  # jieba's tags of names
 
 
 def _zh_proper_stem(text: str) -> bool:
@@ -2484,20 +2484,17 @@ def read_evidence(
                 if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
                     kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
                 if (
-                    (
+                    zh_head
+                    and _names_head(sentence[a:b], zh_head)
+                    and (
                         kind in ("PERSON", "LOCATION", "ORGANIZATION")
                         # a name of no known type whose words before the noun hold a proper
                         # name (澜汀雄狮足球俱乐部), not a common phrase (全资子公司, 首任主席)
-                        or (
-                            kind == "NAME"
-                            and _zh_proper_stem(sentence[a : max(a, b - len(zh_head))])
-                        )
+                        or (kind == "NAME" and _zh_proper_stem(sentence[a : b - len(zh_head)]))
                         # a word the lexicon lacks is a name, not the common noun jieba
                         # tagged it (砾城 for "哪座城"; 县城 is in the lexicon)
                         or (kind == "NOUN" and not _zh_in_lexicon(sentence[a:b]))
                     )
-                    and zh_head
-                    and _names_head(sentence[a:b], zh_head)
                 ):
                     # 望云桥 for "…修建的桥": a name ending in the asked noun is one of that class,
                     # whatever the segmenter guessed (a person's name).
