@@ -24,6 +24,7 @@ __all__ = [
     "is_cjk",
     "normalize_name",
     "normalize_type",
+    "subject_name",
 ]
 
 TYPE_SYNONYMS: dict[str, str] = {
@@ -55,6 +56,14 @@ TYPE_SYNONYMS: dict[str, str] = {
 
 WILDCARD_TYPES: frozenset[str] = frozenset({"CONCEPT"})
 """Types that say "not known": such an entity may join a typed one of exactly the same name."""
+
+_PARENTHESIS = re.compile(r"\s*[(（][^)）]*[)）]\s*")
+
+
+def subject_name(title: str) -> str:
+    """The name of what a document titled ``title`` is about: the title without its
+    parenthesised qualifiers ("Mercury (planet)" → "Mercury", "甘棠（公司）" → "甘棠")."""
+    return _PARENTHESIS.sub(" ", title).strip(" ,")
 
 
 @lru_cache(maxsize=4096)

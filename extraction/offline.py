@@ -37,7 +37,7 @@ from tqdm import tqdm
 from extraction.chinese import find_chinese_spans, relation_cue
 from extraction.english import Span, find_english_spans, type_from_words
 from extraction.language import HAN
-from extraction.normalize import is_cjk, normalize_name, normalize_type
+from extraction.normalize import is_cjk, normalize_name, normalize_type, subject_name
 from extraction.schema import (
     DEFAULT_ENTITY_TYPES,
     ChunkExtraction,
@@ -54,7 +54,6 @@ _TITLE_SUBJECT = re.compile(
     r"government|flag|coat of arms|national anthem|constitution) of (?:the )?(?P<x>.+)$",
     re.IGNORECASE,
 )
-_PAREN = re.compile(r"\s*[(（][^)）]*[)）]\s*")
 _WORDS = re.compile(r"\w+")
 _CJK = re.compile(f"[{HAN}]")
 _PRONOUN = re.compile(r"\b(?:he|she|his|her|him)\b", re.IGNORECASE)
@@ -171,7 +170,7 @@ class OfflineExtractor:
         entities: dict[str, _Entity] = {}
         alias_of: dict[str, str] = {}
 
-        title_name = _PAREN.sub(" ", title).strip(" ,") if title else ""
+        title_name = subject_name(title) if title else ""
         title_key = normalize_name(title_name)
         title_type = None
         title_head = ""

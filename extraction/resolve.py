@@ -29,7 +29,6 @@ exactly.
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
@@ -44,6 +43,7 @@ from extraction.normalize import (
     entity_id,
     normalize_name,
     normalize_type,
+    subject_name,
 )
 from extraction.schema import ChunkExtraction
 
@@ -157,9 +157,6 @@ class ResolutionResult(BaseModel):
         return sorted((e.entity_id, c) for e in self.entities for c in e.mentions)
 
 
-_PARENTHESIS = re.compile(r"\([^()]*\)")
-
-
 def harmonise_subject_types(
     extractions: Sequence[ChunkExtraction], titles: dict[str, str]
 ) -> list[ChunkExtraction]:
@@ -175,7 +172,7 @@ def harmonise_subject_types(
     out: list[ChunkExtraction] = []
     for x in extractions:
         title = titles.get(x.doc_id, "")
-        key = normalize_name(_PARENTHESIS.sub(" ", title)) if title else ""
+        key = normalize_name(subject_name(title)) if title else ""
         if not key:
             out.append(x)
             continue

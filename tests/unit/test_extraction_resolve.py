@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from extraction.errors import ResolutionError
@@ -373,6 +375,12 @@ def test_resolving_against_looked_up_entities_equals_resolving_against_all(
             ],
             [["CONCEPT"], ["LOCATION"], ["LOCATION"]],
         ),
+        # a title's full-width parenthesised qualifier is no part of the subject's name
+        (
+            "甘棠数据（公司）",
+            [[("甘棠数据", "ORGANIZATION")], [("甘棠数据", "PERSON")]],
+            [["ORGANIZATION"], ["ORGANIZATION"]],
+        ),
         # other names are left as they are
         (
             "Orlen Vasko",
@@ -387,7 +395,8 @@ def test_a_documents_subject_takes_the_type_of_its_first_typed_chunk(
     extractions = [
         _chunk(f"c{i}", ents).model_copy(update={"doc_id": "d"}) for i, ents in enumerate(chunks)
     ]
-    other = _chunk("x", [(title.split(" (")[0], "PERSON")]).model_copy(update={"doc_id": "other"})
+    subject = re.split(r"\s*[(（]", title)[0]
+    other = _chunk("x", [(subject, "PERSON")]).model_copy(update={"doc_id": "other"})
     out = harmonise_subject_types([*extractions, other], {"d": title, "other": "Elsewhere"})
     assert [[e.type for e in x.entities] for x in out[:-1]] == expected
     assert out[-1].entities[0].type == "PERSON"  # another document's mention is its own
