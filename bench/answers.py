@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen24-zh`` (``bench/data/generalization2`` to ``…24``, invented corpora
+  ``gen2-en`` … ``gen25-zh`` (``bench/data/generalization2`` to ``…25``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -33,7 +33,7 @@ gen2-en gen2-zh gen3-en gen3-zh gen4-en gen4-zh gen5-en gen5-zh gen6-en gen6-zh 
 gen8-en gen8-zh gen9-en gen9-zh gen10-en gen10-zh gen11-en gen11-zh gen12-en gen12-zh gen13-en gen13-zh gen14-en gen14-zh gen15-en gen15-zh
 gen16-en gen16-zh gen17-en gen17-zh
 gen18-en gen18-zh gen19-en gen19-zh gen20-en gen20-zh gen21-en gen21-zh
-gen24-en gen24-zh] [--limit N] [--llm]
+gen22-en gen22-zh gen23-en gen23-zh gen24-en gen24-zh gen25-en gen25-zh] [--limit N] [--llm]
 [--json OUT] [--show-failures N]``. Not part of the test suite.
 """
 
@@ -124,6 +124,8 @@ GEN_SETS = {
     "gen23-zh": ("zh", "generalization23"),
     "gen24-en": ("en", "generalization24"),
     "gen24-zh": ("zh", "generalization24"),
+    "gen25-en": ("en", "generalization25"),
+    "gen25-zh": ("zh", "generalization25"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
