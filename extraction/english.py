@@ -227,8 +227,16 @@ _COPULA_CLASS = re.compile(
     r"(?:is|was|has\s+been|had\s+been|remains|remained|became)\s+"
     rf"(?P<article>a|an|the|one\s+of\s+the)\s+{_NP}"
 )
-# "Celeste Marrable, a former bank analyst who …": an appositive with an indefinite article.
-_APPOSITIVE_CLASS = re.compile(rf"[*_]*,\s+(?P<article>a|an)\s+{_NP}")
+# "Celeste Marrable, a former bank analyst who …": an appositive with an indefinite article;
+# "Isobel Maskell, the daughter of …", "Tarnby, the county town": or with "the".
+_APPOSITIVE_CLASS = re.compile(rf"[*_]*,\s+(?P<article>a|an|the)\s+{_NP}")
+# "The museum's first curator was Isobel Maskell", "Its first keeper was X": the class noun
+# before a copula, then the name.
+_CLASS_COPULA = re.compile(
+    r"(?:\b(?:the|its|his|her|their)|[A-Z][\w'’-]*['’]s)\s+(?:[a-z][\w'’-]*\s+){0,2}?"
+    r"(?P<np>[a-z][\w'’-]*)\s+(?:is|was|became|remained)\s+$",
+    re.IGNORECASE,
+)
 _DETERMINERS = frozenset(["the", "a", "an", "its", "his", "her", "their", "our", "this", "that"])
 
 
@@ -273,6 +281,9 @@ def _classified(
         and before[1].text.islower()
     ):
         return _class_type(before[1].text, productive=False)
+    reverse = _CLASS_COPULA.search(text, max(0, run[0].start - 80), run[0].start)
+    if reverse is not None:
+        return _class_type(reverse.group("np"), productive=True)  # a noun: "its keeper"
     return None
 
 

@@ -174,6 +174,8 @@ class OfflineExtractor:
         title_key = normalize_name(title_name)
         title_type = None
         title_head = ""
+        # a title in lower case only is a file's name, not how the text writes the subject
+        stem_title = bool(title_key) and not is_cjk(title_name) and title_name.islower()
         if title_key:
             if not is_cjk(title_name):
                 title_type = type_from_words([w.lower() for w in _WORDS.findall(title_name)])
@@ -207,6 +209,9 @@ class OfflineExtractor:
                 owner.classes[kind] += 1
             if key != owner.key and span.name not in owner.aliases:
                 owner.aliases.append(span.name)
+            elif key == title_key and stem_title and span.name != span.name.lower():
+                # A file name titles the text ("edmund_rooke"): the text writes the name.
+                owner.name = span.name
 
         for key, entity in entities.items():
             typed = [(n, t) for t, n in entity.votes.most_common() if t != "CONCEPT"]

@@ -425,8 +425,11 @@ class EntityResolver:
         for stored in existing:
             groups[stored.entity_id] = stored.model_copy(deep=True)
         for gid, names in surface.items():
-            # The most frequent spelling; on a tie the shorter ("IBM" over "I.B.M.").
-            name = sorted(names.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+            # The most frequent spelling; on a tie the shorter ("IBM" over "I.B.M."); a
+            # spelling in lower case only (a file's name as its title: "edmund_rooke") last.
+            name = sorted(
+                names.items(), key=lambda kv: (kv[0].islower(), -kv[1], len(kv[0]), kv[0])
+            )[0][0]
             new = ResolvedEntity(
                 entity_id=gid,
                 name=name,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from extraction.chinese import pos_tags
@@ -33,10 +34,12 @@ from extraction.language import (
     is_participle,
     split_sentences,
 )
+from extraction.lexicon import CHINESE_KIN_WORDS
 from kg_rag.answer.offline import IRREGULAR_PAST
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
+    KIN_GENDER,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
     ZH_GRADABLE,
@@ -162,6 +165,7 @@ class RulePlanner:
                 _zh_kinship,
                 _zh_event_year,
                 _zh_bridge,
+                _zh_role_subject,
             )
             if zh
             else (
@@ -170,6 +174,7 @@ class RulePlanner:
                 _en_fronted,
                 _en_topic,
                 _en_framed_topic,
+                _en_statement,
                 _en_referent,
                 _en_compare,
                 _en_yes_no,
@@ -246,7 +251,28 @@ def _en_phrasings(q: str) -> str:
         lambda m: f"{m['np']} of " if names_agent(m["noun"]) else m.group(0),
         q,
     )
-    return q
+    # "the 2016 Emberlin Medal winner", "the Larkvane founder": a name before a role noun
+    # is that role's complement ("the winner of the 2016 Emberlin Medal").
+    return _PRENOMINAL_ROLE.sub(_prenominal_role, q)
+
+
+_PRENOMINAL_ROLE = re.compile(
+    r"\bthe\s+(?P<year>(?:1[5-9]|20)\d\d\s+)?"
+    r"(?P<name>[A-Z][\w'’\-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'’\-]*)*)(?<!['’]s)\s+"
+    r"(?P<noun>[a-z][a-z\-]+)\b(?!\s+(?:of\b|than\b|[A-Z]))"
+)
+
+
+def _prenominal_role(m: re.Match[str]) -> str:
+    noun = m["noun"]
+    if re.search(r"\b(?:did|does|do)\s+$", m.string[: m.start()], re.IGNORECASE):
+        return m.group(0)  # "Did the X Club exist …": the do-question's bare verb
+    role = noun in ("winner", "owner", "creator", "founder", "head", "leader", "chair") or (
+        head_noun_type(noun) == "PERSON" and noun not in KIN_GENDER
+    )
+    if not role:
+        return m.group(0)
+    return f"the {noun} of {'the ' + m['year'] if m['year'] else ''}{m['name']}"
 
 
 # A Chinese confirmation tag after a statement and its comma: "…，是吗", "…，对不对", "…，没错吧".
@@ -1677,6 +1703,22 @@ def _relative_np_step(np: str, steps: list[PlanStep]) -> str:
     return _add_bridge(steps, inner, rel["head"], head_noun_type(rel["head"].split()[-1]))
 
 
+def _np_step(np: str, noun: str, steps: list[PlanStep]) -> str:
+    """The steps that find what the noun phrase ``np`` (headed by ``noun``: "X's successor at
+    the school", "the founder of X", "the woman who founded X") names; returns ``#n`` for
+    it."""
+    lead = _relative_np_step(np, steps)
+    if re.fullmatch(r"#\d+", lead):
+        return lead
+    owned = _owned_np(np) if not np.startswith("the ") else None
+    if owned is not None:  # "X's successor at the school" → "successor of X at the school"
+        np = owned[0]
+    rest = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
+    if re.fullmatch(r"#\d+", rest):
+        return rest
+    return _add_bridge(steps, rest, noun, head_noun_type(noun))
+
+
 def _en_topic(q: str, question: str) -> Plan | None:
     """A topic noun phrase, then a question with a pronoun for it: the phrase's steps first,
     then the question with ``#n`` for the pronoun."""
@@ -1705,15 +1747,7 @@ def _en_topic(q: str, question: str) -> Plan | None:
             answer_type=kind,
         )
     steps: list[PlanStep] = []
-    lead = _relative_np_step(np, steps)
-    if not re.fullmatch(r"#\d+", lead):
-        owned = _owned_np(np) if owner is not None else None
-        if owned is not None:  # "X's successor at the school" → "successor of X at the school"
-            np = owned[0]
-        rest = _clean(re.sub(r"^the\s+", "", _decompose(np, steps)))
-        if not re.fullmatch(r"#\d+", rest):
-            _add_bridge(steps, rest, noun, head_noun_type(noun))
-    asked = second.replace(_REFERENT, f"#{len(steps)}")
+    asked = second.replace(_REFERENT, _np_step(np, noun, steps))
     final = _decompose(asked, steps)
     return _bridge_plan(question, steps, final, answer_type(asked))
 
@@ -1769,6 +1803,309 @@ def _en_referent(q: str, question: str) -> Plan | None:
     return _bridge_plan(question, steps, final, answer_type(asked))
 
 
+# A statement joined to its question by a dash: "X wrote a book - how big was its first print
+# run?" (a semicolon, a colon or ", and" is :data:`_STATEMENT_JOINT`'s).
+_DASH_JOINT = re.compile(
+    r"\s+[-–—]+\s+(?=(?:who|whom|whose|what|which|where|when|how|in\s+(?:which|what)|did|does"
+    r"|do|is|was|are|were|has|have|had)\b)",
+    re.IGNORECASE,
+)
+_ANCHOR = "\x02"
+_RELATIVE_WORDS = frozenset(["who", "that", "which"])
+_PERSON_WORDS = frozenset(["man", "woman", "person", "one", "boy", "girl", "lady", "gentleman"])
+_PRONOUN_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f"}
+_PRONOUN_SUBJECTS = frozenset(
+    ["there", "it", "he", "she", "they", "this", "that", "these", "those", "we", "i", "you"]
+)
+
+
+@dataclass(frozen=True)
+class _Referent:
+    """A noun phrase a statement introduces: its noun, its description (``_ANCHOR`` standing
+    for the referent it hangs on, ``anchor``), whether it names a person (None: a person or a
+    thing, as an agent noun or a bare name may), and its gender when its noun gives one.
+    ``anchor`` None: the statement's subject, whose description is the subject phrase."""
+
+    noun: str
+    phrase: str
+    anchor: int | None
+    person: bool | None
+    gender: str | None = None
+
+
+def _person_noun(noun: str) -> bool | None:
+    """Whether ``noun`` names a person; None for an agent noun of no known type, which may
+    name a person or a firm ("manufacturer", "publisher")."""
+    last = noun.split()[-1]
+    if head_noun_type(last) == "PERSON" or last in _PERSON_WORDS or last in KIN_GENDER:
+        return True
+    if head_noun_type(last) == "NAME" and re.search(r"(?:er|or|ist|ian)$", last):
+        return None
+    return False
+
+
+def _noun_gender(noun: str) -> str | None:
+    last = noun.split()[-1]
+    return KIN_GENDER.get(last) or {"man": "m", "woman": "f", "boy": "m", "girl": "f"}.get(last)
+
+
+def _np_words(words: Sequence[str]) -> list[str]:
+    """The noun phrase after an indefinite article: plain words (a possessive among them: "a
+    clicker's daughter") up to a function word, a relative word or a participle."""
+    out: list[str] = []
+    for w in words[:4]:
+        bare = w.rstrip(",;:.")
+        if not re.fullmatch(r"[a-z][\w\-]*(?:['’]s)?", bare) or bare in _NP_STOP:
+            break
+        if out and (bare.endswith(("ed", "ing")) or _finite_verb(bare)):
+            break  # "whose mother ran a kiln", "a daughter named after her"
+        out.append(bare)
+        if bare != w:
+            break  # punctuation closes the phrase
+    return out
+
+
+_HAVE_DO = frozenset(["has", "have", "had", "does", "do", "did"])
+# Quantifiers and units of time after "a" make no referent: "a few years later", "a decade".
+_QUANTIFIERS = frozenset(["few", "little", "lot", "couple", "bit", "number", "dozen", "half"])
+_TIME_NOUNS = frozenset(
+    [
+        *("year", "years", "decade", "decades", "month", "months", "week", "weeks"),
+        *("day", "days", "century", "centuries", "while", "time"),
+    ]
+)
+
+
+def _indefinite_at(words: Sequence[str], i: int) -> list[str]:
+    """The noun phrase of an indefinite article at ``words[i]`` ("a", "an", "one"), else []."""
+    if words[i] not in ("a", "an", "one"):
+        return []
+    np = _np_words(words[i + 1 :])
+    if np and (np[0] in _QUANTIFIERS or np[-1] in _TIME_NOUNS):
+        return []
+    return np
+
+
+def _clause_referents(words: Sequence[str], anchor: int, refs: list[_Referent]) -> None:
+    """The noun phrases that the clause ``words`` (its subject, referent ``anchor``, left
+    out: "later wrote a book", "has a daughter with a podcast") introduces, appended to
+    ``refs``: an indefinite noun phrase is "the N that <subject> <words before it>" ("the
+    basket manufacturer that X has a preface by"), after a bare have-form "the N of
+    <subject>"; a relative clause on it adds its own ("a woman who later wrote a book",
+    "a firm whose founder has …")."""
+    i = 0
+    while i < len(words):
+        np = _indefinite_at(words, i)
+        if not np:
+            i += 1
+            continue
+        noun = " ".join(np)
+        before = list(words[:i])
+        if (
+            len(before) > 1
+            and before[0] in _HAVE_DO
+            and (before[1] in _VERB_ADVERBS or _verb_form(before[1]))
+        ):
+            # "had already picked up a mill": the mill that X picked up
+            before.pop(0)
+            while len(before) > 1 and before[0] in _VERB_ADVERBS:
+                before.pop(0)
+        gap = " ".join(before)
+        j = i + 1 + len(np)
+        closed = words[j - 1].endswith((",", ";", ":"))
+        # what follows the noun phrase, when no other one does: "… a mill a few years earlier"
+        tail = (
+            ""
+            if closed
+            or j >= len(words)
+            or words[j] in _RELATIVE_WORDS | {"whose"}
+            or any(_indefinite_at(words, k) for k in range(j, len(words)))
+            else " " + " ".join(words[j:])
+        )
+        phrase = (
+            f"the {noun} of {_ANCHOR}{tail}"
+            if gap in ("has", "have", "had")
+            else f"the {noun} that {_ANCHOR} {gap}{tail}"
+        )
+        refs.append(_Referent(noun, phrase, anchor, _person_noun(noun), _noun_gender(noun)))
+        here = len(refs) - 1
+        if closed:
+            return  # a comma closes the clause ("…, and …" is another statement)
+        if j < len(words) and words[j] in _RELATIVE_WORDS:
+            clause = words[j + 1 :]
+            first = clause[0] if clause else ""
+            second = clause[1] if len(clause) > 1 else ""
+            if (
+                first in AUXILIARIES
+                or _finite_verb(first)
+                or (first in _VERB_ADVERBS and _finite_verb(second))
+            ):
+                _clause_referents(clause, here, refs)  # "who later wrote a book"
+            return  # the rest belongs to the relative clause
+        if j < len(words) and words[j] == "whose":
+            owned = _np_words(words[j + 1 :])
+            if owned:
+                noun2 = " ".join(owned)
+                refs.append(
+                    _Referent(
+                        noun2,
+                        f"the {noun2} of {_ANCHOR}",
+                        here,
+                        _person_noun(noun2),
+                        _noun_gender(noun2),
+                    )
+                )
+                _clause_referents(words[j + 1 + len(owned) :], len(refs) - 1, refs)
+            return
+        i = j
+
+
+def _statement_referents(statement: str) -> list[_Referent] | None:
+    """The referents of a statement, its subject first (a name, "X's basket firm", "the founder
+    of X"), then what its clause introduces (:func:`_clause_referents`); None when it has no
+    subject before a finite verb."""
+    # A free relative is a noun phrase: "Whoever succeeded X" is the person who succeeded X.
+    statement = re.sub(r"^Whoever\s+", "The person who ", statement)
+    words = statement.split()
+    verbs = [
+        i
+        for i, w in enumerate(words)
+        if i > 0 and w.islower() and (w in AUXILIARIES or _finite_verb(w))
+    ]
+    cut, relative = None, False
+    for n, i in enumerate(verbs):
+        if any(
+            w in _RELATIVE_WORDS | {"whom", "whose"} for w in words[verbs[n - 1] if n else 1 : i]
+        ):
+            relative = True  # "The person who created X was …": the first verb is the clause's
+        if relative:
+            relative = False
+            continue
+        following = words[i + 1] if i + 1 < len(words) else ""
+        if (
+            n + 1 < len(verbs)
+            and words[i].endswith("ed")
+            and words[i - 1] not in AUXILIARIES
+            and following in STRANDED_PARTICLES | {"by", "as"}
+        ):
+            continue  # "The architect honoured with the X Award in 2011 learned …": reduced
+        cut = i
+        break
+    if cut is None or words[0].lower() in _PRONOUN_SUBJECTS:
+        return None  # "There is a …", "It was …": no noun phrase to refer back to
+    while cut > 1 and words[cut - 1] in _VERB_ADVERBS:
+        cut -= 1  # "The person who founded X later ran a gallery": "later" is the verb's
+    subject = " ".join(words[:cut])
+    if re.fullmatch(_NAME, subject) and not re.match(r"The\s+[a-z]", subject):
+        refs = [_Referent("", subject, None, False)]  # a name: person or thing unknown
+    else:
+        subject = re.sub(r"^The\s", "the ", subject)
+        owner = re.match(rf"{_NAME}['’]s\s+", subject) if not subject.startswith("the ") else None
+        if owner is None and not subject.startswith("the "):
+            return None
+        head = re.split(r"\s(?:who|whom|whose|that|which)\s", subject, maxsplit=1)[0]
+        rest = head[owner.end() :].split() if owner else head.split()[1:]
+        nouns = _noun_phrase(rest)
+        if not nouns:
+            return None
+        noun = " ".join(nouns)
+        refs = [_Referent(noun, subject, None, _person_noun(noun), _noun_gender(noun))]
+    _clause_referents(words[cut:], 0, refs)
+    return refs
+
+
+def _resolve_referent(second: str, refs: Sequence[_Referent]) -> tuple[int, str] | None:
+    """Which referent ``second`` points back to, and ``second`` with :data:`_REFERENT` for it:
+    "that/this N" names its noun; a pronoun takes the last referent it agrees with ("it" a
+    thing, "she" a person who is no man)."""
+    for idx in reversed(range(len(refs))):
+        noun = refs[idx].noun
+        if noun and re.search(rf"(?i)\b(?:that|this)\s+{re.escape(noun.split()[-1])}\b", second):
+            back = _refer_back(second, noun)
+            if back is not None:
+                return idx, back
+    pronoun = _EN_BACK_PRONOUN.search(second)
+    if pronoun is None:
+        return None
+    word = pronoun.group(0).lower()
+    personal = word in _PRONOUN_GENDER
+    for idx in reversed(range(len(refs))):
+        ref = refs[idx]
+        if (ref.person is not None and personal != ref.person) or (
+            personal and ref.gender not in (None, _PRONOUN_GENDER[word])
+        ):
+            continue
+        back = _refer_back(second, "person" if personal else "thing")
+        if back is not None:
+            return idx, back
+    return None
+
+
+def _en_statement(q: str, question: str) -> Plan | None:
+    """A statement, then a question about one of the noun phrases it introduced: its subject
+    ("X's basket firm was wound up in 1927. Who bought the barn it had worked in?"), or a noun
+    phrase further in ("X handed her workshop over to a woman who later wrote a book. How
+    many copies of its first edition were printed?", "Y was led by a firm whose founder has a
+    daughter with a podcast. What year did her show launch?"). The referents on the way to
+    the one the question means become steps, each hanging on the one before."""
+    spans = split_sentences(q)
+    if len(spans) == 2:
+        first = q[spans[0][0] : spans[0][1]].strip().rstrip(".")
+        second = _clean(q[spans[1][0] : spans[1][1]])
+    else:
+        joint = _DASH_JOINT.search(q) or _STATEMENT_JOINT.search(q)
+        if len(spans) != 1 or joint is None:
+            return None
+        first, second = q[: joint.start()].strip(), _clean(q[joint.end() :])
+    if is_yes_no(first) or re.match(r"(?i)(?:who|what|which|where|when|how)\b", first):
+        return None
+    refs = _statement_referents(first)
+    if refs is None:
+        return None
+    found = _resolve_referent(second, refs)
+    if found is None:
+        return None
+    target, asked = found
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", second)}
+    chain = [target]
+    while (up := refs[chain[-1]].anchor) is not None:
+        chain.append(up)
+    steps: list[PlanStep] = []
+    token = ""
+    for idx in reversed(chain):
+        ref = refs[idx]
+        if ref.anchor is None:
+            token = (
+                re.sub(r"^The\s", "the ", ref.phrase)
+                if not ref.noun
+                else _np_step(ref.phrase, ref.noun, steps)
+            )
+            continue
+        phrase = _clean(re.sub(r"^the\s+", "", ref.phrase.replace(_ANCHOR, token)))
+        rest = _clean(_decompose(phrase, steps))
+        kin = _EN_KIN_STEP.match(rest)
+        if kin is not None:  # "X had a father-in-law": the spouse, then the spouse's father
+            steps.extend(_kin_steps(_clean(kin["x"]), _EN_KIN[kin["kin"].lower()], len(steps) + 1))
+            token = f"#{len(steps)}"
+            continue
+        # an agent noun the question calls "he" or "she" names a person, not a firm
+        person = ref.person or (idx == target and bool(_PRONOUN_GENDER.keys() & words))
+        token = (
+            rest
+            if re.fullmatch(r"#\d+", rest)
+            else _add_bridge(
+                steps,
+                rest,
+                ref.noun,
+                "PERSON" if person else head_noun_type(ref.noun.split()[-1]),
+            )
+        )
+    if not steps:
+        return None  # a question about the statement's named subject: planned as it stands
+    final = asked.replace(_REFERENT, token)
+    return _bridge_plan(question, steps, _decompose(final, steps), answer_type(final))
+
+
 def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerType) -> Plan:
     """A bridge plan: ``steps``, then the lookup of ``final`` (which names earlier answers)."""
     final = _clean(final)
@@ -1777,8 +2114,13 @@ def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerT
         where is not None
         and steps
         and where["n"] == str(len(steps))
-        # (a seat is written as its town: a larger unit, "which province", is one hop more)
-        and re.search(r"\b(?:city|town|village|place|where)\b", where["lead"], re.IGNORECASE)
+        # (a seat is written as its town, its street or quay: a larger unit, "which province",
+        # is one hop more)
+        and not re.search(
+            r"\b(?:province|state|country|county|region|district|nation|continent|prefecture)\b",
+            where["lead"],
+            re.IGNORECASE,
+        )
     ):
         seat = _SEAT_OF.match(steps[-1].query)
         if seat is not None:
@@ -1786,6 +2128,18 @@ def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerT
             # lookup, not its seat first and then the town that holds it.
             final = f"{where['lead']}the {steps[-1].query}{where['tail']}"
             steps.pop()
+    aspect = _ORDINAL_ASPECT.fullmatch(steps[-1].query) if steps else None
+    if (
+        aspect is not None
+        and kind in ("NUMBER", "DATE")
+        and head_noun_type(aspect["noun"].split()[-1]) == "NAME"
+        and re.search(rf"#{len(steps)}\b", final)
+    ):
+        # "How many copies of #2 were printed", #2 the first edition of a book: an edition, a
+        # first peal, has no name of its own to find first; the value is asked of it as the
+        # question describes it.
+        final = re.sub(rf"#{len(steps)}\b", f"the {steps[-1].query}", final)
+        steps.pop()
     steps.append(
         PlanStep(
             index=len(steps) + 1,
@@ -1800,9 +2154,16 @@ def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerT
     return Plan(question=question, steps=steps, strategy=strategy, answer_type=kind)
 
 
+# An ordinal and an untyped noun of something ("first edition of #1", "the second peal of X").
+_ORDINAL_ASPECT = re.compile(
+    r"(?:the\s+)?(?:first|second|third|fourth|fifth|last|original|earliest|final|latest)\s+"
+    r"(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:of|that|which)\s+\S.*",
+    re.IGNORECASE,
+)
 # "which city is #2 in", "where is #2 based": a place asked of the last step's answer …
 _WHERE_IS_STEP = re.compile(
-    r"^(?P<lead>(?:in\s+)?(?:which|what)\s+[a-z]+\s+(?:is|was|are|were)\s+|where\s+(?:is|was)\s+)"
+    r"^(?P<lead>(?:(?:in|on|at)\s+)?(?:which|what)\s+[a-z]+\s+(?:is|was|are|were)\s+"
+    r"|where\s+(?:is|was)\s+)"
     r"#(?P<n>\d+)(?P<tail>(?:\s+(?:located|based|situated))?(?:\s+in)?)$",
     re.IGNORECASE,
 )
@@ -1907,6 +2268,14 @@ _POSS = re.compile(
 )
 # Words that end a noun phrase: auxiliaries, prepositions, pronouns, determiners, wh-words.
 _FUNCTION = AUXILIARIES | ENGLISH_STOPWORDS | {"not"}
+# Where a noun phrase ends: a function word, a preposition or particle, a subordinator.
+_NP_STOP = (
+    _FUNCTION
+    | STRANDED_PARTICLES
+    | _SUBORDINATORS
+    | {"between", "during", "near", "beside", "behind", "beyond", "despite", "like", "upon"}
+    | {"via", "per", "than", "whose", "whom"}
+)
 _DET_WINDOW = 5
 _PARTICLE_OR_AS = STRANDED_PARTICLES | {"as"}
 _MAIN_VERB = re.compile(
@@ -1975,8 +2344,8 @@ def _noun_phrase(words: list[str]) -> list[str]:
         low = w.lower()
         if low in _FUNCTION or not re.fullmatch(r"[a-z][\w\-]*", w):
             break
-        if phrase and (low.endswith("ed") or low.endswith("ing")):
-            break
+        if phrase and ((low.endswith("ed") and len(low) > 4) or low.endswith("ing")):
+            break  # a participle ("the mill built …"), not "shed" or "bed"
         phrase.append(w)
     typed = [i for i in range(len(phrase)) if head_noun_type(phrase[i]) != "NAME"]
     return phrase[: typed[-1] + 1] if typed else phrase[:1]
@@ -2386,9 +2755,13 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # taught?" the main participle comes before the relative word.)
             # "When was the country that produced X taken by the British?": the subject's
             # clause ends where a participle follows its last name, the passive main verb.
-            main = _PASSIVE_AFTER_NAME.search(text, rel.end())
-            if main is not None and is_participle(main["verb"]):
-                clause_end = main.start("verb")
+            # The last such participle: "Where was the company that X acquired in 2018
+            # founded?" — "acquired" is the clause's own verb, "founded" the main one.
+            passives = [
+                m for m in _PASSIVE_AFTER_NAME.finditer(text, rel.end()) if is_participle(m["verb"])
+            ]
+            if passives:
+                clause_end = passives[-1].start("verb")
         elif _DO_SUBJECT.search(before[: det.start()]):
             # "When did the state whose official sport is jousting make X its religion?": the
             # subject's clause ends where the bare main verb of the do-question begins.
@@ -2545,6 +2918,24 @@ _OUTER_OF = re.compile(
 )
 
 
+# Nouns that end in -s and name one thing ("the headquarters of X", "the works of Y").
+_SINGULAR_IN_S = frozenset(
+    ["headquarters", "works", "premises", "series", "species", "means", "news", "arms"]
+)
+
+
+def _plural_things(noun: str) -> bool:
+    """A plural noun of things ("buildings", "crews", "papers"): several, no one entity."""
+    word = noun.split()[-1] if noun else ""
+    return (
+        len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "'s", "’s"))
+        and word not in _SINGULAR_IN_S
+        and head_noun_type(word[:-1]) not in ("PERSON", "DATE", "NUMBER")
+    )
+
+
 def _plural_people(noun: str) -> bool:
     """A plural noun of people ("governors", "members"): a group, no one person."""
     word = noun.split()[-1] if noun else ""
@@ -2564,6 +2955,13 @@ def _decompose(text: str, steps: list[PlanStep], depth: int = 0) -> str:
     if found is None:
         return text
     start, end, step_query, head, trailing = found
+    if _plural_things(head) and (start > 0 or end < len(text.rstrip(" ?"))):
+        # "who bought its buildings", "coached the crews of X": a plural noun names several
+        # things, no one entity to find first; the phrase stays in the question.
+        phrase = _clean(f"the {_decompose(step_query, steps, depth + 1)} {trailing}")
+        held = f"\x03{depth}"
+        outer = _decompose(f"{text[:start]}{held}{text[end:]}", steps, depth + 1)
+        return outer.replace(held, phrase, 1)
     group_of = _OUTER_OF.search(text, 0, start) if _plural_people(head) else None
     if group_of is not None and group_of.end() == start:
         # "the first chairman of the X's governors": a plural noun names a group, no one
@@ -2950,7 +3348,8 @@ def _zh_event_year(q: str, question: str) -> Plan | None:
 # clause, a demonstrative with its classifier and the same noun pointing back at it.
 _ZH_INDEFINITE = re.compile(rf"一(?=(?P<cl>{ZH_CLASSIFIERS})(?P<run>[{HAN}]+))")  # overlapping
 _ZH_DEMONSTRATIVE_NP = re.compile(
-    rf"(?<=[，,。；;！!—])\s*(?P<dem>(?:这|那|该)(?:一)?(?:{ZH_CLASSIFIERS})?)(?P<run>[{HAN}]+)"
+    rf"(?<=[，,。；;！!—])\s*(?:那么|于是|所以)?"  # a connective may come first: "，那么这个外甥"
+    rf"(?P<dem>(?:这|那|该)(?:一)?(?:{ZH_CLASSIFIERS})?)(?P<run>[{HAN}]+)"
 )
 
 
@@ -2979,7 +3378,101 @@ def _zh_statement_question(q: str, question: str) -> Plan | None:
             second = q[back.start("dem") :]
             final = _clean(f"#{len(steps)}{second[len(back['dem']) + n :]}")
             return _bridge_plan(question, steps, final, answer_type(final))
+        kin_plan = _zh_kin_back(q, first, back, question)
+        if kin_plan is not None:
+            return kin_plan
+    return _zh_pronoun_back(q, question)
+
+
+_ZH_KIN_BY_LENGTH = sorted(CHINESE_KIN_WORDS, key=len, reverse=True)
+
+
+def _zh_role_subject(q: str, question: str) -> Plan | None:
+    """ "2013年丰稔育种奖得主在哪家公司任职", "X种苗创始人读硕士时的导师是谁": a subject that
+    ends in a role noun without 的 before it, then the predicate that asks: the subject is
+    found first, then the predicate asked of it."""
+    words = _zh_words(q)
+    wh = next((i for i, (w, _) in enumerate(words) if _ZH_WH_CHARS.search(w)), None)
+    if wh is None:
+        return None
+    for i in range(1, wh):
+        flag = words[i][1]
+        prev, prev_flag = words[i - 1]
+        if not flag.startswith(("v", "p", "d")) or not prev_flag.startswith("n"):
+            continue
+        if zh_noun_type(prev) != "PERSON":
+            continue
+        subject = "".join(x for x, _ in words[:i])
+        if "的" in subject or len(subject) < 4 or i < 2:
+            return None  # the bridge rules' (…的N), or a bare role word
+        steps = [_zh_step(1, subject, "PERSON")]
+        final = _clean(f"#1{''.join(x for x, _ in words[i:])}")
+        return _bridge_plan(question, steps, final, answer_type(q))
     return None
+
+
+def _zh_kin_back(q: str, first: str, back: re.Match[str], question: str) -> Plan | None:
+    """ "X的创办人没有儿子，铺子传给了外甥，那么这个外甥的女婿是谁": a kin noun the statement
+    uses bare is the kin of its topic (the first clause's subject), and 这个 + that noun
+    points back to it: X的创办人的外甥, then the rest asked of it."""
+    kin = next((k for k in _ZH_KIN_BY_LENGTH if back["run"].startswith(k)), None)
+    if kin is None or kin not in first:
+        return None
+    words = _zh_words(re.split(r"[，,。；;]", first)[0])
+    verb = next(
+        (
+            i
+            for i, (_, f) in enumerate(words)
+            if f.startswith("v") and "的" in "".join(w for w, _ in words[:i])
+        ),
+        None,
+    )
+    if verb is None:
+        return None
+    topic = "".join(w for w, _ in words[:verb])
+    chain = _zh_chain(f"{topic}的{kin}", include_last=True)
+    if not chain:
+        return None
+    steps = _zh_steps(chain)
+    final = _clean(f"#{len(steps)}{back['run'][len(kin) :]}{q[back.end() :]}")
+    return _bridge_plan(question, steps, final, answer_type(final))
+
+
+# A clause that opens with a personal pronoun after a statement: "…，出钱最多的是一位剪铺东家。
+# 他当学徒是…": 他 is the one the statement introduced.
+_ZH_PRONOUN_CLAUSE = re.compile(r"(?<=[，,。；;！!—])\s*(?P<pro>他|她|它)(?P<de>的)?")
+
+
+def _zh_pronoun_back(q: str, question: str) -> Plan | None:
+    """A statement that introduces someone or something with 一 + classifier + noun, then a
+    clause that refers back to it with 他 / 她 (a person) or 它 (a thing): the statement
+    asked with 哪 + classifier (one lookup, the context clauses kept), then the clause with
+    ``#1`` for the pronoun."""
+    back = _ZH_PRONOUN_CLAUSE.search(q)
+    if back is None or re.search(r"[，,。；;]", q[back.end() :].rstrip("？?。")):
+        return None  # a longer chain after the pronoun is the bridge rules' to plan
+    first = q[: back.start()].rstrip("，,。；;！!— ")
+    intros = list(_ZH_INDEFINITE.finditer(first))
+    if not intros or first[: intros[-1].start()].endswith("有"):
+        return None  # "X有一个女儿，她…": X的女儿, a possession (the bridge rules')
+    intro = intros[-1]
+    person = zh_noun_type(intro["run"]) == "PERSON"
+    if person != (back["pro"] != "它"):
+        return None  # 他 / 她 stand for a person, 它 for a thing
+    asked = _clean(f"{first[: intro.start()]}哪{intro['cl']}{first[intro.start('run') :]}")
+    if is_yes_no(first) or answer_type(asked) == "YESNO":
+        return None
+    steps = [
+        PlanStep(
+            index=1,
+            query=asked,
+            needs=f"the {intro['run']}",
+            kind="bridge",
+            answer_type="PERSON" if person else answer_type(asked),
+        )
+    ]
+    final = _clean(f"#1{back['de'] or ''}{q[back.end() :]}")
+    return _bridge_plan(question, steps, _zh_owned_without_de(final), answer_type(final))
 
 
 def _zh_two_questions(q: str, question: str) -> Plan | None:
@@ -3996,6 +4489,23 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
                 and (words[1][1].startswith("p") or _ZH_WH_CHARS.match(words[1][0]) is not None)
             )
         )
+        # The topic's own event opens the comment: a relative clause ("…的导师，育成的第一个
+        # 品种叫什么": the first variety the teacher bred) or an event and when ("…的父亲，
+        # 创业之前在哪里工作"): the topic is found, and the comment asked of it as it stands.
+        event = len(words) > 1 and (
+            (first_word[0][1].startswith("v") and words[1][0] == "的")
+            or (not _zh_time_adverbial(words) and words[1][0] in _ZH_TIME_CLOSERS)
+        )
+        topic_words = _zh_words(clauses[0].strip())
+        last_de = max((i for i, (w, _) in enumerate(topic_words) if w == "的"), default=-1)
+        noun_topic = not any(f.startswith("v") for _, f in topic_words[last_de + 1 :])
+        chain = _zh_chain(clauses[0].strip(), include_last=True) if event and noun_topic else []
+        if chain:
+            steps = _zh_steps(chain)
+            final = _zh_step(len(steps) + 1, f"#{len(steps)}{comment}", kind, final=True)
+            return Plan(
+                question=question, steps=[*steps, final], strategy="bridge", answer_type=kind
+            )
         # … or a time phrase that is no noun's modifier (光绪末年迁到了…, 1920年迁往…, 后来…):
         # an adverbial of the topic's predicate, not an attribute of the topic. It is set
         # aside while the topic is planned and goes back before the last step's verb.

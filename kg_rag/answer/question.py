@@ -19,6 +19,8 @@ from kg_rag.models import AnswerType
 __all__ = [
     "AUXILIARIES",
     "BARE_YEAR",
+    "CONVERSE_ROLES",
+    "KIN_GENDER",
     "YEAR_QUESTION",
     "ZH_EVENT_WORDS",
     "answer_type",
@@ -417,3 +419,52 @@ def number_value(text: str) -> float | None:
     elif tail.lstrip().startswith("thousand") or "万" in tail[:2]:
         value *= 1e3 if "thousand" in tail else 1e4
     return value
+
+
+# Kin nouns carry a gender in English (a closed class of the language): "the mother of X"
+# is no King, "her father" no daughter.
+KIN_GENDER = {
+    **dict.fromkeys(
+        [
+            "father",
+            "grandfather",
+            "son",
+            "grandson",
+            "brother",
+            "husband",
+            "uncle",
+            "nephew",
+            "stepfather",
+        ],
+        "m",
+    ),
+    **dict.fromkeys(
+        [
+            "mother",
+            "grandmother",
+            "daughter",
+            "granddaughter",
+            "sister",
+            "wife",
+            "aunt",
+            "niece",
+            "stepmother",
+        ],
+        "f",
+    ),
+}
+
+
+_LEARNERS = ("pupil", "student", "apprentice", "protégé", "protege", "disciple", "trainee")
+_TEACHERS = ("teacher", "mentor", "master", "tutor", "instructor")
+CONVERSE_ROLES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(_TEACHERS, _LEARNERS),
+    **dict.fromkeys(("supervisor", "adviser", "advisor"), ("student", "assistant")),
+    **dict.fromkeys(_LEARNERS, _TEACHERS),
+    "employer": ("employee",),
+    "employee": ("employer",),
+    "successor": ("predecessor",),
+    "predecessor": ("successor",),
+}
+"""Relational nouns and their converses (a closed class of the language): "X became the pupil
+of Y" says that Y is X's teacher, "X was Y's successor" that Y is X's predecessor."""

@@ -53,7 +53,9 @@ from extraction.lexicon import (
 from kg_rag.answer.offline import IRREGULAR_PAST, _stem, _term_set
 from kg_rag.answer.question import (
     BARE_YEAR,
+    CONVERSE_ROLES,
     DATE_RX,
+    KIN_GENDER,
     MEASURE_VERB_Q,
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
@@ -162,6 +164,12 @@ _MODIFIER = re.compile(rf"{_MODIFIER_FORM.pattern}|(?:ian|ese|ish|ic|an)$")
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z\-]*)\b")
 _ARTICLE_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he)\s+(?:[a-z][a-z\-]*\s+){0,2}$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
+# A relational noun of people, then "of": the name after it is a person's ("the pupil of X",
+# "the widow of X"), where "of" otherwise places a name ("the capital of X").
+_PERSON_OF = re.compile(r"\b([A-Za-z]+)s?\s+of\s+$")
+_PERSON_RELATIONS = frozenset(
+    [*KIN_GENDER, *CONVERSE_ROLES, "child", "widow", "widower", "heir", "spouse", "friend"]
+)
 _AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
 # A place named as a landmark, not as what holds the subject: "north of the border with X",
 # "near X", "16 km from X", "bordering X".
@@ -214,6 +222,7 @@ class _Candidate:
     scores: list[float] = field(default_factory=list)
     about: list[float] = field(default_factory=list)  # scores in passages about the subject
     modifier: bool = False  # used as an adjective ("a Chinese journalist")
+    runner_up: tuple[str, float] | None = None  # (text, score share) of the next other name
 
 
 def _fit(expected: AnswerType, kind: str) -> float:
@@ -259,6 +268,22 @@ _EN_ROLE_BEFORE_NAME = (
     r"(?:was|is|were|are|became|had\s+been|has\s+been)\s+"
     r"(?:(?:the|a|an)\s+(?:[a-z][\w\-]*\s+){{0,2}})?$"
 )
+# Who someone learned under, as Chinese says it: 拜Y为师 ("拜药商邵鹤年为师": a class noun may
+# stand before the name), 师从Y / 师事Y / 受业于Y.
+_ZH_TOOK_AS_TEACHER = re.compile(
+    rf"拜(?P<took>[{HAN}A-Za-z·]{{2,12}}?)为师|(?:师从|师事|受业于|从学于)(?P<under>[{HAN}]{{2,8}})"
+)
+
+
+def _zh_teacher_spans(sentence: str) -> list[tuple[int, int]]:
+    """The stretches of ``sentence`` that name someone's teacher (:data:`_ZH_TOOK_AS_TEACHER`)."""
+    return [
+        m.span("took") if m.group("took") else m.span("under")
+        for m in _ZH_TOOK_AS_TEACHER.finditer(sentence)
+    ]
+
+
+_ZH_TEACHER_NOUNS = frozenset(["师父", "师傅", "老师", "导师", "恩师", "业师", "先生"])
 # 该 / 此 + a noun points back to something named before ("常驻该园", "此校"): never a name.
 _ZH_ANAPHOR = re.compile(f"[该此][{HAN}]{{1,2}}")
 _HAN_NAME = re.compile(f"[{HAN}]{{2,4}}")  # a Chinese personal name: two to four characters
@@ -374,6 +399,9 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
         return "DATE"
     if re.fullmatch(r"[\d,.\s]+(?:million|billion|thousand|万|亿)?", span):
         return "NUMBER"
+    related = _PERSON_OF.search(before)
+    if related is not None and related.group(1).lower() in _PERSON_RELATIONS:
+        return "PERSON"  # "the pupil of Bram Oake", "a daughter of Orm Vell": a person's
     if _LOCATIVE.search(before):
         return "LOCATION"
     # A name holding a typed noun: "River Osk", "Brenna County", "Dunmore University".
@@ -384,38 +412,7 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
     return "NAME"
 
 
-# Kin nouns and titles carry a gender in English (closed classes of the language): "the
-# mother of X" is no King, "the father of X" no Lady.
-_KIN_GENDER = {
-    **dict.fromkeys(
-        [
-            "father",
-            "grandfather",
-            "son",
-            "grandson",
-            "brother",
-            "husband",
-            "uncle",
-            "nephew",
-            "stepfather",
-        ],
-        "m",
-    ),
-    **dict.fromkeys(
-        [
-            "mother",
-            "grandmother",
-            "daughter",
-            "granddaughter",
-            "sister",
-            "wife",
-            "aunt",
-            "niece",
-            "stepmother",
-        ],
-        "f",
-    ),
-}
+# Titles carry a gender in English as kin nouns do (:data:`KIN_GENDER`).
 _TITLE_GENDER = {
     **dict.fromkeys(
         [
@@ -1518,6 +1515,37 @@ _AFTER_EVENT = re.compile(
 _LIFE_VERBS = {"birth": frozenset(["born", "bear"]), "death": frozenset(["died", "die"])}
 _OTHER_EVENT = 0.3
 """A date's score when another event's participle dates it (see _event_date_factor)."""
+# The subject of a life event: "X junior was born in 1834 at Y", "X (1801-1874) died at Y".
+_LIFE_SUBJECT = {
+    event: re.compile(
+        r"(?P<name>[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|junior|senior|the\s+younger|"
+        r"the\s+elder|of|de|van|von))*)\s*(?:\([^()]*\)\s*)?,?\s+" + verb
+    )
+    for event, verb in (
+        ("birth", r"(?:was|had\s+been)\s+born\b"),
+        ("death", r"(?:died|had\s+died)\b"),
+    )
+}
+
+
+_NOT_NAME_WORDS = frozenset(
+    ["in", "on", "at", "the", "he", "she", "it", "they", "his", "her", "this", "that", "there"]
+)
+
+
+def _another_is_born(sentence: str, event: str, names: Sequence[str]) -> bool:
+    """Is the life event ``event`` of ``sentence`` told of someone none of ``names`` is: its
+    subject a name with a word none of them has ("X junior was born at Cradlow" for a
+    question about X, "Ada Moe was born in 1850" for one about Orm Vell)?"""
+    m = _LIFE_SUBJECT[event].search(sentence)
+    if m is None:
+        return False
+    said = set(normalize_name(m["name"]).split()) - _NOT_NAME_WORDS
+    if not said:
+        return False  # "He was born …", "The boy was born …": no name
+    return not any(n and said <= set(normalize_name(n).split()) for n in names)
+
+
 _OWN_EVENT = 1.5
 """… and when the step's own event's participle dates it ("was established in 1846")."""
 # A participle and a preposition right before a date name the event it dates: "founded in
@@ -1764,7 +1792,7 @@ def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
 # "the eldest son of the mine captain Orm Vell": a name after a kin noun and "of" is the
 # relative of the sentence's subject, who is someone else.
 _KIN_OF = re.compile(
-    rf"\b(?:{'|'.join(sorted(_KIN_GENDER))}|child|children|heir|widow|widower)s?\s+of\s+"
+    rf"\b(?:{'|'.join(sorted(KIN_GENDER))}|child|children|heir|widow|widower)s?\s+of\s+"
     r"(?:(?:the|a|an|his|her|their)\s+)?(?:[a-z][\w-]*\s+){0,3}$"
 )
 
@@ -2067,7 +2095,7 @@ def read_evidence(
     qualifiers = " ".join(
         m.group(1)
         for m in _QUALIFIER.finditer(f"{query} {question}")
-        if not any(w.lower() in _KIN_GENDER for w in m.group(1).split())
+        if not any(w.lower() in KIN_GENDER for w in m.group(1).split())
     )
     if qualifiers:
         bare = _QUALIFIER.sub("", query)
@@ -2139,7 +2167,7 @@ def read_evidence(
     zh_measure = zh_measure_m.group(1) if zh_measure_m else ""
     head = _head_noun(query)
     place_head = _place_head(head, expected)
-    kin_gender = _KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
+    kin_gender = KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
     defined_as_head = (
         (_zh_defined_as if _CJK.search(query) else _defined_as)(
             head, [e.text for e in evidence[:top]]
@@ -2157,6 +2185,9 @@ def read_evidence(
         _rx(_EN_ROLE_BEFORE_NAME.format(head=re.escape(head))) if head and not cjk_query else None
     )
     zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
+    zh_teacher = zh_head in _ZH_TEACHER_NOUNS
+    # "the pupil of Y" answers "the teacher of X": the converse nouns of the asked one
+    converse_terms = {_stem(c) for c in CONVERSE_ROLES.get(head, ())} if not cjk_query else set()
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
     work_head = (
         expected in ("NAME", "TEXT")
@@ -2306,6 +2337,20 @@ def read_evidence(
                 and other_title
                 and _PRONOUN_START.search(sentence) is not None
             )
+            # "卜世荣，咸丰元年生于…，是卜允昌的侄子", "Ada, the niece of X, was born in …": the
+            # subject is named only as another's kin, and the birth told is that other one's.
+            others_life = others_pronoun or (
+                life_event is not None
+                and not subject_in_sentence
+                and any(n and n in sentence and _only_as_kin(sentence, n) for n in linked_names)
+            )
+            # "X junior was born in 1834 at Cradlow, under Blackscar": for the elder X, no
+            # place or date of the sentence is his.
+            others_event = (
+                life_event is not None
+                and not cjk_query
+                and _another_is_born(sentence, life_event, linked_names)
+            )
             shared_rel = sent_terms & relation_terms
             if agent_forms:
                 # Either way round: "drummer Ola" for "plays drums", "directed by Ola" for
@@ -2315,6 +2360,9 @@ def read_evidence(
                     for t, forms in agent_forms.items()
                     if forms & sent_terms or t in _agent_forms_of(frozenset(sent_terms))
                 }
+            if converse_terms & sent_terms:
+                # "she became the pupil of Y" says who her teacher was
+                shared_rel |= {t for t in relation_terms if t == _stem(head)} or {head}
             if cjk_query:
                 # Chinese words are matched as characters: 就读 is in "就读于".
                 shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}
@@ -2459,6 +2507,15 @@ def read_evidence(
                 if head and not cjk_query and head_noun_type(head) in ("LOCATION", "ORGANIZATION")
                 else []
             )
+            # "she became the pupil of Y" for "the teacher of X": the converse noun, then
+            # "of" and the name, in a passage about the subject.
+            if converse_terms and (subject_here or subject_in_sentence or ev.doc_id in topic_docs):
+                class_ends += [
+                    m.end()
+                    for m in _rx(
+                        rf"\b(?:{'|'.join(CONVERSE_ROLES[head])})s?\b", re.IGNORECASE
+                    ).finditer(sentence)
+                ]
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
@@ -2763,6 +2820,12 @@ def read_evidence(
                 ):
                     bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
                 if (
+                    zh_teacher
+                    and kind in ("NAME", "PERSON")
+                    and any(x <= a and b <= y for x, y in _zh_teacher_spans(sentence))
+                ):
+                    bonus *= _SLOT_BONUS  # "拜药商邵鹤年为师", "师从Y" for X的师父
+                if (
                     role_before is not None
                     and kind in ("NAME", "PERSON", "ORGANIZATION")
                     and role_before.search(sentence, 0, a)
@@ -2877,8 +2940,9 @@ def read_evidence(
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:
-                    bonus *= _life_date_bonus(sentence, a, life_event)
-                    bonus *= _zh_life_bonus(sentence, a, b, life_event)
+                    dated = _life_date_bonus(sentence, a, life_event)
+                    dated *= _zh_life_bonus(sentence, a, b, life_event)
+                    bonus *= 0.4 if others_life and dated > 1.0 else dated
                 life = 1.0
                 if kind == "LOCATION" and life_event is not None and cjk_query:
                     # 生于澜平县澜口镇: the verb's object is the whole address, the town too.
@@ -2888,7 +2952,9 @@ def read_evidence(
                     )
                 elif kind in ("LOCATION", "NAME") and life_event is not None:
                     life = _en_life_place_bonus(sentence, a, life_event, b)
-                bonus *= 0.4 if others_pronoun and life > 1.0 else life
+                bonus *= 0.4 if others_life and life > 1.0 else life
+                if others_event and kind in ("LOCATION", "NAME", "DATE"):
+                    bonus *= 0.4
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")
@@ -3058,7 +3124,26 @@ def read_evidence(
             # past a body's class noun over its complement ("Selwick Institute for Materials
             # Research").
             best.text = longer
+    best.runner_up = _runner_up(best, pool.values(), expected)
     return best, best_overlap
+
+
+def _runner_up(
+    best: _Candidate, pool: Collection[_Candidate], expected: AnswerType
+) -> tuple[str, float] | None:
+    """The best candidate after ``best`` that is another name (not a part or a longer form
+    of it) of a kind that may answer, and its score as a share of ``best``'s."""
+    own = set(normalize_name(best.text).split())
+    if best.score <= 0:
+        return None
+    for cand in sorted(pool, key=lambda c: -c.score):
+        words = set(normalize_name(cand.text).split())
+        if cand is best or not words or words <= own or own <= words:
+            continue
+        if _fit(expected, cand.kind) < _fit(expected, "NAME"):
+            continue
+        return cand.text, round(cand.score / best.score, 4)
+    return None
 
 
 def _precise_date(best: _Candidate, pool: Collection[_Candidate]) -> _Candidate:
@@ -3293,6 +3378,8 @@ class OfflineStepReader:
         )
         return StepReading(
             answer=best.text,
+            alternative=best.runner_up[0] if best.runner_up else "",
+            alternative_ratio=best.runner_up[1] if best.runner_up else 0.0,
             entity_id=best.entity_id,
             evidence_index=best.evidence_index,
             sentence=best.sentence,

@@ -198,3 +198,47 @@ def test_a_weak_step_looks_again_with_the_earlier_steps_words_and_keeps_the_best
     assert step.rewrites[0] == "Where was the founder of Brightwell Robotics born"
     assert [g.score for g in step.grades] == [0.1, 0.3]
     assert step.answer == "Lund"
+
+
+@pytest.mark.parametrize(
+    ("beam_ratio", "switched"),
+    [(0.8, True), (0.95, False), (1.0, False)],
+)
+def test_a_close_runner_up_of_a_bridge_is_kept_when_the_next_step_reads_it_better(
+    demo_kb: Path,
+    engine_with: EngineFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    beam_ratio: float,
+    switched: bool,
+) -> None:
+    """Step 1 reads 'Ostby' with the runner-up 'Anna Lind' at 0.9 of its score; step 2 finds
+    good evidence only for Anna Lind. With the beam on (ratio ≤ 0.9) step 2 runs with both
+    and Anna Lind's reading is kept, step 1's answer becomes her and the trace says why."""
+    kg = engine_with(demo_kb, beam_ratio=beam_ratio)
+    pipeline = kg.pipeline
+    plan = _plan_of("the founder of Brightwell Robotics", "Where was #1 born")
+
+    async def aplan(question: str, run: Any = None) -> Plan:
+        return plan
+
+    async def aread(ctx: StepContext, evidence: list[Evidence], run: Any = None) -> StepReading:
+        if ctx.step.index == 1:
+            return StepReading(
+                answer="Ostby",
+                alternative="Anna Lind",
+                alternative_ratio=0.9,
+                grade=Grade(score=0.9, passed=True),
+            )
+        good = "Anna Lind" in ctx.query
+        return StepReading(
+            answer="Lund" if good else "Nowhere",
+            grade=Grade(score=0.8 if good else 0.4, passed=True),
+        )
+
+    monkeypatch.setattr(pipeline.planner, "aplan", aplan)
+    monkeypatch.setattr(pipeline.reader, "aread", aread)
+    answer = kg.ask("Where was the founder of Brightwell Robotics born?")
+    first, last = answer.trace.steps
+    assert last.answer == ("Lund" if switched else "Nowhere")
+    assert first.answer == ("Anna Lind" if switched else "Ostby")
+    assert any(n.startswith("beam: step 1") for n in answer.trace.notes) is switched

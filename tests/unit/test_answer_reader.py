@@ -15,6 +15,7 @@ from kg_rag.answer.offline import _term_set
 from kg_rag.answer.reader import (
     GraphView,
     OfflineStepReader,
+    _another_is_born,
     _attributive,
     _by_surname,
     _cjk_candidates,
@@ -3355,3 +3356,134 @@ def test_phrasal_verbs_and_initials_in_relative_clauses(
 ) -> None:
     best, _ = read_evidence(query, "ORGANIZATION", _ev(*texts), _linked(linked))
     assert best is not None and best.text == answer, best
+
+
+# A relation said from the other side, or in a construction of its own, answers the step.
+CONVERSE_ROWS = [
+    (
+        "mentor of Quenna Hollis",
+        "PERSON",
+        [
+            "Quenna Hollis was born in Tarnby, where her father, Orm Hollis, kept the ferry.",
+            "In 1890 she became the pupil of Bram Oake, the astronomer, who taught her to grind "
+            "lenses.",
+        ],
+        ["Quenna Hollis"],
+        "Bram Oake",
+    ),
+    (
+        "teacher of Quenna Hollis",
+        "PERSON",
+        [
+            "Quenna Hollis was born in Tarnby, where her father, Orm Hollis, kept the ferry.",
+            "At sixteen she was taken on as an apprentice of Bram Oake at the observatory.",
+        ],
+        ["Quenna Hollis"],
+        "Bram Oake",
+    ),
+    (
+        "柯晚晴的师父",
+        "PERSON",
+        ["柯晚晴与画友郗远山同住一院，后来拜邴守拙为师，专攻针灸。"],
+        ["柯晚晴"],
+        "邴守拙",
+    ),
+    (
+        "柯晚晴的老师",
+        "PERSON",
+        ["柯晚晴和郗远山同年进京，不久拜名医邴守拙为师。"],
+        ["柯晚晴"],
+        "邴守拙",
+    ),
+    (
+        "蔺秋白的老师",
+        "PERSON",
+        ["蔺秋白与画友郗远山同住一院，早年师从邴守拙，专攻山水。"],
+        ["蔺秋白"],
+        "邴守拙",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "kind", "texts", "linked", "answer"), CONVERSE_ROWS)
+def test_a_relation_said_from_the_other_side_answers(
+    query: str, kind: AnswerType, texts: list[str], linked: list[str], answer: str
+) -> None:
+    best, _ = read_evidence(query, kind, _ev(*texts, doc="d0"), _linked(*linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "linked", "answer"),
+    [
+        # the subject is named only as another's kin: the birth told is that other one's
+        (
+            "邴守拙是哪一年出生的",
+            [
+                "郗远山，咸丰元年（1851年）生于苍梧镇，是邴守拙的长子。",
+                "邴守拙，嘉庆二十二年生于苍梧镇。",
+            ],
+            ["邴守拙"],
+            "嘉庆二十二年",
+        ),
+        (
+            "In which year was Bram Oake born",
+            [
+                "Quenna Hollis, the niece of Bram Oake, was born in 1851 at Tarnby.",
+                "Bram Oake was born in 1822 at Tarnby, the son of a ferryman.",
+            ],
+            ["Bram Oake"],
+            "1822",
+        ),
+    ],
+)
+def test_a_birth_told_of_the_subjects_kin_is_not_the_subjects(
+    query: str, texts: list[str], linked: list[str], answer: str
+) -> None:
+    best, _ = read_evidence(query, "DATE", _ev(*texts), _linked(*linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names", "other"),
+    [
+        (
+            "Bram Oake junior was born in 1834 at Cradmoor, the row under the hill",
+            ["Bram Oake"],
+            True,
+        ),
+        ("Quenna Hollis was born in 1850.", ["Bram Oake"], True),
+        ("Bram Oake (1801-1874) was born at Tarnby.", ["Bram Oake"], False),
+        ("In 1801 Oake was born at Tarnby.", ["Bram Oake"], False),
+        ("Bram Oake junior was born in 1834.", ["Bram Oake junior"], False),
+        ("He was born in 1850.", ["Bram Oake"], False),  # a pronoun: the sentence before says
+        ("Bram Oake, the ferryman, was born at Tarnby.", ["Bram Oake"], False),
+    ],
+)
+def test_whose_birth_a_sentence_tells(sentence: str, names: list[str], other: bool) -> None:
+    assert _another_is_born(sentence, "birth", names) is other
+
+
+def test_a_namesakes_birth_is_not_the_elders() -> None:
+    texts = [
+        "Bram Oake junior was born in 1834 at Cradmoor, where his father, the ferryman Bram "
+        "Oake, then lived.",
+        "Bram Oake, the ferryman, was born in 1801 at Tarnby, the son of a hedger.",
+    ]
+    best, _ = read_evidence(
+        "Where was the elder Bram Oake born", "LOCATION", _ev(*texts), _linked("Bram Oake")
+    )
+    assert best is not None and best.text == "Tarnby"
+
+
+def test_the_runner_up_is_another_name_with_its_share_of_the_score() -> None:
+    texts = [
+        "Tarnby Mill was founded by Bram Oake in 1820. Oake ran it until 1850.",
+        "Quenna Hollis later ran Tarnby Mill.",
+    ]
+    best, _ = read_evidence("founder of Tarnby Mill", "PERSON", _ev(*texts), _linked("Tarnby Mill"))
+    assert best is not None and best.text == "Bram Oake"
+    assert best.runner_up is not None
+    name, share = best.runner_up
+    assert name == "Quenna Hollis"  # not "Oake", a part of the answer
+    assert 0 < share < 1

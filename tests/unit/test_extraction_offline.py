@@ -193,6 +193,17 @@ def test_english_text_with_a_few_chinese_words_keeps_english_rules() -> None:
             "ORGANIZATION",
         ),
         ("", "They walked along the river Ashwend at dawn.", "Ashwend", "LOCATION"),
+        # an appositive with "the", a kin noun among the class nouns
+        (
+            "",
+            "The first curator was chosen in 1921: Isolde Varne, the daughter of a keeper.",
+            "Isolde Varne",
+            "PERSON",
+        ),
+        ("", "Ashwend, the county town, stands on the Kell.", "Ashwend", "LOCATION"),
+        # the class noun before a copula, then the name
+        ("", "The museum's first curator was Isolde Varne.", "Isolde Varne", "PERSON"),
+        ("", "Its owner became the airline Brisk Osier in 1990.", "Brisk Osier", "ORGANIZATION"),
     ],
 )
 def test_a_class_noun_the_text_gives_a_name_types_it(
@@ -216,3 +227,23 @@ def test_a_class_noun_the_text_gives_a_name_types_it(
 def test_a_noun_that_does_not_classify_the_name_leaves_it_untyped(text: str, name: str) -> None:
     entities = OfflineExtractor(show_progress=False).find_entities(text)
     assert _types(entities)[name] == "CONCEPT"
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "name"),
+    [
+        # a file's name as the title: the entity is named as the text writes it
+        ("ansel_dray", "Ansel Dray (1841–1912) was a plant hunter from Harkmoor.", "Ansel Dray"),
+        ("merrow-quill", "Merrow Quill is a paper mill on the River Harkmoor.", "Merrow Quill"),
+        ("tollby mill", "The Tollby Mill was built in 1820 by Ansel Dray.", "Tollby Mill"),
+        # a title as written stays the name
+        ("Ansel Dray", "Ansel Dray was a plant hunter from Harkmoor.", "Ansel Dray"),
+        ("ANSEL DRAY", "Ansel Dray was a plant hunter from Harkmoor.", "ANSEL DRAY"),
+        # a lower-case title the text never writes keeps its own spelling
+        ("ansel_dray", "He was a plant hunter from Harkmoor.", "ansel_dray"),
+    ],
+)
+def test_a_file_name_title_takes_the_texts_spelling(title: str, text: str, name: str) -> None:
+    chunk = ChunkInput(chunk_id="c1", doc_id="d1", title=title, text=text)
+    (result,) = OfflineExtractor(show_progress=False).extract([chunk])
+    assert result.entities[0].name == name

@@ -422,3 +422,16 @@ def test_a_subject_guessed_otherwise_in_a_later_chunk_stays_one_entity() -> None
     (subject,) = [e for e in result.entities if e.name == "Brisk Osier"]
     assert subject.type == "ORGANIZATION"
     assert "Osier" in subject.aliases
+
+
+def test_a_lower_case_file_name_spelling_is_never_the_display_name() -> None:
+    result = EntityResolver().resolve(
+        [
+            _chunk("c1", [("ansel_dray", "PERSON")]),
+            _chunk("c2", [("ansel_dray", "PERSON")]),
+            _chunk("c3", [("Ansel Dray", "PERSON")]),
+        ]
+    )
+    (dray,) = result.entities
+    assert dray.name == "Ansel Dray"  # although "ansel_dray" is the more frequent spelling
+    assert dray.aliases == ["ansel_dray"]
