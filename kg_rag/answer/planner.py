@@ -130,6 +130,10 @@ class RulePlanner:
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
             q = _tag_question(_unwrapped(q))
+            # "A former student of X is now head of which firm?": in a question in statement
+            # order, an indefinite relational subject is asked as a definite one.
+            if _IN_SITU_WH.search(q):
+                q = re.sub(r"^An?\s+(?=(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*\s+of\s)", "The ", q)
             if is_yes_no(q):
                 # "Did X already exist when Y was founded?": already so when E is so before E.
                 q = re.sub(r"\balready\s+([a-z]+)\s+(?:by\s+the\s+time|when)\b", r"\1 before", q)
@@ -2774,6 +2778,13 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         close = _clause_close(text, rel.end())
         if close is not None and close < clause_end:
             clause_end = close
+        if det.start() > 0 and in_phrase and _IN_SITU_WH.search(text):
+            # "A former student of the man who ran X from 1975 is now head of which firm?":
+            # in a question in statement order, a relative clause inside the subject ends
+            # where the main verb begins.
+            at = _in_situ_verb(text, rel.end())
+            if at is not None and at < clause_end:
+                clause_end = at
         if det.start() == 0:
             # "The shipyard that built X was located in which city?": the relative clause of
             # the subject ends at the main verb.
@@ -4031,6 +4042,14 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
             break
         if start >= 2 and words[start - 2][0] == "的" and words[start][0] != "的":
             break  # the word after 的 heads its noun phrase, whatever its tag: 的导演毕业于
+        if (
+            f.startswith("v")
+            and words[start][0] in _ZH_COPULA
+            and start >= 2
+            and words[start - 2][1].startswith("n")
+        ):
+            break  # "的营业收入是多少": after a noun, a verb-tagged word before the copula is
+            # the head of the subject's compound noun
         start -= 1
     owner = max((i for i in range(start) if words[i][0] == "的"), default=None)
     if owner is not None:

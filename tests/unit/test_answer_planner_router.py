@@ -3092,3 +3092,37 @@ def test_a_chinese_role_subject_without_de_is_found_first(
 )
 def test_a_chinese_comment_about_the_topics_own_event(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # statement order: an indefinite relational subject, and a relative clause inside the
+        # subject that ends where the main verb begins
+        (
+            "A former student of Ilse Varn is now head of which pottery?",
+            ["former student of Ilse Varn", "#1 is now head of which pottery"],
+        ),
+        (
+            "A former student of the woman who founded Quillby Pottery in 1950 is now head of "
+            "which school?",
+            [
+                "woman who founded Quillby Pottery in 1950",
+                "former student of #1",
+                "#2 is now head of which school",
+            ],
+        ),
+    ],
+)
+def test_a_statement_order_subject_with_its_own_clause(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["苍梧药铺2023年的营业收入是多少？", "郗记米行的营业收入是多少？"],
+)
+def test_a_chinese_compound_noun_before_the_copula_is_one_subject(question: str) -> None:
+    # 营业收入 (jieba tags 收入 a verb) heads the subject: one lookup, no bridge over 营业
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == [question.rstrip("？")]
