@@ -191,7 +191,7 @@ class RulePlanner:
         for strategy in strategies:
             plan = strategy(q, question)
             if plan is not None:
-                return plan
+                return _zh_seat_lookup(plan) if zh else plan
         kind = answer_type(q)
         return Plan(
             question=question,
@@ -3396,6 +3396,34 @@ def _zh_statement_question(q: str, question: str) -> Plan | None:
 
 
 _ZH_KIN_BY_LENGTH = sorted(CHINESE_KIN_WORDS, key=len, reverse=True)
+
+
+# Where an organisation sits, as Chinese names it: its seat's address answers "在哪个县/城市".
+_ZH_SEAT = re.compile(r"(?:总部|总店|总行|总公司|厂址|校址|会址|馆址|驻地|所在地)$")
+_ZH_WHERE_IS = re.compile(r"^#(?P<n>\d+)(?P<rest>(?:在|位于|设在)(?:哪|什么).*)$")
+
+
+def _zh_seat_lookup(plan: Plan) -> Plan:
+    """ "X的总部" then "#1在哪个县": where an organisation sits is one lookup (its seat is
+    written as an address, 总部位于蘅塘县鹭岗镇), not its seat first and then what holds it."""
+    steps = plan.steps
+    if len(steps) < 2:
+        return plan
+    last, seat = steps[-1], steps[-2]
+    m = _ZH_WHERE_IS.match(last.query)
+    if m is None or int(m["n"]) != seat.index or not _ZH_SEAT.search(seat.query):
+        return plan
+    merged = last.model_copy(
+        update={
+            "index": seat.index,
+            "query": f"{seat.query}{m['rest']}",
+            "depends_on": list(seat.depends_on),
+        }
+    )
+    kept = [*steps[:-2], merged]
+    return plan.model_copy(
+        update={"steps": kept, "strategy": plan.strategy if len(kept) > 1 else "single"}
+    )
 
 
 def _zh_role_subject(q: str, question: str) -> Plan | None:

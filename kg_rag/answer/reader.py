@@ -275,6 +275,17 @@ _ZH_TOOK_AS_TEACHER = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _zh_unit_names(units: frozenset[str]) -> re.Pattern[str]:
+    """Names of the administrative ``units`` (县, 市 …) after a locative verb, another unit or
+    a break: 位于蘅塘县…, 稷川市粟湾路, 、蘅塘县."""
+    unit = "|".join(sorted(units))
+    return re.compile(
+        rf"(?:位于|地处|坐落于|设在|设于|迁往|迁到|在|于|省|市|县|区|[，、。（(：:])"
+        rf"(?P<n>[{HAN}]{{2,3}}?(?:{unit}))"
+    )
+
+
 def _zh_teacher_spans(sentence: str) -> list[tuple[int, int]]:
     """The stretches of ``sentence`` that name someone's teacher (:data:`_ZH_TOOK_AS_TEACHER`)."""
     return [
@@ -2184,7 +2195,7 @@ def read_evidence(
     role_before = (
         _rx(_EN_ROLE_BEFORE_NAME.format(head=re.escape(head))) if head and not cjk_query else None
     )
-    zh_units = set(zh_head) & CHINESE_ADMIN_UNITS  # 城市 → 市, 省份 → 省
+    zh_units = frozenset(set(zh_head) & CHINESE_ADMIN_UNITS)  # 城市 → 市, 省份 → 省
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
     # "the pupil of Y" answers "the teacher of X": the converse nouns of the asked one
     converse_terms = {_stem(c) for c in CONVERSE_ROLES.get(head, ())} if not cjk_query else set()
@@ -2419,6 +2430,13 @@ def read_evidence(
                 ]
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
+                if zh_units:
+                    # "位于蘅塘县鹭岗镇" for 哪个县: the unit asked, however the segmenter cut the
+                    # rare characters of its name
+                    spans += [
+                        (m.start("n"), m.end("n"), "LOCATION", None)
+                        for m in _zh_unit_names(zh_units).finditer(sentence)
+                    ]
                 if renaming:
                     # "改名为沙汀大戏院": the new name is the whole run after the verb.
                     for m in _ZH_RENAMED.finditer(sentence):

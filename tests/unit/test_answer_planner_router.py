@@ -3126,3 +3126,15 @@ def test_a_chinese_compound_noun_before_the_copula_is_one_subject(question: str)
     # 营业收入 (jieba tags 收入 a verb) heads the subject: one lookup, no bridge over 营业
     plan = PLANNER.plan(question)
     assert [s.query for s in plan.steps] == [question.rstrip("？")]
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # where an organisation sits is one lookup in Chinese too
+        ("郗记米行的总部在哪个县？", ["郗记米行的总部在哪个县"]),
+        ("由郗远山创办的药铺，总部在哪座城市？", ["由郗远山创办的药铺", "#1的总部在哪座城市"]),
+    ],
+)
+def test_a_chinese_seat_is_one_lookup(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries

@@ -3487,3 +3487,16 @@ def test_the_runner_up_is_another_name_with_its_share_of_the_score() -> None:
     name, share = best.runner_up
     assert name == "Quenna Hollis"  # not "Oake", a part of the answer
     assert 0 < share < 1
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("郗记米行的总部在哪个县", "蕺溪县"),  # the unit asked, whatever jieba cut
+        ("郗记米行的总部在哪个镇", "鹬湾镇"),
+    ],
+)
+def test_a_chinese_address_answers_with_the_unit_asked(query: str, answer: str) -> None:
+    text = "郗记米行创立于1990年。公司总部位于蕺溪县鹬湾镇，专营粮油。"
+    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("郗记米行"))
+    assert best is not None and best.text == answer
