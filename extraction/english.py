@@ -238,6 +238,7 @@ _CLASS_COPULA = re.compile(
     re.IGNORECASE,
 )
 _DETERMINERS = frozenset(["the", "a", "an", "its", "his", "her", "their", "our", "this", "that"])
+_LOCATIVE_PREPOSITIONS = frozenset(["in", "at", "near", "from", "into", "to", "outside"])
 
 
 def _class_type(noun_phrase: str, productive: bool) -> str | None:
@@ -269,10 +270,15 @@ def _classified(
     opens its sentence, an appositive, or a class noun right before it after a determiner
     ("the airline Averholt Air", "her daughter Elowen")."""
     copula = _COPULA_CLASS.match(text, run[-1].end) if opens_sentence else None
+    # "He was born in Orriston, the son of a carrier": after a place's preposition, an
+    # appositive that names a person is said of the clause's subject, not of the place.
+    locative = bool(before) and before[-1].lower in _LOCATIVE_PREPOSITIONS
     for m in (copula, _APPOSITIVE_CLASS.match(text, run[-1].end)):
         if m is not None and (
             kind := _class_type(m.group("np"), m.group("article") in ("a", "an"))
         ):
+            if m is not copula and locative and kind == "PERSON":
+                continue
             return kind
     if (
         len(before) == 2

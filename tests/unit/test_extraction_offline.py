@@ -201,6 +201,8 @@ def test_english_text_with_a_few_chinese_words_keeps_english_rules() -> None:
             "PERSON",
         ),
         ("", "Ashwend, the county town, stands on the Kell.", "Ashwend", "LOCATION"),
+        # after a place's preposition a person's appositive is the subject's
+        ("", "He was born in Ashwend, the son of a carrier.", "Ashwend", "LOCATION"),
         # the class noun before a copula, then the name
         ("", "The museum's first curator was Isolde Varne.", "Isolde Varne", "PERSON"),
         ("", "Its owner became the airline Brisk Osier in 1990.", "Brisk Osier", "ORGANIZATION"),
