@@ -294,10 +294,6 @@ class RouterSettings(BaseModel):
     well or better, but the offline answers lose a little. Measured, same code, ``pool``
     against ``corpus``: engine R@5 .767 / .748 on musique-dev and .858 / .858 on 2wiki-dev;
     retrieve p50 −12% and −29%; offline EM .12 / .13 and .40 / .42."""
-    beam_ratio: float = 1.0
-    """Offline: when a bridge step's runner-up candidate scores at least this share of its
-    answer's, the next step runs with both and keeps the one its evidence grades better
-    (recorded in the trace notes); 1.0 turns it off."""
     on_fallback: Literal["record", "raise"] = "record"
     """What an LLM stage's fallback to its offline method does: recorded in the trace, or
     raised as ``StageFallbackError`` (tests use "raise" so an unexpected fallback fails)."""

@@ -175,9 +175,7 @@ class AnswerPipeline:
         results: dict[int, StepTrace] = {}
         try:
             for wave in _waves(plan.steps):
-                done = await asyncio.gather(
-                    *(self._run_beam(step, answers, results, run) for step in wave)
-                )
+                done = await asyncio.gather(*(self._run_step(step, answers, run) for step in wave))
                 for st in done:
                     results[st.index] = st
                     if st.answer:
@@ -506,9 +504,6 @@ class AnswerPipeline:
             reading = final_reading
         if reading is not None:
             st.answer = reading.answer
-            if reading is offline_reading:
-                st.alternative = reading.alternative
-                st.alternative_ratio = reading.alternative_ratio
             st.reader = reading.reader
             st.answer_entity_id = reading.entity_id
             if st.answer and st.answer_entity_id is None and self.linker is not None:
@@ -516,45 +511,6 @@ class AnswerPipeline:
                 st.answer_entity_id = ids[0] if ids else None
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
-
-    async def _run_beam(
-        self,
-        step: PlanStep,
-        answers: dict[int, str],
-        results: dict[int, StepTrace],
-        run: Run,
-    ) -> StepTrace:
-        """Run ``step``; when it reads the answer of one bridge step whose runner-up scored
-        close to it (``beam_ratio``), also with the runner-up, and keep the reading its
-        evidence grades better: the earlier step's answer becomes the runner-up then (both
-        traces say so)."""
-        ratio = self.settings.beam_ratio
-        dep = results.get(step.depends_on[0]) if len(step.depends_on) == 1 else None
-        if (
-            ratio >= 1.0
-            or run.caller is not None
-            or dep is None
-            or not dep.alternative
-            or dep.alternative_ratio < ratio
-            or step.kind == "compare"
-        ):
-            return await self._run_step(step, answers, run)
-        other = {**answers, dep.index: dep.alternative}
-        main, alt = await asyncio.gather(
-            self._run_step(step, answers, run), self._run_step(step, other, run)
-        )
-        if _best_grade(alt) <= _best_grade(main) or not alt.answer:
-            return main
-        run.trace.notes.append(
-            f"beam: step {dep.index} answered {dep.answer!r}; its runner-up {dep.alternative!r} "
-            f"(score share {dep.alternative_ratio:.2f}) reads better in step {step.index} "
-            f"(grade {_best_grade(alt):.2f} against {_best_grade(main):.2f}) and is kept"
-        )
-        first = dep.answer
-        dep.answer, dep.alternative = dep.alternative, first
-        dep.answer_entity_id = None
-        answers[dep.index] = dep.answer
-        return alt
 
     async def _whole_question(self, question: str) -> StepTrace:
         """Hybrid search and graph PPR for the question as a whole (trace step 0)."""
@@ -636,10 +592,6 @@ def _cited(answer: Answer, trace: Trace) -> list[Evidence]:
         pool.update({e.chunk_id: e for e in trace.whole_question.hits})
     cited = [pool[c.chunk_id] for c in answer.citations if c.chunk_id in pool]
     return list({e.chunk_id: e for e in cited}.values())
-
-
-def _best_grade(st: StepTrace) -> float:
-    return max((g.score for g in st.grades), default=0.0)
 
 
 def _waves(steps: Sequence[PlanStep]) -> list[list[PlanStep]]:

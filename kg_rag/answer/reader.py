@@ -222,7 +222,6 @@ class _Candidate:
     scores: list[float] = field(default_factory=list)
     about: list[float] = field(default_factory=list)  # scores in passages about the subject
     modifier: bool = False  # used as an adjective ("a Chinese journalist")
-    runner_up: tuple[str, float] | None = None  # (text, score share) of the next other name
 
 
 def _fit(expected: AnswerType, kind: str) -> float:
@@ -3142,26 +3141,7 @@ def read_evidence(
             # past a body's class noun over its complement ("Selwick Institute for Materials
             # Research").
             best.text = longer
-    best.runner_up = _runner_up(best, pool.values(), expected)
     return best, best_overlap
-
-
-def _runner_up(
-    best: _Candidate, pool: Collection[_Candidate], expected: AnswerType
-) -> tuple[str, float] | None:
-    """The best candidate after ``best`` that is another name (not a part or a longer form
-    of it) of a kind that may answer, and its score as a share of ``best``'s."""
-    own = set(normalize_name(best.text).split())
-    if best.score <= 0:
-        return None
-    for cand in sorted(pool, key=lambda c: -c.score):
-        words = set(normalize_name(cand.text).split())
-        if cand is best or not words or words <= own or own <= words:
-            continue
-        if _fit(expected, cand.kind) < _fit(expected, "NAME"):
-            continue
-        return cand.text, round(cand.score / best.score, 4)
-    return None
 
 
 def _precise_date(best: _Candidate, pool: Collection[_Candidate]) -> _Candidate:
@@ -3396,8 +3376,6 @@ class OfflineStepReader:
         )
         return StepReading(
             answer=best.text,
-            alternative=best.runner_up[0] if best.runner_up else "",
-            alternative_ratio=best.runner_up[1] if best.runner_up else 0.0,
             entity_id=best.entity_id,
             evidence_index=best.evidence_index,
             sentence=best.sentence,

@@ -76,10 +76,6 @@ class StepReading(BaseModel):
     sentence: tuple[int, int] | None = None
     grade: Grade
     reader: str = "offline"
-    alternative: str = ""
-    """The runner-up answer (another name than ``answer``), when the reader ranks candidates."""
-    alternative_ratio: float = 0.0
-    """The runner-up's score as a share of the answer's."""
 
 
 class GateDecision(BaseModel):

@@ -59,9 +59,6 @@ class StepTrace(BaseModel):
     answer_entity_id: str | None = None
     answer_type: str = "NAME"
     reader: str = ""
-    alternative: str = ""
-    """The reader's runner-up answer, with its score as a share of the answer's."""
-    alternative_ratio: float = 0.0
     ms: float = 0.0
 
     def linked_refs(self) -> list[dict[str, Any]]:
