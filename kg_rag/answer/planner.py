@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from extraction.chinese import pos_tags
@@ -1939,11 +1939,15 @@ def _clause_referents(words: Sequence[str], anchor: int, refs: list[_Referent]) 
             clause = words[j + 1 :]
             first = clause[0] if clause else ""
             second = clause[1] if len(clause) > 1 else ""
-            if (
+            subject_gap = (
                 first in AUXILIARIES
                 or _finite_verb(first)
                 or (first in _VERB_ADVERBS and _finite_verb(second))
-            ):
+            )
+            if subject_gap:
+                # the clause says more of the referent: "a woman who died a few years before
+                # he did" is found with it
+                refs[here] = replace(refs[here], phrase=f"{phrase} who {' '.join(clause)}")
                 _clause_referents(clause, here, refs)  # "who later wrote a book"
             return  # the rest belongs to the relative clause
         if j < len(words) and words[j] == "whose":
@@ -2018,6 +2022,17 @@ def _statement_referents(statement: str) -> list[_Referent] | None:
     return refs
 
 
+def _statement_predicate(statement: str) -> str:
+    """What follows the statement's subject ("was wound up in 1927"), or "" when the statement
+    introduces noun phrases of its own (they are steps, not context)."""
+    refs = _statement_referents(statement)
+    if refs is None or len(refs) > 1:
+        return ""
+    subject = refs[0].phrase
+    at = statement.lower().find(subject.lower())
+    return statement[at + len(subject) :].strip(" ,") if at == 0 else ""
+
+
 def _resolve_referent(second: str, refs: Sequence[_Referent]) -> tuple[int, str] | None:
     """Which referent ``second`` points back to, and ``second`` with :data:`_REFERENT` for it:
     "that/this N" names its noun; a pronoun takes the last referent it agrees with ("it" a
@@ -2066,6 +2081,7 @@ def _en_statement(q: str, question: str) -> Plan | None:
     refs = _statement_referents(first)
     if refs is None:
         return None
+    predicate = _statement_predicate(first)
     found = _resolve_referent(second, refs)
     if found is None:
         return None
@@ -2107,7 +2123,13 @@ def _en_statement(q: str, question: str) -> Plan | None:
     if not steps:
         return None  # a question about the statement's named subject: planned as it stands
     final = asked.replace(_REFERENT, token)
-    return _bridge_plan(question, steps, _decompose(final, steps), answer_type(final))
+    kind = answer_type(final)
+    final = _decompose(final, steps)
+    if target == 0 and refs[0].noun and predicate:
+        # What the statement says of its subject finds the passage: "#1 was wound up in
+        # 1927. Who bought the barn #1 had worked in"
+        final = f"{token} {predicate}. {final}"
+    return _bridge_plan(question, steps, final, kind)
 
 
 def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerType) -> Plan:
@@ -3473,7 +3495,12 @@ def _zh_kin_back(q: str, first: str, back: re.Match[str], question: str) -> Plan
     if not chain:
         return None
     steps = _zh_steps(chain)
-    final = _clean(f"#{len(steps)}{back['run'][len(kin) :]}{q[back.end() :]}")
+    rest = f"{back['run'][len(kin) :]}{q[back.end() :]}"
+    kind = answer_type(q)
+    more = _zh_predicate_steps(_clean(f"#{rest}"), kind, steps)  # "…的独生女嫁给了谁"
+    if more is not None:
+        return Plan(question=question, steps=more, strategy="bridge", answer_type=kind)
+    final = _clean(f"#{len(steps)}{rest}")
     return _bridge_plan(question, steps, final, answer_type(final))
 
 
