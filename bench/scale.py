@@ -22,6 +22,26 @@ retrieve p95 100k / 10k passages: fast 1.87, full 0.89 on this branch; 13.1 and 
 (linking loaded every entity, whole-graph power-iteration PPR, hub entities fanned out over
 all their chunks).
 
+Measured 2026-12-06 on the scale-q branch (2 cores shared with two answer-benchmark
+processes, load ~5; 40 questions per size, sizes interleaved; before = the branch point, run
+alternately with after, three runs each, medians), engine retrieve ms:
+
+    passages  code    fast p50  fast p95  full p50  full p95  fast ratio  full ratio
+    10,000    before      20.7      30.9      44.2      76.9
+    100,000   before      61.1      91.2     126.1     243.4   2.95 (2.60-4.32)  2.94 (2.94-3.30)
+    10,000    after       21.8      33.4      47.6      79.7
+    100,000   after       50.9      63.5      95.1     181.7   1.93 (1.77-2.03)  2.28 (2.26-2.30)
+
+Resident memory: the 100k base alone, after opening and 40 questions at each depth, 1.0 GB
+(peak 1,017 MB) before and after; the table's "+RSS" column (what each size added in a
+process that opened the 10k base first) read 560-574 MB before and 634-641 MB after, an
+artefact of which freed memory the second base reuses (the isolated runs are equal).
+What still grows: past ``ann_index_min_rows`` (50k chunks; the 10k base's 40k chunks are
+searched in memory, the 100k base's 400k through LanceDB) each chunk search costs ~20-30
+ms of LanceDB work (IVF-PQ with a level prefilter whose cost follows the rows of that level,
+refine reads) against ~5 ms exact in memory, and a full-depth question runs 2-4 of them;
+full p95 stays above the 2x target.
+
 Measured 2026-12-01 on the comm branch (2 cores shared with four other jobs, load ~14; CPU-
 equivalent ms per passage = stage wall time × the batch's CPU / wall): ingest of 10k passages
 in batches of 1,000, every batch still clustered the whole graph (each re-clustered more than

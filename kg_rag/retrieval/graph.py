@@ -543,20 +543,22 @@ class GraphRetriever:
                 chunk_scores[cid] = chunk_scores.get(cid, 0.0) + share
         hub_chunks: dict[str, list[str]] = {}
         if hubs and chunk_scores:
-            # Read from the hubs' side: a hub's chunks are many but few hubs rank, where the
-            # reached chunks each mention many entities.
-            hub_ids = sorted(hubs)
-            hub_chunks = self._call(
+            # Read from the reached chunks' side: a hub's own chunk list grows with the corpus
+            # (reading and sorting it was the part of this call that did), while the chunks
+            # the other entities reach are bounded by those entities, each under _HUB_CHUNKS.
+            reached = sorted(chunk_scores)
+            mentioned = self._call(
                 calls,
-                "chunks_for_entities",
-                {"ids": hub_ids},
-                lambda: self.graph.chunks_for_entities(hub_ids),
+                "entities_for_chunks",
+                {"ids": reached},
+                lambda: self.graph.entities_for_chunks(reached),
             )
-            for eid in hub_ids:  # in id order, as each chunk's sum was always taken
-                share = ppr.get(eid, 0.0) / hubs[eid]
-                for cid in hub_chunks.get(eid, ()):
-                    if cid in chunk_scores:
-                        chunk_scores[cid] += share
+            for cid in reached:
+                # in id order, as each chunk's sum was always taken
+                for eid in mentioned.get(cid, ()):
+                    if eid in hubs:
+                        chunk_scores[cid] += ppr.get(eid, 0.0) / hubs[eid]
+                        hub_chunks.setdefault(eid, []).append(cid)
         best = heapq.nsmallest(top_k, chunk_scores, key=lambda c: (-chunk_scores[c], c))
         # The entities that brought each kept chunk its mass (only the kept ones are listed).
         kept = set(best)

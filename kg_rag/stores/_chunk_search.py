@@ -6,6 +6,7 @@ method's score (cosine similarity for dense, BM25 for full-text).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -15,16 +16,18 @@ import numpy.typing as npt
 
 from kg_rag.embeddings import single_blas_thread
 from kg_rag.models import Chunk
-from kg_rag.stores._chunk_tables import CHUNK_COLUMNS, row_to_chunk
+from kg_rag.stores._chunk_tables import CHUNK_COLUMNS, row_to_chunk, sql_in
 from kg_rag.stores._memory_bm25 import MemoryBm25
 from kg_rag.text import bm25_tokens
 
 __all__ = [
     "Candidate",
     "ChunkSnapshot",
-    "bm25_candidates",
-    "dense_candidates",
     "fuse",
+    "indexed_candidates",
+    "run_lance",
+    "scan",
+    "take_chunks",
     "unit_rows",
     "vector_matrix",
 ]
@@ -32,43 +35,119 @@ __all__ = [
 Candidate = tuple[dict[str, Any], float]
 
 
-def dense_candidates(
-    table: Any, vector: Sequence[float], where: str | None, limit: int, nprobes: int | None
-) -> list[Candidate]:
-    """Nearest chunks by cosine similarity (through the IVF-PQ index when ``nprobes``)."""
-    query = table.search(list(vector), vector_column_name="vector").distance_type("cosine")
-    if nprobes is not None:
-        # refine_factor re-ranks 10x the candidates with the exact vectors: PQ distances
-        # alone lose neighbours.
-        query = query.nprobes(nprobes).refine_factor(10)
-    if where:
-        query = query.where(where, prefilter=True)
-    rows = query.select([*CHUNK_COLUMNS, "_distance"]).limit(limit).to_arrow().to_pylist()
-    return [(r, 1.0 - float(r["_distance"])) for r in rows]
+def _async_table(table: Any) -> Any:
+    """The ``AsyncTable`` behind a synchronous LanceDB table (the same handle and version;
+    LanceDB 0.40 keeps it as ``_table`` and offers no public accessor)."""
+    return table._table
 
 
-def bm25_candidates(table: Any, text: str, where: str | None, limit: int) -> list[Candidate]:
-    """Best chunks by BM25 over the pre-tokenized ``tokens`` column (any of the words)."""
-    tokens = bm25_tokens(text)
-    if not tokens:
-        return []
-    from lancedb.query import FullTextOperator, MatchQuery
+def run_lance(coroutine: Any) -> Any:
+    """Run a LanceDB coroutine on LanceDB's own background event loop and wait for it.
 
-    match = MatchQuery(
-        " ".join(tokens),
-        "tokens",
-        boost=1.0,
-        fuzziness=0,
-        max_expansions=50,
-        operator=FullTextOperator.OR,
-        prefix_length=0,
-        document_granularity=None,
+    LanceDB's synchronous query builder crosses to that loop several times per query (the
+    table schema, three times, then every batch); under the pipeline's threads on a small
+    machine each crossing waits for a wake-up. One crossing per read, with the concurrent
+    parts of the read gathered inside it, is what the engine pays instead.
+    """
+    from lancedb.background_loop import LOOP
+
+    return LOOP.run(coroutine)  # type: ignore[no-untyped-call]
+
+
+def scan(table: Any, where: str, columns: Sequence[str]) -> Any:
+    """The rows matching ``where`` (every one), with ``columns``, as an Arrow table."""
+    return run_lance(_async_table(table).query().where(where).select(list(columns)).to_arrow())
+
+
+def indexed_candidates(
+    table: Any,
+    vector: Sequence[float] | None,
+    text: str | None,
+    where: str | None,
+    limit: int,
+    nprobes: int | None,
+) -> tuple[list[Candidate], list[Candidate]]:
+    """Dense (cosine, through the IVF-PQ index when ``nprobes``) and BM25 candidates (any
+    of the query words, over the pre-tokenized ``tokens`` column) from LanceDB's indexes.
+
+    Both queries run concurrently in one call on LanceDB's loop (:func:`run_lance`) and
+    return ids, row ids and scores only: a row is ``{"chunk_id", "_rowid"}``, and the store
+    reads whole rows for the hits it keeps (:func:`take_chunks`), not for every candidate.
+    ``vector`` None skips the dense query, ``text`` None the BM25 one.
+    """
+    atable = _async_table(table)
+    tokens = bm25_tokens(text) if text is not None else []
+
+    async def both() -> list[Any]:
+        jobs = []
+        if vector is not None:
+            dense = atable.query().nearest_to(list(vector)).column("vector")
+            dense = dense.distance_type("cosine")
+            if nprobes is not None:
+                # refine_factor re-ranks 10x the candidates with the exact vectors: PQ
+                # distances alone lose neighbours.
+                dense = dense.nprobes(nprobes).refine_factor(10)
+            if where:
+                dense = dense.where(where)  # a prefilter: the async query's default
+            jobs.append(dense.select(["chunk_id", "_distance"]).with_row_id().limit(limit))
+        if tokens:
+            from lancedb.query import FullTextOperator, MatchQuery
+
+            match = MatchQuery(
+                " ".join(tokens),
+                "tokens",
+                boost=1.0,
+                fuzziness=0,
+                max_expansions=50,
+                operator=FullTextOperator.OR,
+                prefix_length=0,
+                document_granularity=None,
+            )
+            sparse = atable.query().nearest_to_text(match)
+            if where:
+                sparse = sparse.where(where)
+            jobs.append(sparse.select(["chunk_id", "_score"]).with_row_id().limit(limit))
+        return list(await asyncio.gather(*(job.to_arrow() for job in jobs)))
+
+    results = run_lance(both())
+    dense_rows = _id_rows(results.pop(0), "_distance") if vector is not None else []
+    sparse_rows = _id_rows(results.pop(0), "_score") if tokens else []
+    return (
+        [(row, 1.0 - score) for row, score in dense_rows],
+        sparse_rows,
     )
-    query = table.search(match, query_type="fts")
-    if where:
-        query = query.where(where, prefilter=True)
-    rows = query.select([*CHUNK_COLUMNS, "_score"]).limit(limit).to_arrow().to_pylist()
-    return [(r, float(r["_score"])) for r in rows]
+
+
+def _id_rows(found: Any, score: str) -> list[Candidate]:
+    ids = found.column("chunk_id").to_pylist()
+    row_ids = found.column("_rowid").to_pylist()
+    scores = found.column(score).to_pylist()
+    return [
+        ({"chunk_id": c, "_rowid": r}, float(x))
+        for c, r, x in zip(ids, row_ids, scores, strict=True)
+    ]
+
+
+def take_chunks(table: Any, rows: Sequence[dict[str, Any]]) -> list[Chunk]:
+    """The chunks of search rows that carry a row id (:func:`indexed_candidates`), read in
+    one take. A row id belongs to the table version the search read; should a write in
+    between have moved the row, the chunk is read by its id instead."""
+    if not rows:
+        return []
+    wanted = {r["_rowid"]: r["chunk_id"] for r in rows}
+    try:
+        taken = run_lance(
+            _async_table(table).take_row_ids(list(wanted)).select(CHUNK_COLUMNS).to_arrow()
+        ).to_pylist()
+    except Exception:  # a row id the table's current version no longer has: read by id
+        taken = []
+    ids = set(wanted.values())
+    found = {r["chunk_id"]: row_to_chunk(r) for r in taken if r["chunk_id"] in ids}
+    missing = sorted(ids - found.keys())
+    if missing:
+        read = scan(table, sql_in("chunk_id", missing), CHUNK_COLUMNS).to_pylist()
+        found.update((r["chunk_id"], row_to_chunk(r)) for r in read)
+    return [found[c] for c in dict.fromkeys(r["chunk_id"] for r in rows) if c in found]
 
 
 def fuse(

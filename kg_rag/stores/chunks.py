@@ -53,9 +53,10 @@ from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
 from kg_rag.stores._chunk_search import (
     ChunkSnapshot,
-    bm25_candidates,
-    dense_candidates,
     fuse,
+    indexed_candidates,
+    scan,
+    take_chunks,
     unit_rows,
     vector_matrix,
 )
@@ -677,9 +678,10 @@ class LanceChunkStore:
         return stored
 
     # -- reads -----------------------------------------------------------------------------
-    def _select(self, where: str, limit: int | None = None) -> list[Chunk]:
-        query = self._table("chunks").search().where(where).select(CHUNK_COLUMNS).limit(limit)
-        return [row_to_chunk(r) for r in query.to_arrow().to_pylist()]
+    def _select(self, where: str) -> list[Chunk]:
+        return [
+            row_to_chunk(r) for r in scan(self._table("chunks"), where, CHUNK_COLUMNS).to_pylist()
+        ]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Chunks by id, in the order asked (missing ids are left out)."""
@@ -762,8 +764,7 @@ class LanceChunkStore:
         for start in range(0, len(missing), 500):
             part = missing[start : start + 500]
             where = f"{sql_in('doc_id', part)} AND level = 'sentence'"
-            table = self._table("chunks").search().where(where).select(columns)
-            table = table.limit(None).to_arrow()
+            table = scan(self._table("chunks"), where, columns)
             rows: dict[str, list[int]] = {d: [] for d in part}
             for n, d in enumerate(table.column("doc_id").to_pylist()):
                 rows[d].append(n)
@@ -978,31 +979,35 @@ class LanceChunkStore:
             return []
         sql = self._sql(levels, ids)
         pool = max(candidates, top_k) if mode == "hybrid" else top_k
-        chunks = self._table("chunks")
         dense: list[tuple[dict[str, Any], float]] = []
         sparse: list[tuple[dict[str, Any], float]] = []
         # Below the ANN threshold both methods search the table in memory (exact, and
-        # scored like LanceDB); rows are taken below for the hits only.
+        # scored like LanceDB); above it LanceDB's indexes answer both in one call. Either
+        # way candidates are ids and scores: rows are taken below for the hits only.
         snapshot = self._snapshot()
-        scope = snapshot.scope(levels, ids) if snapshot is not None else None
-        if mode in ("dense", "hybrid"):
-            vector = self.embed_query(query)
-            if snapshot is not None:
+        with_dense = mode in ("dense", "hybrid")
+        with_bm25 = mode in ("bm25", "hybrid") and self._has_fts
+        vector = self.embed_query(query) if with_dense else None
+        if snapshot is not None:
+            scope = snapshot.scope(levels, ids)
+            if vector is not None:
                 dense = snapshot.candidates(snapshot.nearest(vector, scope, pool))
-            else:
-                nprobes = self._nprobes if self._has_ann else None
-                dense = dense_candidates(chunks, vector, sql, pool, nprobes)
-        if mode in ("bm25", "hybrid") and self._has_fts:
-            if snapshot is not None:
+            if with_bm25:
                 sparse = snapshot.candidates(snapshot.bm25(bm25_tokens(query), scope, pool))
-            else:
-                sparse = bm25_candidates(chunks, query, sql, pool)
+        elif vector is not None or with_bm25:
+            dense, sparse = indexed_candidates(
+                self._table("chunks"),
+                vector,
+                query if with_bm25 else None,
+                sql,
+                pool,
+                self._nprobes if self._has_ann else None,
+            )
         rows: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for name, ranked in (("dense", dense), ("bm25", sparse)):
             for row, score in ranked:
-                if "text" in row or row["chunk_id"] not in rows:  # a full row over an id
-                    rows[row["chunk_id"]] = row
+                rows.setdefault(row["chunk_id"], row)
                 scores.setdefault(row["chunk_id"], {})[name] = score
         key: str = mode
         if mode == "hybrid":
@@ -1035,10 +1040,16 @@ class LanceChunkStore:
     def _hit_chunks(
         self, rows: Sequence[dict[str, Any]], snapshot: ChunkSnapshot | None
     ) -> dict[str, Chunk]:
-        """chunk id → chunk for search rows: full rows as they are; rows the in-memory dense
-        search found (an id and a row position) from the snapshot."""
-        found = {r["chunk_id"]: row_to_chunk(r) for r in rows if "text" in r}
+        """chunk id → chunk for the search rows kept as hits: from the snapshot (rows carry
+        a row position) or else from the chunk read cache, the rest in one take by row id."""
         if snapshot is not None:
-            taken = snapshot.chunks([r["_row"] for r in rows if "text" not in r])
-            found.update((c.chunk_id, c) for c in taken)
+            taken = snapshot.chunks([r["_row"] for r in rows])
+            return {c.chunk_id: c for c in taken}
+        found: dict[str, Chunk] = {}
+        with self._lock:
+            for r in rows:
+                if (hit := self._chunk_cache.get(r["chunk_id"])) is not None:
+                    found[hit.chunk_id] = hit
+        missing = [r for r in rows if r["chunk_id"] not in found]
+        found.update((c.chunk_id, c) for c in take_chunks(self._table("chunks"), missing))
         return found

@@ -24,6 +24,7 @@ checks it); every ordering decision is shared in :mod:`kg_rag.stores.ppr`.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import sys
 import threading
@@ -296,6 +297,11 @@ class EmbeddedGraphStore:
         # The undirected graph: entity → neighbour → keys of the relations between them (in
         # either direction); one tuple, shared by both directions. Every entity has an entry.
         self._adj: dict[str, dict[str, tuple[RelKey, ...]]] = {}
+        # Each entity's neighbours sorted by id, built when a read first needs them and
+        # dropped when a relation of that entity changes: a hub's neighbours are many and
+        # grow with the corpus, and the reads that take the first ``limit`` of them by id
+        # (neighbour_ids) sorted all of them on every call.
+        self._sorted_adj: dict[str, list[str]] = {}
         self._chunks: dict[str, ppr.ChunkRecord] = {}
         self._entity_chunks: dict[str, set[str]] = {}
         self._chunk_entities: dict[str, set[str]] = {}
@@ -509,6 +515,8 @@ class EmbeddedGraphStore:
             pair = (*pair, key)
             self._adj[source][target] = pair
             self._adj.setdefault(target, {})[source] = pair
+            self._sorted_adj.pop(source, None)
+            self._sorted_adj.pop(target, None)
 
     def _drop_relation(self, key: RelKey) -> None:
         self._unindex_evidence(key, self._relations.pop(key).evidence)
@@ -520,6 +528,8 @@ class EmbeddedGraphStore:
         else:
             del self._adj[source][target]
             self._adj[target].pop(source, None)  # already gone for a self-loop
+            self._sorted_adj.pop(source, None)
+            self._sorted_adj.pop(target, None)
 
     def _unindex_evidence(self, key: RelKey, evidence: Iterable[str]) -> None:
         for chunk in evidence:
@@ -943,6 +953,8 @@ class EmbeddedGraphStore:
             self._blob = None
             for neighbour in self._adj.pop(eid):  # none left unless memory lost a relation
                 self._adj.get(neighbour, {}).pop(eid, None)
+                self._sorted_adj.pop(neighbour, None)
+            self._sorted_adj.pop(eid, None)
         if not self._vectors:
             self._vector_dim = None
         self._matrix = None
@@ -1187,6 +1199,13 @@ class EmbeddedGraphStore:
             top = sorted(rows.tolist(), key=lambda i: (-float(rounded[i]), ids[i]))[:limit]
             return [(self._full(ids[i]), float(sims[i])) for i in top]
 
+    def _neighbours_sorted(self, eid: str) -> list[str]:
+        """``eid``'s neighbours sorted by id (kept until one of its relations changes)."""
+        found = self._sorted_adj.get(eid)
+        if found is None:
+            found = self._sorted_adj[eid] = sorted(self._adj[eid])
+        return found
+
     def _expand(self, frontier: list[str], seen: Any = (), budget: int | None = None) -> set[str]:
         found: set[str] = set()
         for node in frontier:
@@ -1224,9 +1243,22 @@ class EmbeddedGraphStore:
         without reading their records or the relations among them."""
         with self._lock:
             self._table("entities")
-            seeds = [e for e in entity_ids if e in self._entities]
-            selected = ppr.bfs_levels(seeds, self._expand, 1, max(limit, 0))
-            return {e for e, distance in selected.items() if distance == 1}
+            # What ppr.bfs_levels(seeds, self._expand, 1, limit) selects at distance 1 (the
+            # smallest ids among the neighbours that are not seeds), merged from the seeds'
+            # sorted neighbour lists instead of sorting every neighbour of every seed.
+            first = sorted({e for e in entity_ids if e in self._entities})[: max(limit, 0)]
+            budget = limit - len(first)
+            taken = set(first)
+            found: set[str] = set()
+            if budget <= 0:
+                return found
+            for node in heapq.merge(*(self._neighbours_sorted(e) for e in first)):
+                if node not in taken:
+                    taken.add(node)
+                    found.add(node)
+                    if len(found) >= budget:
+                        break
+            return found
 
     def paths(
         self, source_id: str, target_id: str, max_hops: int = 3, limit: int = 10

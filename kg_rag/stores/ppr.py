@@ -421,18 +421,33 @@ def lexicographic_shortest_paths(
             return to_target.get(nxt) == left
         return from_source.get(nxt) == at
 
+    # Whether a node at a depth reaches the target does not depend on the path that led to
+    # it: a (node, depth) that reached nothing once is not walked again (below a hub every
+    # node of the next level is a candidate, and most lead nowhere).
+    dead: set[tuple[str, int]] = set()
+    arrivals = 0
+
     def walk(path: list[str]) -> bool:
+        nonlocal arrivals
         node = path[-1]
         if node == target:
+            arrivals += 1
             steps = [pair_types(a, b) for a, b in itertools.pairwise(path)]
             for combo in itertools.product(*steps):
                 results.append(GraphPath(nodes=list(path), relations=list(combo)))
                 if len(results) >= limit:
                     return True
             return False
-        for nxt in sorted(set(neighbours(node))):
-            if on_shortest(nxt, len(path)) and walk([*path, nxt]):
+        at = len(path)
+        # Only the neighbours on a shortest path are sorted, not a hub's whole adjacency.
+        for nxt in sorted(n for n in set(neighbours(node)) if on_shortest(n, at)):
+            if (nxt, at) in dead:
+                continue
+            before = arrivals
+            if walk([*path, nxt]):
                 return True
+            if arrivals == before:
+                dead.add((nxt, at))
         return False
 
     walk([source])

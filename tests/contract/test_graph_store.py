@@ -365,6 +365,19 @@ def test_neighbour_ids_limit_keeps_the_smallest_ids(store: Any) -> None:
     assert "e_bob" not in store.neighbour_ids(["e_alice", "e_bob"])
 
 
+def test_neighbour_ids_follow_relation_writes(store: Any) -> None:
+    """A neighbour added or deleted after a read is seen by the next read (the embedded
+    store keeps each entity's sorted neighbours between reads)."""
+    data.load(store)
+    assert store.neighbour_ids(["e_paris"], limit=3) == {"e_acme", "e_france"}
+    store.upsert_entities([Entity(entity_id="e_aaa", name="Aaa", type="ORGANIZATION")])
+    store.upsert_relations([Relation(source_id="e_aaa", target_id="e_paris", type="BASED_IN")])
+    assert store.neighbour_ids(["e_paris"], limit=3) == {"e_aaa", "e_acme"}
+    assert store.neighbour_ids(["e_aaa"]) == {"e_paris"}
+    store.delete_entities(["e_aaa"])
+    assert store.neighbour_ids(["e_paris"], limit=3) == {"e_acme", "e_france"}
+
+
 def test_paths(store: Any) -> None:
     data.load(store)
     assert store.paths("e_alice", "e_france", max_hops=3) == [

@@ -424,6 +424,94 @@ def test_ann_index_is_built_past_the_threshold(tmp_path: Path) -> None:
     assert hits[0].chunk.doc_id == "d42"
 
 
+def _builder_candidates(
+    table: Any, vector: list[float], text: str, where: str | None, limit: int, nprobes: int
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """Dense and BM25 candidates read through LanceDB's synchronous query builder, whole
+    rows, one query after the other: how the store searched before it gathered both in one
+    call on LanceDB's loop."""
+    from lancedb.query import FullTextOperator, MatchQuery
+
+    from kg_rag.text import bm25_tokens
+
+    dense = table.search(vector, vector_column_name="vector").distance_type("cosine")
+    dense = dense.nprobes(nprobes).refine_factor(10)
+    match = MatchQuery(
+        " ".join(bm25_tokens(text)),
+        "tokens",
+        boost=1.0,
+        fuzziness=0,
+        max_expansions=50,
+        operator=FullTextOperator.OR,
+        prefix_length=0,
+        document_granularity=None,
+    )
+    sparse = table.search(match, query_type="fts")
+    if where:
+        dense = dense.where(where, prefilter=True)
+        sparse = sparse.where(where, prefilter=True)
+    d = dense.select(["chunk_id", "_distance"]).limit(limit).to_arrow().to_pylist()
+    b = sparse.select(["chunk_id", "_score"]).limit(limit).to_arrow().to_pylist()
+    return (
+        [(r["chunk_id"], 1.0 - r["_distance"]) for r in d],
+        [(r["chunk_id"], r["_score"]) for r in b],
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "where"),
+    [
+        ("Item42 group0", "level IN ('paragraph')"),
+        ("group3 Second line", None),
+        ("Item17 belongs", "level IN ('sentence', 'document')"),
+        ("Second line 99", "doc_id IN ('d19', 'd99') AND level IN ('sentence')"),
+    ],
+)
+def test_indexed_search_gathers_the_builder_candidates(
+    tmp_path: Path, query: str, where: str | None
+) -> None:
+    """Past the ANN threshold the dense and BM25 candidates, read together in one call on
+    LanceDB's loop with ids only, are the synchronous builder's, in the same order with the
+    same scores; the hits' chunks taken by row id equal the chunks read by id, and a row id
+    a later write moved falls back to the read by id."""
+    from kg_rag.stores._chunk_search import indexed_candidates, run_lance, take_chunks
+
+    s = LanceChunkStore(
+        tmp_path / "kb", HashEmbeddings(32), settings=RetrievalSettings(ann_index_min_rows=300)
+    )
+    s.open()
+    docs = [
+        SourceDocument(doc_id=f"d{i}", text=f"Item{i} belongs to group{i % 7}. Second line {i}.")
+        for i in range(100)
+    ]
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs)
+    assert s.has_ann_index
+    table = s.db.open_table("chunks")
+    vector = s.embed_query(query)
+    dense, sparse = indexed_candidates(table, vector, query, where, 20, s.ann_nprobes)
+    ref_dense, ref_sparse = _builder_candidates(table, vector, query, where, 20, s.ann_nprobes)
+    assert dense and sparse
+    assert [r["chunk_id"] for r, _ in dense] == [c for c, _ in ref_dense]
+    assert [x for _, x in dense] == pytest.approx([x for _, x in ref_dense], abs=1e-6)
+    assert [r["chunk_id"] for r, _ in sparse] == [c for c, _ in ref_sparse]
+    assert [x for _, x in sparse] == pytest.approx([x for _, x in ref_sparse], abs=1e-6)
+    rows = [r for r, _ in dense[:5]]
+    taken = take_chunks(table, rows)
+    assert taken == s.get_chunks([r["chunk_id"] for r in rows])
+    # Delete documents stored before the hits' and compact: the hits' rows move, and the
+    # row ids the search returned point elsewhere or nowhere.
+    for d in range(10):
+        s.delete_document(f"d{d}")
+    s.optimize()
+    table = s.db.open_table("chunks")
+    stale = run_lance(
+        table._table.take_row_ids([r["_rowid"] for r in rows]).select(["chunk_id"]).to_arrow()
+    )
+    assert stale.column("chunk_id").to_pylist() != [r["chunk_id"] for r in rows]
+    now = {c.chunk_id: c for c in s.get_chunks([r["chunk_id"] for r in rows])}
+    assert now and {c.chunk_id: c for c in take_chunks(table, rows)} == now
+
+
 ZH_DOCS = [
     SourceDocument(
         doc_id="chaoyin",
