@@ -465,6 +465,11 @@ CONVERSE_ROLES: dict[str, tuple[str, ...]] = {
     "employee": ("employer",),
     "successor": ("predecessor",),
     "predecessor": ("successor",),
+    **dict.fromkeys(("father", "mother", "parent"), ("son", "daughter", "child")),
+    **dict.fromkeys(("son", "daughter", "child"), ("father", "mother")),
+    "husband": ("wife", "widow"),
+    "wife": ("husband", "widower"),
 }
 """Relational nouns and their converses (a closed class of the language): "X became the pupil
-of Y" says that Y is X's teacher, "X was Y's successor" that Y is X's predecessor."""
+of Y" says that Y is X's teacher, "X was Y's successor" that Y is X's predecessor, "X, son of
+Y" that Y is X's father or mother."""

@@ -3395,6 +3395,17 @@ CONVERSE_ROWS = [
         ["柯晚晴"],
         "邴守拙",
     ),
+    # kin said from the child's side: "X, son of Y" names X's father, not the "grandson of Z"
+    (
+        "father of Quenna Hollis",
+        "PERSON",
+        [
+            "Quenna Hollis, son of Bram Oake, was a ferryman. He was killed by Orm Vell, "
+            "grandson of Tarrant Moe."
+        ],
+        ["Quenna Hollis"],
+        "Bram Oake",
+    ),
     (
         "蔺秋白的老师",
         "PERSON",
