@@ -164,6 +164,9 @@ _MODIFIER = re.compile(rf"{_MODIFIER_FORM.pattern}|(?:ian|ese|ish|ic|an)$")
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z\-]*)\b")
 _ARTICLE_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he)\s+(?:[a-z][a-z\-]*\s+){0,2}$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
+# A second name joined to the one just read: "… of Queen A and King B", "… of A and his
+# wife, B".
+_PAIR_AFTER = re.compile(r"\s+and\s+(?:(?:the|his|her|their)\s+)?(?:[a-z]+,?\s+)?[A-Z]")
 # A relational noun of people, then "of": the name after it is a person's ("the pupil of X",
 # "the widow of X"), where "of" otherwise places a name ("the capital of X").
 _PERSON_OF = re.compile(r"\b([A-Za-z]+)s?\s+of\s+$")
@@ -2526,13 +2529,17 @@ def read_evidence(
             )
             # "she became the pupil of Y" for "the teacher of X": the converse noun, then
             # "of" and the name, in a passage about the subject.
-            if converse_terms and (subject_here or subject_in_sentence or ev.doc_id in topic_docs):
-                class_ends += [
+            converse_ends = (
+                [
                     m.end()
                     for m in _rx(
                         rf"\b(?:{'|'.join(CONVERSE_ROLES[head])})s?\b", re.IGNORECASE
                     ).finditer(sentence)
                 ]
+                if converse_terms
+                and (subject_here or subject_in_sentence or ev.doc_id in topic_docs)
+                else []
+            )
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
@@ -2780,9 +2787,27 @@ def read_evidence(
                 ):
                     bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs (relatives
                     # share a surname, so a person sharing only the last name stays)
-                if kind not in ("DATE", "NUMBER") and (
-                    any(0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a]) for e in rel_ends)
-                    or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)
+                if (
+                    kind not in ("DATE", "NUMBER")
+                    and (
+                        any(
+                            0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a])
+                            for e in rel_ends
+                        )
+                        or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)
+                        # "the daughter of Y"; of two ("son of A and B") the father is named
+                        # first, unless a title says otherwise ("of Queen A and King B"), and
+                        # which is a mother or a teacher the names must tell
+                        or any(
+                            0 <= a - e <= 4
+                            and sentence[e:a] == " of "
+                            and (
+                                not _PAIR_AFTER.match(sentence, b)
+                                or (kin_gender == "m" and _title_gender(span) != "f")
+                            )
+                            for e in converse_ends
+                        )
+                    )
                 ):
                     bonus *= 2.0  # the role noun introduces this name
                 if (a, b) in attached:

@@ -3406,6 +3406,14 @@ CONVERSE_ROWS = [
         ["Quenna Hollis"],
         "Bram Oake",
     ),
+    # of two parents named, the father is the first
+    (
+        "father of Quenna Hollis",
+        "PERSON",
+        ["Quenna Hollis was the daughter of Bram Oake and his wife, Isolde Varne."],
+        ["Quenna Hollis"],
+        "Bram Oake",
+    ),
     (
         "蔺秋白的老师",
         "PERSON",
