@@ -270,7 +270,7 @@ def _classified(
     opens its sentence, an appositive, or a class noun right before it after a determiner
     ("the airline Averholt Air", "her daughter Elowen")."""
     copula = _COPULA_CLASS.match(text, run[-1].end) if opens_sentence else None
-    # "He was born in Orriston, the son of a carrier": after a place's preposition, an
+    # "He was born in Tarnby, the son of a carrier": after a place's preposition, an
     # appositive that names a person is said of the clause's subject, not of the place.
     locative = bool(before) and before[-1].lower in _LOCATIVE_PREPOSITIONS
     for m in (copula, _APPOSITIVE_CLASS.match(text, run[-1].end)):

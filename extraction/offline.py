@@ -210,7 +210,7 @@ class OfflineExtractor:
             if key != owner.key and span.name not in owner.aliases:
                 owner.aliases.append(span.name)
             elif key == title_key and stem_title and span.name != span.name.lower():
-                # A file name titles the text ("edmund_rooke"): the text writes the name.
+                # A file name titles the text ("ansel_dray"): the text writes the name.
                 owner.name = span.name
 
         for key, entity in entities.items():

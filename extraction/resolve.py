@@ -426,7 +426,7 @@ class EntityResolver:
             groups[stored.entity_id] = stored.model_copy(deep=True)
         for gid, names in surface.items():
             # The most frequent spelling; on a tie the shorter ("IBM" over "I.B.M."); a
-            # spelling in lower case only (a file's name as its title: "edmund_rooke") last.
+            # spelling in lower case only (a file's name as its title: "ansel_dray") last.
             name = sorted(
                 names.items(), key=lambda kv: (kv[0].islower(), -kv[1], len(kv[0]), kv[0])
             )[0][0]

@@ -255,8 +255,8 @@ def _en_phrasings(q: str) -> str:
         lambda m: f"{m['np']} of " if names_agent(m["noun"]) else m.group(0),
         q,
     )
-    # "the 2016 Emberlin Medal winner", "the Larkvane founder": a name before a role noun
-    # is that role's complement ("the winner of the 2016 Emberlin Medal").
+    # "the 2016 Dunmarra Medal winner", "the Quillby Pottery founder": a name before a role noun
+    # is that role's complement ("the winner of the 2016 Dunmarra Medal").
     return _PRENOMINAL_ROLE.sub(_prenominal_role, q)
 
 
@@ -3427,7 +3427,7 @@ _ZH_WHERE_IS = re.compile(r"^#(?P<n>\d+)(?P<rest>(?:在|位于|设在)(?:哪|什
 
 def _zh_seat_lookup(plan: Plan) -> Plan:
     """ "X的总部" then "#1在哪个县": where an organisation sits is one lookup (its seat is
-    written as an address, 总部位于蘅塘县鹭岗镇), not its seat first and then what holds it."""
+    written as an address, 总部位于蕺溪县鹬湾镇), not its seat first and then what holds it."""
     steps = plan.steps
     if len(steps) < 2:
         return plan

@@ -280,7 +280,7 @@ _ZH_TOOK_AS_TEACHER = re.compile(
 @functools.lru_cache(maxsize=64)
 def _zh_unit_names(units: frozenset[str]) -> re.Pattern[str]:
     """Names of the administrative ``units`` (县, 市 …) after a locative verb, another unit or
-    a break: 位于蘅塘县…, 稷川市粟湾路, 、蘅塘县."""
+    a break: 位于蕺溪县…, 苍梧市西街, 、蕺溪县."""
     unit = "|".join(sorted(units))
     return re.compile(
         rf"(?:位于|地处|坐落于|设在|设于|迁往|迁到|在|于|省|市|县|区|[，、。（(：:])"
@@ -1548,7 +1548,7 @@ _NOT_NAME_WORDS = frozenset(
 
 def _another_is_born(sentence: str, event: str, names: Sequence[str]) -> bool:
     """Is the life event ``event`` of ``sentence`` told of someone none of ``names`` is: its
-    subject a name with a word none of them has ("X junior was born at Cradlow" for a
+    subject a name with a word none of them has ("X junior was born at Cradmoor" for a
     question about X, "Ada Moe was born in 1850" for one about Orm Vell)?"""
     m = _LIFE_SUBJECT[event].search(sentence)
     if m is None:
@@ -2350,14 +2350,14 @@ def read_evidence(
                 and other_title
                 and _PRONOUN_START.search(sentence) is not None
             )
-            # "卜世荣，咸丰元年生于…，是卜允昌的侄子", "Ada, the niece of X, was born in …": the
+            # "郗远山，咸丰元年生于…，是邴守拙的长子", "Ada, the niece of X, was born in …": the
             # subject is named only as another's kin, and the birth told is that other one's.
             others_life = others_pronoun or (
                 life_event is not None
                 and not subject_in_sentence
                 and any(n and n in sentence and _only_as_kin(sentence, n) for n in linked_names)
             )
-            # "X junior was born in 1834 at Cradlow, under Blackscar": for the elder X, no
+            # "X junior was born in 1834 at Cradmoor, under the hill": for the elder X, no
             # place or date of the sentence is his.
             others_event = (
                 life_event is not None
@@ -2433,7 +2433,7 @@ def read_evidence(
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
                 if zh_units:
-                    # "位于蘅塘县鹭岗镇" for 哪个县: the unit asked, however the segmenter cut the
+                    # "位于蕺溪县鹬湾镇" for 哪个县: the unit asked, however the segmenter cut the
                     # rare characters of its name
                     spans += [
                         (m.start("n"), m.end("n"), "LOCATION", None)
