@@ -2022,11 +2022,11 @@ def _statement_referents(statement: str) -> list[_Referent] | None:
     return refs
 
 
-def _statement_predicate(statement: str) -> str:
+def _statement_predicate(statement: str, refs: Sequence[_Referent]) -> str:
     """What follows the statement's subject ("was wound up in 1927"), or "" when the statement
-    introduces noun phrases of its own (they are steps, not context)."""
-    refs = _statement_referents(statement)
-    if refs is None or len(refs) > 1:
+    introduces noun phrases of its own (they are steps, not context); ``refs`` are the
+    statement's referents (:func:`_statement_referents`)."""
+    if len(refs) > 1:
         return ""
     subject = refs[0].phrase
     at = statement.lower().find(subject.lower())
@@ -2081,7 +2081,7 @@ def _en_statement(q: str, question: str) -> Plan | None:
     refs = _statement_referents(first)
     if refs is None:
         return None
-    predicate = _statement_predicate(first)
+    predicate = _statement_predicate(first, refs)
     found = _resolve_referent(second, refs)
     if found is None:
         return None
@@ -3448,6 +3448,14 @@ def _zh_seat_lookup(plan: Plan) -> Plan:
     )
 
 
+def _zh_noun_topic(topic: str) -> bool:
+    """Is ``topic`` a noun phrase: no verb after its last 的 ("X的创办人" is one, "X的创办人第一次
+    执掌一线队" a clause)?"""
+    words = _zh_words(topic)
+    last_de = max((i for i, (w, _) in enumerate(words) if w == "的"), default=-1)
+    return not any(f.startswith("v") for _, f in words[last_de + 1 :])
+
+
 def _zh_role_subject(q: str, question: str) -> Plan | None:
     """ "2013年丰稔育种奖得主在哪家公司任职", "X种苗创始人读硕士时的导师是谁": a subject that
     ends in a role noun without 的 before it, then the predicate that asks: the subject is
@@ -4570,10 +4578,11 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             (first_word[0][1].startswith("v") and words[1][0] == "的")
             or (not _zh_time_adverbial(words) and words[1][0] in _ZH_TIME_CLOSERS)
         )
-        topic_words = _zh_words(clauses[0].strip())
-        last_de = max((i for i, (w, _) in enumerate(topic_words) if w == "的"), default=-1)
-        noun_topic = not any(f.startswith("v") for _, f in topic_words[last_de + 1 :])
-        chain = _zh_chain(clauses[0].strip(), include_last=True) if event and noun_topic else []
+        chain = (
+            _zh_chain(clauses[0].strip(), include_last=True)
+            if event and _zh_noun_topic(clauses[0].strip())
+            else []
+        )
         if chain:
             steps = _zh_steps(chain)
             final = _zh_step(len(steps) + 1, f"#{len(steps)}{comment}", kind, final=True)

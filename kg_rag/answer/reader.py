@@ -170,9 +170,9 @@ _PAIR_AFTER = re.compile(r"\s+and\s+(?:(?:the|his|her|their)\s+)?(?:[a-z]+,?\s+)
 # A relational noun of people, then "of": the name after it is a person's ("the pupil of X",
 # "the widow of X"), where "of" otherwise places a name ("the capital of X").
 _PERSON_OF = re.compile(r"\b([A-Za-z]+)s?\s+of\s+$")
-_PERSON_RELATIONS = frozenset(
-    [*KIN_GENDER, *CONVERSE_ROLES, "child", "widow", "widower", "heir", "spouse", "friend"]
-)
+# Nouns of someone's kin: "the nephew of X" (:data:`_KIN_OF`) names X only as a relative.
+_KIN_NOUNS = (*KIN_GENDER, "child", "children", "heir", "widow", "widower")
+_PERSON_RELATIONS = frozenset([*_KIN_NOUNS, *CONVERSE_ROLES, "spouse", "friend"])
 _AGENTIVE = re.compile(r"\b(?:by|with|and|to|of)\s+$")
 # A place named as a landmark, not as what holds the subject: "north of the border with X",
 # "near X", "16 km from X", "bordering X".
@@ -1805,7 +1805,7 @@ def _mentioned(text: str, name: str, holders: Collection[str] = ()) -> bool:
 # "the eldest son of the mine captain Orm Vell": a name after a kin noun and "of" is the
 # relative of the sentence's subject, who is someone else.
 _KIN_OF = re.compile(
-    rf"\b(?:{'|'.join(sorted(KIN_GENDER))}|child|children|heir|widow|widower)s?\s+of\s+"
+    rf"\b(?:{'|'.join(sorted(_KIN_NOUNS))})s?\s+of\s+"
     r"(?:(?:the|a|an|his|her|their)\s+)?(?:[a-z][\w-]*\s+){0,3}$"
 )
 
@@ -2540,6 +2540,7 @@ def read_evidence(
                 and (subject_here or subject_in_sentence or ev.doc_id in topic_docs)
                 else []
             )
+            teacher_spans = _zh_teacher_spans(sentence) if zh_teacher else []
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
@@ -2861,11 +2862,7 @@ def read_evidence(
                     and possessed_role.match(sentence, b)
                 ):
                     bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
-                if (
-                    zh_teacher
-                    and kind in ("NAME", "PERSON")
-                    and any(x <= a and b <= y for x, y in _zh_teacher_spans(sentence))
-                ):
+                if kind in ("NAME", "PERSON") and any(x <= a and b <= y for x, y in teacher_spans):
                     bonus *= _SLOT_BONUS  # "拜药商邵鹤年为师", "师从Y" for X的师父
                 if (
                     role_before is not None
