@@ -161,9 +161,24 @@ _IRREGULAR_FORMS = {
     "born birth birthplace birthday": "birth",
     "died dead death die dies": "death",
     "married marry marriage wife husband spouse": "marri",
-    "headquartered headquarters headquarter": "headquarter",
+    "headquartered headquarters headquarter based": "headquarter",
 }
 _IRREGULAR = {form: stem for forms, stem in _IRREGULAR_FORMS.items() for form in forms.split()}
+# An irregular participle's simple past: the entry's first form when the participle is its
+# second ("written" → "wrote", "taken" → "took").
+_PAST_OF_PARTICIPLE = {
+    forms.split()[1]: forms.split()[0]
+    for forms in _IRREGULAR_FORMS
+    if len(forms.split()) > 1 and not forms.split()[1].endswith("ed")
+}
+
+
+def past_of_participle(participle: str) -> str:
+    """The simple past that goes with ``participle`` in the active voice: "written" →
+    "wrote", "ordered" → "ordered", "built" → "built"."""
+    return _PAST_OF_PARTICIPLE.get(participle.lower(), participle)
+
+
 # The first form of each entry: the simple past ("became", "won", "wrote"), or for the few
 # entries without one the form that stands for it ("born", "headquartered").
 IRREGULAR_PAST = frozenset(forms.split()[0] for forms in _IRREGULAR_FORMS)

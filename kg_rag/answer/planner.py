@@ -35,7 +35,7 @@ from extraction.language import (
     split_sentences,
 )
 from extraction.lexicon import CHINESE_KIN_WORDS
-from kg_rag.answer.offline import IRREGULAR_PAST
+from kg_rag.answer.offline import IRREGULAR_PAST, past_of_participle
 from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
@@ -137,6 +137,11 @@ class RulePlanner:
             if is_yes_no(q):
                 # "Did X already exist when Y was founded?": already so when E is so before E.
                 q = re.sub(r"\balready\s+([a-z]+)\s+(?:by\s+the\s+time|when)\b", r"\1 before", q)
+                # "one and the same village" is the same village; of two named together, "based
+                # in one city" / "from a single village" says the same of both.
+                q = re.sub(r"\bone\s+and\s+the\s+same\b", "the same", q)
+                if re.search(r"\s(?:and|as)\s", q):
+                    q = _ONE_PLACE.sub(r"\g<prep> the same \g<noun>", q)
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
@@ -155,6 +160,9 @@ class RulePlanner:
         if zh and (tag := _ZH_TAG.match(q)) is not None and not _ZH_WH_CHARS.search(tag["stmt"]):
             # "韦正岚是在X工作的，是不是": a statement with a confirmation tag asks yes/no.
             q = tag["stmt"] + "吗"
+        if zh and (inverted := _ZH_WH_FIRST_COPULA.match(q)) is not None:
+            # "哪所大学是X的母校": the copula's two sides in the other order, "X的母校是哪所大学"
+            q = f"{inverted['x']}的{inverted['m']}是{inverted['wh']}"
         if zh and q.endswith("吧") and not _ZH_WH_CHARS.search(q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
         strategies = (
@@ -453,6 +461,16 @@ _FRONTED_PP = re.compile(
 )
 
 
+_ONE_PLACE = re.compile(
+    r"\b(?P<prep>in|at|from|of)\s+(?:one|a\s+single)\s+(?P<noun>[a-z]+)(?=\s*[?？]?$)"
+)
+
+
+_ZH_WH_FIRST_COPULA = re.compile(
+    rf"^(?P<wh>哪(?:一)?(?:{ZH_CLASSIFIERS})[{HAN}]{{1,4}}?)是(?P<x>[^，,？?]+)的(?P<m>[{HAN}]{{1,4}})[？?]?$"
+)
+
+
 def _fronted_phrase(q: str) -> tuple[str, str] | None:
     """ "Since 2005, who has been the head of X" → ("since 2005", "Who has been the head of
     X"): a fronted phrase without a verb of its own, and the question it frames (a fronted
@@ -463,6 +481,8 @@ def _fronted_phrase(q: str) -> tuple[str, str] | None:
         w.lower() in AUXILIARIES or _finite_verb(w.lower()) for w in m["pp"].split()[1:]
     ):
         return None
+    if _EN_BETWEEN.match(q) is not None and comparison_order(m["q"]) is not None:
+        return None  # "Between A and B, which is older?": the options, not a frame
     rest = m["q"].rstrip(" ?？")
     return f"{m['pp'][0].lower()}{m['pp'][1:]}", f"{rest[0].upper()}{rest[1:]}"
 
@@ -752,6 +772,11 @@ _WH_LEAD = re.compile(
 
 
 _AGE = re.compile(r"\b(?:older|oldest|younger|youngest|elder|eldest)\b", re.IGNORECASE)
+# "… the bigger city by population", "… larger in terms of area": what a comparative measures.
+_EN_MEASURED_BY = re.compile(
+    r"\s(?:by|in\s+terms\s+of)\s+(?:the\s+|its\s+|their\s+)?(?P<noun>[a-z]+(?:\s+[a-z]+)?)$",
+    re.IGNORECASE,
+)
 
 
 def _en_predicate(pre: str) -> str:
@@ -830,7 +855,12 @@ def _en_compare(q: str, question: str) -> Plan | None:
         person = re.match(r"\s*who\b", pre, re.IGNORECASE) is not None
         pred = _age_predicate(_en_predicate(pre), pre, kind, person)
         measure = _MEASURE_COMPARATIVE.search(pre)
-        if kind == "NUMBER" and _copula_only(pred).lower() in _BE and measure is not None:
+        by = _EN_MEASURED_BY.search(pre)
+        if kind == "NUMBER" and by is not None:
+            # "Which is the bigger city by population?": the noun after "by" is the quantity.
+            queries = [_clean(f"What is the {by['noun']} of {o}") for o in options]
+            pred = by["noun"]
+        elif kind == "NUMBER" and _copula_only(pred).lower() in _BE and measure is not None:
             # "Which lighthouse is taller, A or B?": each option's measure, "How tall is A".
             adj = _COMPARATIVE_ADJ[measure.group(0).lower()]
             be = _copula_only(pred).lower()
@@ -1191,6 +1221,8 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
     if m is None:
         m = _EN_ADJ_THAN.match(q)
         adj = _COMPARATIVE_ADJ.get(m["adjer"].lower()) if m is not None else None
+        if m is not None and adj == "old" and not m["lead"]:
+            return _en_age_than(question, m["aux"], m["a"], m["b"], m["adjer"].lower())
         if adj in (None, "old"):  # older/younger compare dates, not a quantity
             return None
     assert m is not None
@@ -1209,6 +1241,24 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
     return _order_plan(
         question, [a, b], queries, "NUMBER", order, m["noun"] if adj is None else adj
     )
+
+
+def _en_age_than(question: str, aux: str, a: str, b: str, adjer: str) -> Plan | None:
+    """ "Is A older than B?", "Was A younger than B?": two births (foundings when an option is
+    a thing: "the X Brewery", a name ending in an organisation or place noun), and yes when
+    A's comes first for "older", last for "younger"."""
+    options = [_strip_option(a), _strip_option(b)]
+    if re.match(r"\d", options[1]) or not all(re.search(r"[A-Z]", o) for o in options):
+        return None  # "older than 50", "older than the others": no second name
+    things = any(
+        re.match(r"(?i)the\s", side.strip())
+        or head_noun_type(o.split()[-1].lower()) in ("ORGANIZATION", "LOCATION")
+        for side, o in zip((a, b), options, strict=True)
+    )
+    verb = "founded" if things else "born"
+    queries = [f"When was {o} {verb}" for o in options]
+    order = "lt" if adjer == "older" else "gt"
+    return _order_plan(question, options, queries, "DATE", order, verb)
 
 
 # "Was A founded before B?", "Did A open after B was founded?", "Did A die before 1950?": an
@@ -1890,6 +1940,12 @@ def _indefinite_at(words: Sequence[str], i: int) -> list[str]:
     return np
 
 
+_PASSIVE_BY = re.compile(
+    r"(?:was|were|is|are|had\s+been|has\s+been|have\s+been)\s+(?:[a-z]+ly\s+)?"
+    r"(?P<verb>[a-z]+)\s+by"
+)
+
+
 def _clause_referents(words: Sequence[str], anchor: int, refs: list[_Referent]) -> None:
     """The noun phrases that the clause ``words`` (its subject, referent ``anchor``, left
     out: "later wrote a book", "has a daughter with a podcast") introduces, appended to
@@ -1926,11 +1982,15 @@ def _clause_referents(words: Sequence[str], anchor: int, refs: list[_Referent]) 
             or any(_indefinite_at(words, k) for k in range(j, len(words)))
             else " " + " ".join(words[j:])
         )
-        phrase = (
-            f"the {noun} of {_ANCHOR}{tail}"
-            if gap in ("has", "have", "had")
-            else f"the {noun} that {_ANCHOR} {gap}{tail}"
-        )
+        agent = _PASSIVE_BY.fullmatch(gap)
+        if gap in ("has", "have", "had"):
+            phrase = f"the {noun} of {_ANCHOR}{tail}"
+        elif agent is not None and is_participle(agent["verb"]):
+            # "X was ordered by a ferry line": the ferry line that ordered X (the agent of a
+            # passive, said in the active voice the evidence uses more often)
+            phrase = f"the {noun} that {past_of_participle(agent['verb'])} {_ANCHOR}{tail}"
+        else:
+            phrase = f"the {noun} that {_ANCHOR} {gap}{tail}"
         refs.append(_Referent(noun, phrase, anchor, _person_noun(noun), _noun_gender(noun)))
         here = len(refs) - 1
         if closed:
@@ -2751,7 +2811,20 @@ def _in_situ_verb(text: str, start: int) -> int | None:
         low = words[n].group(0).lower()
         if words[n].group(0)[0].isupper():
             continue
-        if _finite_verb(low) or (low.endswith("ed") and len(low) >= 4) or low in _AUXILIARY:
+        # the word right before the wh-phrase in -s is the verb in the present ("… holds how
+        # many volumes?"): a noun there would take a preposition before the wh-phrase
+        present = (
+            n == len(words) - 1
+            and low.endswith("s")
+            and not low.endswith(("ss", "us", "is"))
+            and low not in _FUNCTION
+        )
+        if (
+            _finite_verb(low)
+            or present
+            or (low.endswith("ed") and len(low) >= 4)
+            or low in _AUXILIARY
+        ):
             while n > 2 and words[n - 1].group(0).lower() in _AUXILIARY | {"later", "first"}:
                 n -= 1
             return start + words[n].start()
@@ -2813,7 +2886,11 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             main = _MAIN_VERB.search(text, rel.end())
             if main is not None and len(text[rel.end() : main.start()].split()) < 1:
                 main = _MAIN_VERB.search(text, main.end() - 1)  # "who was hired …": the clause's
-            at = main.start() if main is not None else _in_situ_verb(text, rel.end())
+            situ = _in_situ_verb(text, rel.end())
+            at = main.start() if main is not None else situ
+            if main is not None and situ is not None and situ > main.start():
+                at = situ  # "The library that X founded holds how many …": the verb before
+                # the wh-phrase is the main one, the earlier past form the clause's
             if at is None:
                 continue
             clause_end = at
@@ -2957,9 +3034,19 @@ _SINGULAR_IN_S = frozenset(
 )
 
 
+# Collective nouns of the people a body counts or lists ("the payroll of X", "the staff of X"):
+# a group, no one entity to find first.
+_COLLECTIVE_NOUNS = frozenset(
+    ["payroll", "staff", "roll", "roster", "register", "membership", "workforce", "personnel"]
+)
+
+
 def _plural_things(noun: str) -> bool:
-    """A plural noun of things ("buildings", "crews", "papers"): several, no one entity."""
+    """A plural noun of things ("buildings", "crews", "papers"), or a collective noun ("the
+    payroll of X"): several, no one entity."""
     word = noun.split()[-1] if noun else ""
+    if word.lower() in _COLLECTIVE_NOUNS:
+        return True
     return (
         len(word) > 3
         and word.endswith("s")
@@ -3116,7 +3203,7 @@ _ZH_COMPARE = re.compile(
     rf"(?P<wh>谁|哪一?(?P<cl>{ZH_CLASSIFIERS}))(?P<rest>.*)$"
 )
 _ZH_COMPARATIVE = re.compile(
-    r"(?:得)?(?:更|较|最)(?:早|晚|大|小|多|少|长|短|高|低|宽|窄|深|浅|重|轻|远|年长|年轻|老|新)"
+    r"(?:得)?(?:更|较|最|比较)(?:早|晚|大|小|多|少|长|短|高|低|宽|窄|深|浅|重|轻|远|年长|年轻|老|新)"
     r"|得(?:早|晚|大|小|多|少|长|短|高|低)|在前|在先|居前|在后|居后|先|得"
     rf"|[{ZH_GRADABLE}]$"  # bare: "谁的人口多"
 )
@@ -3153,7 +3240,10 @@ def _zh_pair(text: str) -> tuple[str, str] | None:
     和和 between its two characters, else the first 和."""
     text = re.sub(r"^(?:请问|在)", "", text.strip())
     # "在A和B之间", "A和B两者之中": the frame around the pair goes.
-    text = re.sub(r"(?:两者|二者|这两[个家所座位部条]?)?(?:之间|之中|当中|中间)$", "", text)
+    text = re.sub(
+        r"(?:两者|二者|[二两](?:人|位)|这两[个家所座位部条]?)?(?:之间|之中|当中|中间)$", "", text
+    )
+    text = re.sub(r"(?<=[^两二])(?:这)?[二两](?:人|位)中?$", "", text)  # "A与B二人中": the two
     # "A、B两家伞铺": the count and class noun after the pair class both, no option's name
     text = re.sub(rf"(?<=[^两])(?:这)?两[个家所座位部条间][{HAN}]{{0,4}}$", "", text)
     pair = None
@@ -3583,6 +3673,10 @@ def _zh_two_questions(q: str, question: str) -> Plan | None:
         ),
         None,
     )
+    if back is None and "谁" in first:
+        # "X是谁开的？这个人/这位井主的老家在哪": a person asked, pointed back to as 这个人, or
+        # 这位 and the role noun the second question gives him
+        back = re.search(rf"(?:那|这|该)(?:一)?(?:位|个人|人)(?:[{HAN}]{{0,3}}?(?=的))?", second)
     if back is None:
         return None
     _, steps = _answer_as_bridge(first)
@@ -3645,6 +3739,18 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     if m is not None and both is not None:
         a, b = both
         rest = re.sub(r"[吗么]$", "", _clean(m["rest"]))
+        owner, de, noun = b.rpartition("的")
+        if de and owner and noun and "的" not in a:
+            # "A、B二人的出生地都是Z": the noun after 的 is both options' (a count of them, 二人,
+            # only classes the pair), and "是Z" says its value.
+            b = re.sub(r"(?:这)?[二两](?:人|者|位|家|个|所|座)$", "", owner) or owner
+            value = re.fullmatch(r"是(?P<x>[^，,的]{2,})", rest)
+            kind = zh_noun_type(noun)
+            if value is not None and kind in ("LOCATION", "ORGANIZATION", "PERSON"):
+                which = "哪里" if kind == "LOCATION" else "什么" if kind != "PERSON" else "谁"
+                queries = [f"{o}的{noun}是{which}" for o in (a, b)]
+                return _equal_plan(question, [a, b], queries, kind, value["x"], noun)
+            a, b = f"{a}的{noun}", f"{b}的{noun}"
         born = re.fullmatch(r"(?:出生|生)(?:在|于)(?P<place>[^，,的]{2,})", rest)
         if born is not None:  # "A和B是不是都出生在Z": where each was born, and is it Z
             queries = [f"{o}出生在哪里" for o in (a, b)]
@@ -3824,10 +3930,21 @@ _ZH_BI = re.compile(
     r"(?P<after>[^，,]{0,3})$"
 )
 _ZH_EARLIER = frozenset(["早于", "先于", "早", "年长"])
+# "A成立于B之后", "A是否在B之前开张": the event's own verb, then the other side and a word of
+# before or after.
+_ZH_AROUND = re.compile(
+    r"^(?P<a>[^，,]+?)(?:是否|是不是)?(?:于(?P<b1>[^，,]+?)(?P<rel1>之前|以前|之后|以后)|"
+    r"在(?P<b2>[^，,]+?)(?P<rel2>之前|以前|之后|以后)(?P<v>[^，,]{1,4}))$"
+)
+# A time noun after an event names the event's date: "A的成立时间是否早于B".
+_ZH_EVENT_TIME = re.compile(r"的?(?:时间|日期|年份|年代|时候)$")
 
 
 def _zh_event(side: str) -> tuple[str, str]:
     """ "甲窑的创立" → ("甲窑", "创立"), "某厂成立" → ("某厂", "成立"), a bare name → (name, "")."""
+    timed = _ZH_EVENT_TIME.sub("", side)
+    if timed != side and timed:
+        side = timed  # 成立时间: the date of the founding, ordered as the founding is
     # An event word at the end is the event however jieba cuts before it (伞铺开张 → 铺开/张).
     for word in ZH_EVENT_WORDS:
         if side.endswith(word) and len(side) > len(word):
@@ -3848,6 +3965,17 @@ def _zh_order(question: str, q: str) -> Plan | None:
     """Yes/no questions that order two events in time or two quantities: one value step per
     side, and the first side's value against the second's (a date on the right is a
     threshold)."""
+    around = _ZH_AROUND.match(q)
+    if around is not None and _ZH_ORDER.match(q) is None:
+        # "A成立于B之后" is "A成立晚于B"; "A在B之前开张" is "A开张早于B".
+        rel = around["rel1"] or around["rel2"]
+        a_side = around["a"] + (around["v"] or "")
+        ordered = _zh_order(
+            question,
+            f"{a_side}{'早于' if rel in ('之前', '以前') else '晚于'}{around['b1'] or around['b2']}",
+        )
+        if ordered is not None:
+            return ordered
     m = _ZH_ORDER.match(q)
     if m is not None:
         (a, va), (b, vb) = _zh_event(m["a"]), _zh_event(m["b"])

@@ -313,12 +313,14 @@ def _bare_adjective(adjectives: str) -> str:
 
 _EARLY = re.compile(
     r"\b(first|earlier|earliest|older|oldest|sooner|elder|eldest)\b|"
-    r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|年纪更大|更老|岁数更大|(?:更|最|较)悠久|历史(?:更|最|较)长|"
+    r"更早|最早|早些|较早|得早|在前|在先|居前|先|更年长|年长|更老|(?:更|最|较)悠久|历史(?:更|最|较)长|"
+    r"(?:年纪|年龄|岁数)(?:更|最|较|比较|要)?大|"  # age: the older was born first
     + _bare_adjective(ZH_EARLY_ADJ)  # a bare adjective closing the question: "哪个早"
 )
 _LATE = re.compile(
     r"\b(later|latest|last|younger|youngest|(?:more|most) recent(?:ly)?|newer|newest)\b|"
-    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|" + _bare_adjective(ZH_LATE_ADJ)
+    r"更晚|最晚|较晚|得晚|在后|居后|更年轻|年轻|更新|(?:年纪|年龄|岁数)(?:更|最|较|比较|要)?(?:小|轻)|"
+    + _bare_adjective(ZH_LATE_ADJ)
 )
 _SMALL = re.compile(
     r"\b(less|least|fewer|fewest|smaller|smallest|shorter|shortest|lower|lowest|"

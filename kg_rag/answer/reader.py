@@ -132,6 +132,40 @@ def _occurrences(needle: str, text: str) -> list[tuple[int, int]]:
     return out
 
 
+# Chinese verbs that say one relation (a closed set of the language's common synonyms): a
+# step asked with one is answered by a sentence that uses another.
+_ZH_VERB_GROUPS = (
+    ("收购", "买下", "并购", "兼并", "购入", "买入", "盘下"),
+    ("创办", "创立", "创建", "开办", "兴办", "创设", "设立", "开设", "建立"),
+    ("出版", "刊行", "印行", "刊印"),
+    ("改名", "更名", "易名", "改称"),
+    ("迁往", "迁到", "迁至", "搬到", "搬往", "迁入"),
+    ("合并", "并入"),
+)
+_ZH_VERB_GROUP = {verb: group for group in _ZH_VERB_GROUPS for verb in group}
+
+
+def _zh_said_otherwise(terms: Collection[str], sentence: str) -> set[str]:
+    """The Chinese relation ``terms`` that ``sentence`` says with another verb of their group
+    (买下 says 收购, 创建 says 创办)."""
+    return {t for t in terms if any(w != t and w in sentence for w in _ZH_VERB_GROUP.get(t, ()))}
+
+
+def _name_occurrences(name: str, text: str) -> list[tuple[int, int]]:
+    """Where the graph's entity ``name`` is written in ``text``: anywhere for a Chinese name
+    (no spaces part words), and for a name in an alphabet only where no letter or digit
+    touches it ("American" is not in "Americans", "Ford" not in "Fordism"; "London-based"
+    and "Ford's" still write the name)."""
+    found = _occurrences(name, text)
+    if not name or _CJK.search(name[0] + name[-1]):
+        return found
+    return [
+        (a, b)
+        for a, b in found
+        if not (a > 0 and text[a - 1].isalnum()) and not (b < len(text) and text[b].isalnum())
+    ]
+
+
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;。：:！？!?]")
 _EN_WORD = re.compile(r"[a-z][a-z'\-]*")
 _LOWER_WORD = re.compile(r"(?<![\w\-])[a-z][a-z'\-]+\b")
@@ -162,6 +196,7 @@ _MEASURE_Q = re.compile(
 _MODIFIER_FORM = re.compile(r"-(?:born|based|language|speaking|era|style)$")
 _MODIFIER = re.compile(rf"{_MODIFIER_FORM.pattern}|(?:ian|ese|ish|ic|an)$")
 _NEXT_WORD = re.compile(r"\s+([a-z][a-z\-]*)\b")
+_DEMONYM = re.compile(r"[a-z](?:ian|ese|ish|ican)$")
 _ARTICLE_BEFORE = re.compile(r"\b(?:[Aa]n?|[Tt]he)\s+(?:[a-z][a-z\-]*\s+){0,2}$")
 _LOCATIVE = re.compile(r"\b(?:in|at|near|from|to|into|across|outside|of)\s+(?:the\s+)?$")
 # A second name joined to the one just read: "… of Queen A and King B", "… of A and his
@@ -652,8 +687,9 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
                 len(word) <= 2
                 and _CJK.match(nxt)
                 and len(nxt) <= 2
+                and nxt not in ZH_EVENT_WORDS  # 岑州 + 去世/t: the event after a name
                 and (
-                    not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a"))
+                    not nflag.startswith(("v", "p", "u", "c", "d", "r", "m", "q", "f", "a", "t"))
                     # 谭 + 启明/v + 担任: a lone surname takes a two-character given name that
                     # jieba read as a word when a verb, particle or stop follows it.
                     or (
@@ -1283,8 +1319,9 @@ def _address_factor(sentence: str, a: int, b: int, head: str) -> float:
 def _place_head(head: str, expected: AnswerType) -> str:
     """The address noun a place step asks for: its head noun, or "city" for a birthplace, a
     hometown, or a where-question without a head noun ("Where was X born?", "Where is X
-    headquartered?"): the most specific place an address gives ("Varn" in "Varn, Kestria")."""
-    if head in _LOCALITY_NOUNS or (not head and expected == "LOCATION"):
+    headquartered?") or with the bare noun "place" ("the place of birth of X"): the most
+    specific place an address gives ("Varn" in "Varn, Kestria")."""
+    if head in _LOCALITY_NOUNS or (head in ("", "place") and expected == "LOCATION"):
         return "city"
     return head
 
@@ -1430,14 +1467,34 @@ def _foreign_unit(sentence: str, end: int, terms: set[str]) -> bool:
 
 
 def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
-    """Is the one word at ``sentence[a:b]`` an adjective — "a Chinese journalist", "the
+    """Is the word at ``sentence[a:b]`` an adjective — "a Chinese journalist", "the
     Norwegian-born conductor", "was Norwegian" — and so no name of a person, place or firm?
     It has an adjective's ending ("-ese", "-ian", "-born"); a graph entity or a word after a
     preposition counts only after an article and before the noun it modifies, and a word
-    followed by a function word ("Japan is", "Japan and") stays a name."""
-    if " " in span or _CJK.search(span) or not _MODIFIER.search(span):
+    followed by a function word ("Japan is", "Japan and") stays a name. A word the graph
+    types as a place with a demonym's own ending ("-ian", "-ese", "-ish", "-ican") needs no
+    article before a lower-case noun ("transformed American industry"). Two or three capitalised words whose last has the
+    ending ("a Northern Irish actor", "the South African team") are one adjective when an
+    article stands before them and a lower-case noun after."""
+    if _CJK.search(span) or not _MODIFIER.search(span):
         return False
     after = _NEXT_WORD.match(sentence, b)
+    if " " in span:
+        words = span.split()
+        return (
+            len(words) <= 3
+            and all(w[:1].isupper() and w.isalpha() for w in words)
+            and after is not None
+            and after.group(1) not in NON_NAME_WORDS
+            and _ARTICLE_BEFORE.search(sentence, 0, a) is not None
+        )
+    if (
+        kind == "LOCATION"
+        and _DEMONYM.search(span)
+        and after is not None
+        and after.group(1) not in NON_NAME_WORDS
+    ):
+        return True
     if kind != "NAME":
         return (
             after is not None
@@ -2009,9 +2066,11 @@ def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
     """Normalized names that ``texts`` define as a ``noun`` with a copula and an article, or
     with an appositive after a comma: "The Tin Wicks are an indie rock band", "Harwick was a
     small port town", "endowed by Orm Vell, a salt merchant" (up to four modifiers between the
-    article and the noun)."""
+    article and the noun). A bracket may stand between the name and its copula: "Varn Airport
+    (IATA: VRN) is a public airport", "Orm Vell (1801–1877) was a salt merchant"."""
     rx = _rx(
         r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)"
+        r"(?:\s*\([^()]{0,80}\))?"
         r"(?:\s+(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)|,\s+an?)\s+(?:[\w-]+\s+){0,4}?"
         rf"{re.escape(noun)}(?:s|es)?\b"
     )
@@ -2325,6 +2384,16 @@ def read_evidence(
                 _by_surname(sentence, s) for s in surnames
             )
             shared_name = sent_terms & name_terms
+            # "The Varn Bell Foundry was founded in 1762" for the Varn Vale Bell Foundry: a
+            # sentence that names a near-namesake and not the subject speaks of the other one,
+            # and the words of the subject's name it shares are that one's.
+            namesake_sentence = (
+                not cjk_query
+                and not subject_in_sentence
+                and _names_namesake(sentence, linked_names, linked_norms)
+            )
+            if namesake_sentence:
+                shared_name = set()
             if (
                 not subject_in_sentence
                 and previous_about_subject
@@ -2379,6 +2448,7 @@ def read_evidence(
             if cjk_query:
                 # Chinese words are matched as characters: 就读 is in "就读于".
                 shared_rel |= {t for t in relation_terms if len(t) > 1 and t in sentence}
+                shared_rel |= _zh_said_otherwise(relation_terms, sentence)
                 if life_event is not None and _ZH_LIFE_VERB[life_event].search(sentence):
                     shared_rel.add(life_event)  # 生于 says 出生: one event, other words
                 shared_name |= {t for t in name_terms if len(t) > 1 and t in sentence}
@@ -2402,7 +2472,7 @@ def read_evidence(
             renamed: set[tuple[int, int]] = set()
             own = {e[0] for e in ents}
             for ent_id, name, etype in ents + [e for e in zh_known if e[0] not in own]:
-                for start, end in _occurrences(name, sentence):
+                for start, end in _name_occurrences(name, sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
@@ -2771,6 +2841,8 @@ def read_evidence(
                         bonus *= 1.6
                 if subject_in_sentence:
                     bonus *= 1.6
+                elif namesake_sentence:
+                    bonus *= _NAMESAKE_FACTOR
                 elif subject_here:
                     bonus *= 1.2
                 shared_linked = span_terms & linked_terms
@@ -3243,6 +3315,35 @@ def _said_of_namesake(sentence: str, others: Sequence[str], terms: Collection[st
         near_other = min(abs(a - b) for a in at for b in namesakes)
         if near_other < near_mine:
             return True
+    return False
+
+
+_NAMESAKE_FACTOR = 0.3
+
+
+def _names_namesake(sentence: str, names: Sequence[str], norms: Collection[str]) -> bool:
+    """Does ``sentence`` open on a near-namesake of one of ``names``: a capitalised name with
+    the same first and last word and a word more or fewer between them ("Varn Bell Foundry"
+    beside "Varn Vale Bell Foundry", "Tessick Low Mill" beside "Tessick Mill"), which is none
+    of ``names`` (``norms``: their normalized forms)? Only as the subject it opens with: "The
+    company was sold to the Varn Salt Company" still speaks of its subject."""
+    targets = [n.split() for n in names if n and len(n.split()) >= 2 and not _CJK.search(n)]
+    if not targets:
+        return False
+    opening = sentence.lstrip(" \n\t*_#>\"“'")
+    for m in _CAP_NAME.finditer(opening, 0, 120):
+        if m.start() > 0:
+            break
+        found = re.sub(r"^The\s+", "", m.group(0)).split()
+        if len(found) < 2 or normalize_name(" ".join(found)) in norms:
+            continue
+        for words in targets:
+            if (
+                found[0].lower() == words[0].lower()
+                and found[-1].lower() == words[-1].lower()
+                and abs(len(found) - len(words)) == 1
+            ):
+                return True
     return False
 
 

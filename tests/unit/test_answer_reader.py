@@ -26,11 +26,14 @@ from kg_rag.answer.reader import (
     _head_compounds,
     _head_noun,
     _indefinite_head,
+    _name_occurrences,
     _name_run,
     _names_head,
     _office_title,
+    _place_head,
     _zh_life_bonus,
     _zh_relative,
+    _zh_said_otherwise,
     names_topic,
     place_size,
     read_evidence,
@@ -525,11 +528,95 @@ CASES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ("He played for the Japan national team.", "Japan", "LOCATION", True),
         ("Oskar Lind was a Kestria resident.", "Kestria", "LOCATION", False),  # no ending
         ("He worked in Milan with Varga.", "Milan", "LOCATION", False),  # no article before
+        # A demonym's own ending needs no article before the noun it modifies.
+        ("It changed Kestrian industry for good.", "Kestrian", "LOCATION", True),
+        ("Dovrese settlers came later.", "Dovrese", "LOCATION", True),
+        ("He sailed to Vellish in 1990.", "Vellish", "LOCATION", False),  # a function word
+        ("Adrian wrote the score.", "Adrian", "PERSON", False),  # a person, not a place
+        # Two or three capitalised words, the last with the ending, between an article
+        # and a lower-case noun.
+        ("Orla Venn is a Northern Kestrian actor.", "Northern Kestrian", "NAME", True),
+        ("She joined the South Dovrian team.", "South Dovrian", "LOCATION", True),
+        ("Port Vellian is a town on the coast.", "Port Vellian", "LOCATION", False),
+        ("He moved to New Dovrian in 1990.", "New Dovrian", "LOCATION", False),
+        ("the Upper Vell Kestrian Rowing Club", "Upper Vell Kestrian", "NAME", False),
     ],
 )
 def test_adjectives_are_no_names(sentence: str, word: str, kind: str, modifier: bool) -> None:
     a = sentence.index(word)
     assert _attributive(sentence, a, a + len(word), word, kind) is modifier
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        ("Kestrian", "many middle-class Kestrians could afford one", []),  # a longer word
+        ("Ford", "Fordism spread", []),
+        ("Vell", "Vellish towns on the Vell", ["Vell"]),
+        ("Varn", "a Varn-based firm", ["Varn"]),  # a hyphen still ends the name
+        ("Ford", "Ford's plant at Varn", ["Ford"]),
+        ("Ford", "Ford and Fordism", ["Ford"]),
+        ("Ford", "(Ford)", ["Ford"]),
+        ("岑川", "岑川中学建于1956年", ["岑川"]),  # Chinese words touch without spaces
+        ("锦帆传媒", "该报隶属于锦帆传媒", ["锦帆传媒"]),
+    ],
+)
+def test_an_alphabetic_name_is_found_only_as_whole_words(
+    name: str, text: str, found: list[str]
+) -> None:
+    assert [text[a:b] for a, b in _name_occurrences(name, text)] == found
+
+
+@pytest.mark.parametrize(
+    ("noun", "text", "names"),
+    [
+        ("town", "Harwick was a small port town.", {"harwick"}),
+        ("merchant", "It was endowed by Orm Vell, a salt merchant.", {"orm vell"}),
+        # a bracket between the name and its copula keeps the definition
+        (
+            "airport",
+            "Karsby Regional Airport (IATA: KRB, ICAO: KKRB) is a public airport near Karsby.",
+            {"karsby regional airport"},
+        ),
+        ("merchant", "Orm Vell (1801–1877) was a salt merchant of Varn.", {"orm vell"}),
+        ("airport", "Karsby (pop. 4,000) lies near an old airport.", set()),
+    ],
+)
+def test_names_a_text_defines_as_a_noun(noun: str, text: str, names: set[str]) -> None:
+    assert _defined_as(noun, [text]) == names
+
+
+@pytest.mark.parametrize(
+    ("terms", "sentence", "said"),
+    [
+        ({"收购"}, "2012年，萱湾数据买下了苇川软件。", {"收购"}),
+        ({"创办"}, "该厂1950年由周岚创建。", {"创办"}),
+        ({"创办", "银行"}, "周岚开办了一家钱庄。", {"创办"}),
+        ({"迁往"}, "1930年报社搬到汀泽镇。", {"迁往"}),
+        ({"收购"}, "2012年，萱湾数据收购了苇川软件。", set()),  # the verb itself: matched as such
+        ({"收购"}, "2012年，萱湾数据创办了苇川软件。", set()),  # another relation
+        ({"毕业"}, "周岚1950年就读于汀泽中学。", set()),  # no group
+    ],
+)
+def test_a_chinese_relation_said_with_another_verb_of_its_group(
+    terms: set[str], sentence: str, said: set[str]
+) -> None:
+    assert _zh_said_otherwise(terms, sentence) == said
+
+
+@pytest.mark.parametrize(
+    ("head", "expected", "place"),
+    [
+        ("place", "LOCATION", "city"),  # "the place of birth of X"
+        ("", "LOCATION", "city"),  # "Where was X born"
+        ("birthplace", "LOCATION", "city"),
+        ("town", "LOCATION", "town"),
+        ("country", "LOCATION", "country"),
+        ("place", "NUMBER", "place"),  # "what place did she finish in"
+    ],
+)
+def test_the_place_an_address_answers(head: str, expected: AnswerType, place: str) -> None:
+    assert _place_head(head, expected) == place
 
 
 @pytest.mark.parametrize(
@@ -854,6 +941,58 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
     # address ("from Karsby, Veltland"), not the address as a whole.
     (
         "birthplace of Oda Venn",
+        "LOCATION",
+        ["Oda Venn (born 3 May 1960) is a former wrestler from Karsby, Veltland."],
+        ["Oda Venn"],
+        "Karsby",
+    ),
+    # A sentence naming a near-namesake (a word more or fewer between the same first and
+    # last word) and not the subject speaks of the other thing.
+    (
+        "When was Varn Vale Bell Foundry founded",
+        "DATE",
+        [
+            "The Varn Bell Foundry was founded in 1762 by Orm Vell, a brazier of Varn.",
+            "In 1839 Ada Moe set up the Varn Vale Bell Foundry on the south bank.",
+        ],
+        ["Varn Vale Bell Foundry"],
+        "1839",
+    ),
+    (
+        "When did Tessick Mill open",
+        "DATE",
+        [
+            "Tessick Low Mill opened in 1788 on the lower weir.",
+            "Tessick Mill, the older of the two, began work in 1761.",
+        ],
+        ["Tessick Mill"],
+        "1761",
+    ),
+    # ... only as the sentence's subject: a namesake later in it is another participant.
+    (
+        "In which year was the Varn Bay Salt Company wound up",
+        "DATE",
+        [
+            "From 1838 the firm had a rival in the Varn Bay Salt Company.",
+            "The company was wound up in 1889, and its pans were sold to the Varn Salt Company.",
+        ],
+        ["Varn Bay Salt Company"],
+        "1889",
+    ),
+    # A Chinese verb of the same relation answers the step's: 买下 for 收购, 创建 for 创办.
+    (
+        "收购苇川软件的公司是哪家",
+        "ORGANIZATION",
+        [
+            "2012年，萱湾数据公司买下了苇川软件，交易金额约为三亿元。",
+            "在汀泽印刷公司的撮合下，收购苇川软件一事一度传得沸沸扬扬。",
+        ],
+        ["苇川软件"],
+        "萱湾数据公司",
+    ),
+    # "the place of birth" is a birthplace: the bare noun "place" asks for the town.
+    (
+        "What is the place of birth of Oda Venn",
         "LOCATION",
         ["Oda Venn (born 3 May 1960) is a former wrestler from Karsby, Veltland."],
         ["Oda Venn"],
@@ -3245,6 +3384,22 @@ def test_a_year_written_in_chinese_digits_is_a_date(query: str, text: str, answe
 def test_a_numbered_institution_of_a_place_is_one_name(sentence: str, name: str) -> None:
     kinds = {sentence[a:b]: k for a, b, k in _cjk_candidates(sentence)}
     assert kinds.get(name) == "ORGANIZATION", kinds
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cut", "kept"),
+    [
+        # an event word (or a time word) after a name is no part of it
+        ("1968年，她在岑州去世。", "岑州去世", "岑州"),
+        ("1950年，苇川在汀泽出生。", "汀泽出生", "苇川"),
+        ("次年，周岚在汀泽病逝。", "汀泽病逝", "周岚"),
+    ],
+)
+def test_no_chinese_candidate_runs_into_the_event_after_it(
+    sentence: str, cut: str, kept: str
+) -> None:
+    spans = {sentence[a:b] for a, b, _ in _cjk_candidates(sentence)}
+    assert cut not in spans and kept in spans, spans
 
 
 @pytest.mark.parametrize(
