@@ -151,6 +151,61 @@ def _zh_said_otherwise(terms: Collection[str], sentence: str) -> set[str]:
     return {t for t in terms if any(w != t and w in sentence for w in _ZH_VERB_GROUP.get(t, ()))}
 
 
+_QUANTIFIERS = frozenset(
+    [
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "twelve",
+        "twenty",
+        "several",
+        "many",
+        "some",
+        "few",
+        "numerous",
+        "various",
+    ]
+)
+
+
+def _noun_adjunct(sentence: str, a: int, b: int) -> bool:
+    """Is the name at ``sentence[a:b]`` a noun adjunct between a count and a plural noun
+    ("with the backing of two Varn shipowners")? It classes the things counted; it is not
+    where they or anyone else were."""
+    before = re.search(r"(\w+)\s+$", sentence[max(0, a - 20) : a])
+    after = _NEXT_WORD.match(sentence, b)
+    return (
+        before is not None
+        and before.group(1).lower() in _QUANTIFIERS
+        and after is not None
+        and after.group(1).endswith("s")
+        and not after.group(1).endswith("ss")
+        and after.group(1) not in NON_NAME_WORDS
+    )
+
+
+_APPOSITIVE_NOUN = re.compile(
+    r",\s+(?:a|an)\s+(?:(?:former|late|young|retired|wealthy|local|leading)\s+)?"
+    r"(?:[a-z][\w\-]*\s+)?(?P<noun>[a-z][\w\-]*)\b"
+)
+
+
+def _person_appositive(sentence: str, start: int, end: int) -> bool:
+    """Is the name at ``sentence[start:end]`` (a word, not a Chinese name) followed by an
+    indefinite appositive whose noun is a person's ("Orm Vell, a former chief clerk",
+    "Ada Moe, a salt merchant")? No person's name takes "the" before it."""
+    if _CJK.search(sentence[start:end]) or _article_before(sentence, start, sentence[start:end]):
+        return False
+    m = _APPOSITIVE_NOUN.match(sentence, end)
+    return m is not None and head_noun_type(m["noun"]) == "PERSON"
+
+
 def _name_occurrences(name: str, text: str) -> list[tuple[int, int]]:
     """Where the graph's entity ``name`` is written in ``text``: anywhere for a Chinese name
     (no spaces part words), and for a name in an alphabet only where no letter or digit
@@ -522,6 +577,30 @@ def _title_gender(span: str) -> str | None:
     Quenmark"), else None."""
     first = span.split(maxsplit=1)[0].lower().rstrip(".") if span.strip() else ""
     return _TITLE_GENDER.get(first)
+
+
+_APPOSITIVE_GENDERED = re.compile(
+    r"\s*,\s+(?:an?|the|his|her|their|its)\s+(?:[a-z][\w\-]*\s+){0,2}(?P<noun>[A-Za-z]+)"
+    r"(?=\s*(?:[,.;:)]|$|\s+(?:of|and|who|from|in|at|to|for|with)\b))"
+)
+_NOUN_GENDER = {
+    **dict.fromkeys(["man", "boy", "widower", "actor"], "m"),
+    **dict.fromkeys(["woman", "girl", "lady", "widow"], "f"),
+}
+
+
+def _appositive_gender(sentence: str, end: int) -> str | None:
+    """The gender ("m" or "f") of the noun of an appositive right after a name ("Ada Moe, an
+    actress", "Orm Vell, her husband", "Ada Moe, his second wife"): a kin noun, a title, a
+    noun of a man or a woman, or an -ess noun of a woman (actress, heiress, duchess)."""
+    m = _APPOSITIVE_GENDERED.match(sentence, end)
+    if m is None:
+        return None
+    noun = m["noun"].lower()
+    found = KIN_GENDER.get(noun) or _TITLE_GENDER.get(noun) or _NOUN_GENDER.get(noun)
+    if found is None and len(noun) > 5 and noun.endswith("ess") and not noun.endswith("ness"):
+        found = "f"  # actress, heiress, poetess (not business, witness: -ness, too short)
+    return found
 
 
 _HONORIFIC = re.compile(r"(?:Hon|Dr|Rev|Mr|Mrs|Ms|Prof|Gen|Col|Capt|Lt|Sgt)\.\s+(?=[A-Z])")
@@ -2478,6 +2557,12 @@ def read_evidence(
                         kind = "NOUN"
                     elif kind == "PERSON" and _article_before(sentence, start, name):
                         kind = "NAME"  # "the Kell Arboretum": no person's name takes "the"
+                    elif kind in ("ORGANIZATION", "LOCATION") and _person_appositive(
+                        sentence, start, end
+                    ):
+                        # "by Orm Vell, a former chief clerk at …": the text calls him a
+                        # person, whatever type another mention gave the name
+                        kind = "PERSON"
                     spans.append((start, end, kind, ent_id))
             sentence_dates = find_dates(sentence)
             for d_start, d_end, _ in sentence_dates:
@@ -2948,10 +3033,12 @@ def read_evidence(
                     bonus *= _address_factor(sentence, a, b, place_head)
                 if (
                     kin_gender is not None
-                    and (title := _title_gender(span)) is not None
+                    and (title := _title_gender(span) or _appositive_gender(sentence, b))
+                    is not None
                     and title != kin_gender
                 ):
                     bonus *= 0.3  # "the mother of X": not "King Orm", whoever is named near
+                    # ("the father of X": not "Ada Moe, an actress")
                 if (
                     expected == "LOCATION"
                     and kind in ("LOCATION", "NAME")
@@ -3081,6 +3168,8 @@ def read_evidence(
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):
                     bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
+                if kind in ("LOCATION", "NAME") and not cjk_query and _noun_adjunct(sentence, a, b):
+                    bonus *= 0.3  # "two Varn shipowners": the name classes the shipowners
                 if "|" in text:
                     bonus *= _table_factor(text, s_start + a, query, terms)
                 score = (

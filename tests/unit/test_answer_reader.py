@@ -16,6 +16,7 @@ from kg_rag.answer.reader import (
     GraphView,
     OfflineStepReader,
     _another_is_born,
+    _appositive_gender,
     _attributive,
     _by_surname,
     _cjk_candidates,
@@ -29,7 +30,9 @@ from kg_rag.answer.reader import (
     _name_occurrences,
     _name_run,
     _names_head,
+    _noun_adjunct,
     _office_title,
+    _person_appositive,
     _place_head,
     _zh_life_bonus,
     _zh_relative,
@@ -584,6 +587,66 @@ def test_an_alphabetic_name_is_found_only_as_whole_words(
 )
 def test_names_a_text_defines_as_a_noun(noun: str, text: str, names: set[str]) -> None:
     assert _defined_as(noun, [text]) == names
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "gender"),
+    [
+        ("In 1991 he married Ada Moe, an actress, in Varn.", "Ada Moe", "f"),
+        ("Orm Vell, her husband, died in 1950.", "Orm Vell", "m"),
+        ("Ada Moe, his second wife, survived him.", "Ada Moe", "f"),
+        ("Orm Vell, the Duke of Varn, built it.", "Orm Vell", "m"),
+        ("Ada Moe, an heiress to the fortune, paid.", "Ada Moe", "f"),
+        ("Orm Vell, a witness, spoke.", "Orm Vell", None),  # -ness is no woman
+        ("Varn, a fortress town in Osk", "Varn", None),  # the noun is "town"
+        ("Orm Vell was born in Varn.", "Orm Vell", None),
+    ],
+)
+def test_the_gender_an_appositive_gives_a_name(
+    sentence: str, name: str, gender: str | None
+) -> None:
+    a = sentence.index(name)
+    assert _appositive_gender(sentence, a + len(name)) == gender
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "adjunct"),
+    [
+        ("with the backing of two Castlemere shipowners, he set up a firm", "Castlemere", True),
+        ("Several Varn merchants signed it.", "Varn", True),
+        ("He met two Varn men in Osk.", "Varn", False),  # "men": no plural in -s
+        ("with two Varn shipowners' money", "Varn", True),
+        ("He was born in Varn in 1802.", "Varn", False),
+        ("Two of them came from Varn.", "Varn", False),
+        ("the two Varn Bay boats", "Varn Bay", True),
+    ],
+)
+def test_a_name_between_a_count_and_a_plural_noun_classes_it(
+    sentence: str, name: str, adjunct: bool
+) -> None:
+    a = sentence.index(name)
+    assert _noun_adjunct(sentence, a, a + len(name)) is adjunct
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "person"),
+    [
+        (
+            "It was established in 1838 by Orm Vell, a former chief clerk at the mill.",
+            "Orm Vell",
+            True,
+        ),
+        ("It was bought by Ada Moe, a salt merchant of Varn.", "Ada Moe", True),
+        ("He moved to Varn, a small port town.", "Varn", False),
+        ("It was sold to Osk Labs, a maker of sensors.", "Osk Labs", False),
+        ("He worked for the Varn Gazette, a weekly paper.", "Varn Gazette", False),
+    ],
+)
+def test_an_appositive_person_noun_makes_a_name_a_persons(
+    sentence: str, name: str, person: bool
+) -> None:
+    a = sentence.index(name)
+    assert _person_appositive(sentence, a, a + len(name)) is person
 
 
 @pytest.mark.parametrize(
