@@ -482,13 +482,6 @@ _DEFINITION = re.compile(
     rf"(?P<np>[^，。！？；、\n]{{1,20}})"
 )
 _PRONOUN_SUBJECT = re.compile(r"^(?:它|他|她|这|那|该|其|此|我|你|您|们)")
-# How a Chinese biography opens on its subject: the name, then the years of the life in
-# brackets (严守业（1836年—1909年）) or the other names a person goes by (晏子和，名锡庆 / ，字鹤年).
-# An era year (同治七年（1868年）) has one year in its brackets, not a range.
-_LIFE_YEARS = r"（[^（）]{0,6}\d{3,4}年?\s*[—–\-－~～至]+\s*[^（）]{0,6}\d{3,4}年?[^（）]{0,12}）"
-_BIO_OPENING = re.compile(
-    rf"(?:^|(?<=[。！？；\n]))\s*(?P<x>[{HAN}]{{2,4}})(?:{_LIFE_YEARS}|，(?:名|字|号)[{HAN}])"
-)
 # Last characters of an occupation after 一位/一名: the agent ends and 导演, 编剧, 编辑, 主编.
 _OCCUPATION_ENDS = CHINESE_AGENT_ENDS | frozenset("演剧辑编")
 
@@ -509,8 +502,8 @@ def _without_title(name: str) -> str:
 def _definition_spans(text: str) -> list[Span]:
     """Names defined by a classifying sentence: an organisation when the noun phrase ends in
     an organisation word (家/所/支 + …公司/大学/乐队), a person after 位/名 + an occupation noun
-    (…导演, …报人), a place after 座 + 城市/镇/…; a person whose biography opens on the name
-    (X（1836年—1909年）, X，名Y); every other mention of the same name in ``text`` too."""
+    (…导演, …报人), a place after 座 + 城市/镇/…; every other mention of the same name in
+    ``text`` too."""
     out: list[Span] = []
     for m in _DEFINITION.finditer(text):
         name, cl, np = m.group("x"), m.group("cl"), m.group("np").strip()
@@ -534,12 +527,6 @@ def _definition_spans(text: str) -> list[Span]:
             continue
         for found in re.finditer(re.escape(name), text):
             out.append(Span(name, kind, found.start(), found.end(), strong=True))
-    for m in _BIO_OPENING.finditer(text):
-        name = m.group("x")
-        if _surname_split(name) is None or _PRONOUN_SUBJECT.match(name):
-            continue
-        for found in re.finditer(re.escape(name), text):
-            out.append(Span(name, "PERSON", found.start(), found.end(), strong=True))
     return out
 
 

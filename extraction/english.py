@@ -273,9 +273,6 @@ def _classified(
     # "He was born in Tarnby, the son of a carrier": after a place's preposition, an
     # appositive that names a person is said of the clause's subject, not of the place.
     locative = bool(before) and before[-1].lower in _LOCATIVE_PREPOSITIONS
-    # "the reeve of the Varn Pans, the man who ran them": no person's name takes "the", so an
-    # appositive naming a person is said of another noun of the clause.
-    locative = locative or (bool(before) and before[-1].lower == "the")
     for m in (copula, _APPOSITIVE_CLASS.match(text, run[-1].end)):
         if m is not None and (
             kind := _class_type(m.group("np"), m.group("article") in ("a", "an"))

@@ -296,32 +296,6 @@ def test_a_defining_sentence_names_what_it_classifies(text: str, name: str, kind
     assert spans.count((name, kind)) == text.count(name)
 
 
-@pytest.mark.parametrize(
-    ("text", "person"),
-    [
-        # the biography opens on the name: the years of the life, or the other names
-        ("晏秋和，名锡恒，以字行，汀泽县蕖湾村人。后来晏秋和联合县内钱庄。", "晏秋和"),
-        ("欧阳岚（1872年—1940年），画师。她嫁给了许杭。", "欧阳岚"),
-        ("周岚（1869—1935），字鹤年，汀泽人。", "周岚"),
-        ("许杭，号苇川居士，晚年定居汀泽。", "许杭"),
-    ],
-)
-def test_a_biography_opening_names_its_person(text: str, person: str) -> None:
-    spans = _spans(text)
-    assert spans.count((person, "PERSON")) == text.count(person), spans
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "同治七年（1868年），他进了城。",  # an era year has one year in its brackets
-        "该厂（1950—1980）生产农具。",  # a pronoun subject
-    ],
-)
-def test_no_biography_opening_of_an_era_or_a_pronoun(text: str) -> None:
-    assert not [n for n, k in _spans(text) if k == "PERSON"]
-
-
 @pytest.mark.parametrize("text", ["它是一家公司。", "这是一个很大的问题。", "哥哥是一名医生。"])
 def test_no_definition_of_a_pronoun_or_a_common_noun(text: str) -> None:
     assert not [s for s in find_chinese_spans(text)[0] if s.strong]
