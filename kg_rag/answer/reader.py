@@ -3408,6 +3408,7 @@ def _said_of_namesake(sentence: str, others: Sequence[str], terms: Collection[st
 
 
 _NAMESAKE_FACTOR = 0.3
+_LIFE_BRACKET = re.compile(r"\s*\(\s*(?:born\b|b\.|c\.|née\b|\d)")
 
 
 def _names_namesake(sentence: str, names: Sequence[str], norms: Collection[str]) -> bool:
@@ -3431,6 +3432,9 @@ def _names_namesake(sentence: str, names: Sequence[str], norms: Collection[str])
                 found[0].lower() == words[0].lower()
                 and found[-1].lower() == words[-1].lower()
                 and abs(len(found) - len(words)) == 1
+                # "Orm Tobias Vell (3 May 1934 – …)": a person's full name, with the years of
+                # the life after it, is the same person as Orm Vell
+                and not (len(found) > len(words) and _LIFE_BRACKET.match(opening, m.end()))
             ):
                 return True
     return False

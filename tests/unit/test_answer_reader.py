@@ -1031,6 +1031,17 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         ["Tessick Mill"],
         "1761",
     ),
+    # A person's full name with the years of the life after it is the same person.
+    (
+        "When was Orm Vell born",
+        "DATE",
+        [
+            "Orm Tobias Vell (7 March 1934 – 12 July 1995) was a Kestrian film director.",
+            "It was followed by a sequel (1966).",
+        ],
+        ["Orm Vell"],
+        "7 March 1934",
+    ),
     # ... only as the sentence's subject: a namesake later in it is another participant.
     (
         "In which year was the Varn Bay Salt Company wound up",
