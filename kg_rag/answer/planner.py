@@ -2028,12 +2028,23 @@ def _clause_referents(words: Sequence[str], anchor: int, refs: list[_Referent]) 
         i = j
 
 
+_FRONTED_TIME = re.compile(
+    r"^(?P<pp>(?:In|On|During|By|After|Before|From|Until|Since)\s+(?:the\s+)?"
+    r"(?:(?:[A-Z][a-z]+\s+)?\d{3,4}s?|(?:spring|summer|autumn|winter)\s+of\s+\d{3,4})),?\s+(?=[A-Z])"
+)
+
+
 def _statement_referents(statement: str) -> list[_Referent] | None:
     """The referents of a statement, its subject first (a name, "X's basket firm", "the founder
     of X"), then what its clause introduces (:func:`_clause_referents`); None when it has no
     subject before a finite verb."""
     # A free relative is a noun phrase: "Whoever succeeded X" is the person who succeeded X.
     statement = re.sub(r"^Whoever\s+", "The person who ", statement)
+    # "In 1977 Ada Moe set up a studio": a fronted time phrase goes to the clause's end.
+    fronted = _FRONTED_TIME.match(statement)
+    if fronted is not None:
+        clause = statement[fronted.end() :]
+        statement = f"{clause} {fronted['pp'][0].lower()}{fronted['pp'][1:]}"
     words = statement.split()
     verbs = [
         i
@@ -2192,9 +2203,26 @@ def _en_statement(q: str, question: str) -> Plan | None:
     return _bridge_plan(question, steps, final, kind)
 
 
+_NAME_OF_STEP = re.compile(
+    r"(?i)^(?:what|how)\s+(?:was|is|were|are)\s+#(?P<n>\d+)\s+(?:called|named|known\s+as)$"
+    r"|^(?:what|which)\s+(?:was|is)\s+(?:the\s+name\s+of\s+#(?P<m>\d+)|#(?P<k>\d+)['’]s\s+name)$"
+)
+
+
 def _bridge_plan(question: str, steps: list[PlanStep], final: str, kind: AnswerType) -> Plan:
     """A bridge plan: ``steps``, then the lookup of ``final`` (which names earlier answers)."""
     final = _clean(final)
+    named = _NAME_OF_STEP.match(final)
+    if named is not None and steps and (named["n"] or named["m"] or named["k"]) == str(len(steps)):
+        # "… set up a studio. What was it called?": the name asked is the last bridge's answer
+        # itself, not a lookup about it.
+        last = steps[-1].model_copy(update={"kind": "lookup"})
+        return Plan(
+            question=question,
+            steps=[*steps[:-1], last],
+            strategy="bridge",
+            answer_type=last.answer_type,
+        )
     where = _WHERE_IS_STEP.match(final)
     if (
         where is not None
@@ -3431,10 +3459,17 @@ _ZH_STILL_ALIVE = re.compile(
 _ZH_DIED = re.compile(r"不在人世|不在了|过世|去世|故去|逝世|亡故")
 
 
+# The same with the time clause inside B's sentence: "B在A开张时还活着吗".
+_ZH_ALIVE_AT = re.compile(
+    r"^(?P<b>[^，,]+?)在(?P<a>[^，,]+?)(?:的时候|之时|时)(?:是否|是不是)?"
+    r"(?:还|仍|仍然|尚|依然)?(?:在世|活着|健在)(?:吗|么|没有|吧)?$"
+)
+
+
 def _zh_by_then(q: str, question: str) -> Plan | None:
     """ "A成立的时候，B开张了没有": whether B's event came before A's (B's date against A's);
-    "A开张的时候，B还在世吗": whether B died after it."""
-    alive = _ZH_STILL_ALIVE.match(q)
+    "A开张的时候，B还在世吗" / "B在A开张时还活着吗": whether B died after it."""
+    alive = _ZH_STILL_ALIVE.match(q) or _ZH_ALIVE_AT.match(q)
     if alive is not None:
         return _zh_order(question, f"{alive['b']}去世是否晚于{alive['a']}")
     m = _ZH_TIME_CLAUSE.match(q)
@@ -3723,7 +3758,10 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         timed = attr in _ZH_SHARED_TIMES
         if timed:
             kind = "DATE"
-        if verb or rest:
+        if kind == "LOCATION" and not verb and re.search(r"的人[吗么]?$", q):
+            # "同一个地方的人", "同一个村的人": people of one place are from there, as 同乡 says
+            queries = [f"{o}出生在哪里" for o in (a, b)]
+        elif verb or rest:
             # The verb stays in each option's question: 出生在同一个地方 → X出生在哪个地方,
             # 在同一所大学获得学位 → X在哪所大学获得学位; 同一个镇上出生 → X在哪个镇上出生.
             at = "在" if not verb and rest[:1] in ("上", "里", "中") else ""
@@ -3775,6 +3813,19 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
         query = f"{subject}是多少" if "的" in subject else f"{subject}有多少"
         limit = m["num"] + (m["unit"] or "")
         return _threshold_plan(question, subject, query, "NUMBER", order, limit)
+    ident = _ZH_NOUN_IS.match(bare)
+    if (
+        ident is not None
+        and zh_noun_type(ident["n"]) == "PERSON"
+        and "的" not in ident["y"]
+        # a name, not a predicate ("是不是出生在X"): nouns only
+        and all(flag.startswith(("n", "x", "eng")) for _, flag in _zh_words(ident["y"]))
+    ):
+        # "X的创办人是不是Y": who X's founder is, and is it Y
+        subject = ident["x"]
+        plan = _zh_equal_after(question, subject, f"{subject}的{ident['n']}是谁", ident["y"])
+        if plan is not None:
+            return plan
     cleft = _zh_cleft(question, bare, particle=bare != q)
     if cleft is not None:
         return cleft
@@ -3782,6 +3833,10 @@ def _zh_yes_no(q: str, question: str) -> Plan | None:
     return _zh_claim_plan(question, claim) or _verify_plan(question, claim)
 
 
+# "X的创办人是不是Y": a claim that a person noun of X names Y.
+_ZH_NOUN_IS = re.compile(
+    rf"^(?P<x>[^，,]{{2,}}?)的(?P<n>[{HAN}]{{1,4}})(?:是不是|是否|就是)(?P<y>[^，,]{{2,8}})$"
+)
 # "X是不是Y创办的", "X是否由Y修建": a cleft that names the agent of X's making.
 _ZH_CLEFT = re.compile(
     r"^(?P<x>[^，,]{2,}?)(?:是不是|是否|(?P<plain>是))(?P<by>由|被)?(?P<rest>[^，,]{3,}?)(?P<de>的)?$"
@@ -3934,7 +3989,8 @@ _ZH_EARLIER = frozenset(["早于", "先于", "早", "年长"])
 # before or after.
 _ZH_AROUND = re.compile(
     r"^(?P<a>[^，,]+?)(?:是否|是不是)?(?:于(?P<b1>[^，,]+?)(?P<rel1>之前|以前|之后|以后)|"
-    r"在(?P<b2>[^，,]+?)(?P<rel2>之前|以前|之后|以后)(?P<v>[^，,]{1,4}))$"
+    r"在(?P<b2>[^，,]+?)(?P<rel2>之前|以前|之后|以后)(?:就已经|已经|早已|就|便|已)?"
+    r"(?P<v>[^，,]{1,4}?)(?:了|的)?)$"
 )
 # A time noun after an event names the event's date: "A的成立时间是否早于B".
 _ZH_EVENT_TIME = re.compile(r"的?(?:时间|日期|年份|年代|时候)$")

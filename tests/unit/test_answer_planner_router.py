@@ -2717,6 +2717,17 @@ def test_english_noun_phrases_of_users(question: str, queries: list[str], kind: 
             "Ada Venn had bought a mill. Who built that mill?",
             ["mill that Ada Venn bought", "Who built #1"],
         ),
+        # a fronted time phrase goes to the clause's end; "What was it called" asks the
+        # referent itself
+        (
+            "In 1977 Ada Venn set up a studio. What was it called?",
+            ["studio that Ada Venn set up in 1977"],
+        ),
+        ("Ada Venn founded a bank. What was its name?", ["bank that Ada Venn founded"]),
+        (
+            "In 1990, Ada Venn joined a band. Who founded it?",
+            ["band that Ada Venn joined in 1990", "Who founded #1"],
+        ),
         # the agent of a passive, in the active voice
         (
             "The Petrel was ordered by a ferry line. Who founded it?",
@@ -2745,6 +2756,16 @@ def test_a_statement_then_a_question_about_what_it_names(question: str, queries:
             ["苇川纸行是谁在汀泽镇开的", "#1老家在哪个村"],
         ),
         ("萱湾井是谁开凿的？这位井主的老家在哪个镇？", ["萱湾井是谁开凿的", "#1的老家在哪个镇"]),
+        # "X的N是不是Y" (N a person): who X's N is, and is it Y
+        ("萱湾书院的创办人是不是周岚？", ["萱湾书院的创办人是谁"]),
+        # people "of one place" are from one place: where each was born
+        ("周岚和许杭是不是同一个地方的人？", ["周岚出生在哪里", "许杭出生在哪里"]),
+        # B alive at A's event, and B before A with adverbs: two dates ordered
+        ("周岚在萱湾书院开张时还活着吗？", ["周岚去世于哪一年", "萱湾书院开张于哪一年"]),
+        (
+            "栾岭工厂在萱湾书院设立之前就已经成立了吗？",
+            ["栾岭工厂成立于哪一年", "萱湾书院设立于哪一年"],
+        ),
         # a wh-phrase before the copula: "哪所大学是X的母校" is "X的母校是哪所大学"
         ("哪家公司是栾岭工厂的母公司？", ["栾岭工厂的母公司是哪家公司"]),
         ("哪所大学是周岚丈夫的母校？", ["周岚丈夫", "#1的母校是哪所大学"]),
@@ -2753,7 +2774,9 @@ def test_a_statement_then_a_question_about_what_it_names(question: str, queries:
 def test_chinese_two_questions_and_a_wh_phrase_before_the_copula(
     question: str, queries: list[str]
 ) -> None:
-    assert [s.query for s in PLANNER.plan(question).steps] == queries
+    steps = PLANNER.plan(question).steps
+    assert [s.query for s in steps[: len(queries)]] == queries
+    assert all(s.kind != "compare" for s in steps[: len(queries)])
 
 
 @pytest.mark.parametrize(
