@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -192,40 +192,57 @@ def take_chunks(table: Any, rows: Sequence[dict[str, Any]]) -> list[Chunk]:
 
 
 class RowIds:
-    """chunk id → row id of every row of the chunks table at one version, in two sorted
-    arrays (~30 bytes a row: 12 MB at 400k chunks).
+    """chunk id → row id of every row of the chunks table (or of the level tables) at one
+    version, in sorted arrays (~30 bytes a row: 12 MB at 400k chunks).
 
     Past the ANN threshold a read by id was a filtered scan through the ``chunk_id`` index,
     10-25 ms for a handful of ids on 400k chunks; with the row ids known it is one take by
-    row id (~5 ms). Built from one scan of the id column; valid for the table version it was
-    read from (the store drops it on every write, compaction and refresh), and a row id that
-    points elsewhere all the same is read by id (:func:`take_chunks`).
+    row id (~1-5 ms). Built from one scan of the id column per table; valid for the table
+    versions it was read from (the store drops it on every write, compaction and refresh),
+    and a row id that points elsewhere all the same is read by id.
+
+    Args:
+        tables: tag → table; a row found in a table with a tag other than ``""`` carries it
+            as ``_level`` (the level tables), one of the ``""`` table carries none.
     """
 
-    def __init__(self, table: Any) -> None:
-        found = run_lance(_async_table(table).query().select(["chunk_id"]).with_row_id().to_arrow())
-        ids = np.asarray(found.column("chunk_id").to_pylist(), dtype=np.bytes_)
-        rows = found.column("_rowid").to_numpy()
-        order = np.argsort(ids, kind="stable")
-        self.ids = ids[order]
-        self.rows = np.asarray(rows, dtype=np.uint64)[order]
+    def __init__(self, tables: Mapping[str, Any]) -> None:
+        ids: list[Any] = []
+        rows: list[Any] = []
+        tags: list[Any] = []
+        self.tags = list(tables)
+        for n, table in enumerate(tables.values()):
+            found = run_lance(
+                _async_table(table).query().select(["chunk_id"]).with_row_id().to_arrow()
+            )
+            ids.append(np.asarray(found.column("chunk_id").to_pylist(), dtype=np.bytes_))
+            rows.append(np.asarray(found.column("_rowid").to_numpy(), dtype=np.uint64))
+            tags.append(np.full(found.num_rows, n, dtype=np.uint8))
+        all_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.bytes_)
+        order = np.argsort(all_ids, kind="stable")
+        self.ids = all_ids[order]
+        self.rows = np.concatenate(rows)[order] if rows else np.zeros(0, dtype=np.uint64)
+        self.table_of = np.concatenate(tags)[order] if tags else np.zeros(0, dtype=np.uint8)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def find(self, chunk_ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Search rows (``chunk_id``, ``_rowid``) of the ids stored, in the order given;
-        ids not stored are left out."""
+        """Search rows (``chunk_id``, ``_rowid``, and ``_level`` for a level table's) of the
+        ids stored, in the order given; ids not stored are left out."""
         if not chunk_ids or not len(self.ids):
             return []
         wanted = np.asarray(list(chunk_ids), dtype=np.bytes_)
         at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
         hit = self.ids[at] == wanted
-        return [
-            {"chunk_id": c, "_rowid": int(self.rows[i])}
-            for c, i, ok in zip(chunk_ids, at, hit, strict=True)
-            if ok
-        ]
+        out: list[dict[str, Any]] = []
+        for c, i, ok in zip(chunk_ids, at, hit, strict=True):
+            if ok:
+                row: dict[str, Any] = {"chunk_id": c, "_rowid": int(self.rows[i])}
+                if tag := self.tags[int(self.table_of[i])]:
+                    row["_level"] = tag
+                out.append(row)
+        return out
 
 
 def fuse(

@@ -738,7 +738,11 @@ class LanceChunkStore:
         fetched: list[Chunk] = []
         row_ids = self._row_ids
         if row_ids is not None and missing:
-            fetched = take_chunks(self._table("chunks"), row_ids.find(missing))
+            rows = row_ids.find(missing)
+            levels = self._levels
+            fetched = take_chunks(self._table("chunks"), [r for r in rows if "_level" not in r])
+            if levels is not None:
+                fetched += levels.take([r for r in rows if "_level" in r])
             taken = {c.chunk_id for c in fetched}
             missing = [i for i in missing if i not in taken]  # read by id below
         for start in range(0, len(missing), 500):
@@ -1088,7 +1092,8 @@ class LanceChunkStore:
         chunks = self._table("chunks")
         if self._row_ids is None:
             version = chunks.version
-            row_ids = RowIds(chunks)
+            # Chunks are read from the level tables when there are (one packed column).
+            row_ids = RowIds(self._levels.tables if self._levels is not None else {"": chunks})
             with self._lock:
                 if self._row_ids is None and chunks.version == version:
                     self._row_ids = row_ids

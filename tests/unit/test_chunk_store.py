@@ -743,7 +743,8 @@ def test_row_ids_find_stored_ids(tmp_path: Path, asked: list[str], expected: lis
     table = lancedb.connect(str(tmp_path)).create_table(
         "t", pa.table({"chunk_id": ids[::-1], "n": list(range(len(ids)))})
     )
-    rows = RowIds(table).find(asked)
+    rows = RowIds({"": table}).find(asked)
+    assert all("_level" not in r for r in rows)
     assert [r["chunk_id"] for r in rows] == expected
     taken = run_lance(table._table.take_row_ids([r["_rowid"] for r in rows]).to_arrow())
     assert taken.column("chunk_id").to_pylist() == expected
@@ -789,3 +790,20 @@ def test_reads_by_id_past_the_threshold_take_by_row_id(
     assert [c.doc_id for c in s.get_chunks(wanted)] == ["d50"] * len(
         [w for w in wanted if w in {c.chunk_id for c in s.chunks_for_documents(["d50"])}]
     )
+
+
+def test_row_ids_over_several_tables_tag_their_rows(tmp_path: Path) -> None:
+    import lancedb
+    import pyarrow as pa
+
+    from kg_rag.stores._chunk_search import RowIds
+
+    db = lancedb.connect(str(tmp_path))
+    para = db.create_table("p", pa.table({"chunk_id": ["b", "d"]}))
+    sent = db.create_table("s", pa.table({"chunk_id": ["a", "c", "e"]}))
+    rows = RowIds({"paragraph": para, "sentence": sent}).find(["e", "b", "x", "a"])
+    assert [(r["chunk_id"], r["_level"]) for r in rows] == [
+        ("e", "sentence"),
+        ("b", "paragraph"),
+        ("a", "sentence"),
+    ]
