@@ -60,9 +60,11 @@ with a level prefilter (a paragraph dense query: ~7 ms CPU instead of ~33); read
 through chunk id -> row id (one take of one packed column instead of a filtered scan). ANN
 recall@10 of the store's dense path against exact search (``ann_quality``, 100 queries near
 stored vectors): paragraph 0.609 -> 1.000, sentence 0.463 -> 1.000 (recall@50: 0.976 ->
-1.000, 0.810 -> 1.000). The 10k base (40k chunks) is searched in memory as before. "+RSS"
-of the 100k base: 641 MB before, 769 MB after (701-822; the level indexes' cached
-partitions and ~12 MB of row ids). Disk: the level tables add 785 MB to the 1.4 GB of
+1.000, 0.810 -> 1.000). The 10k base (40k chunks) is searched in memory as before. Resident
+memory, the 100k base alone after opening and 40 questions at each depth: peak 1,002 MB
+before, 1,197 MB after (one run each; the level indexes' 8-bit vectors, ~150 MB at 400k
+chunks, cached as they are probed, and ~12 MB of row ids); the table's "+RSS" 641 MB before,
+769 MB after (701-822). Disk: the level tables add 785 MB to the 1.4 GB of
 ``chunks`` (vectors are kept in both).
 
 Measured 2026-12-01 on the comm branch (2 cores shared with four other jobs, load ~14; CPU-
