@@ -42,6 +42,31 @@ ms of LanceDB work (IVF-PQ with a level prefilter whose cost follows the rows of
 refine reads) against ~5 ms exact in memory, and a full-depth question runs 2-4 of them;
 full p95 stays above the 2x target.
 
+Measured 2026-12-06 on the scale-lvl branch (2 cores shared with other benchmarks, load 4-7;
+40 questions per size, sizes interleaved; before = main at a206802 on the knowledge bases
+written by it, after = this branch on copies of them whose level tables its optimize()
+added (68-73 s for 400k chunks); run alternately, three runs each, medians (ranges)), engine
+retrieve ms:
+
+    passages  code    fast p50  fast p95  full p50  full p95  fast ratio         full ratio
+    10,000    before      31.1      40.3      72.3     106.1
+    100,000   before      77.4     114.3     139.0     281.4  2.84 (1.82-3.06)  2.77 (2.65-3.09)
+    10,000    after       26.1      39.5      63.2      99.5
+    100,000   after       38.2      57.3      69.6     139.5  1.45 (1.38-1.49)  1.44 (1.26-1.69)
+
+What changed past ``ann_index_min_rows``: one vector table per chunk level with its own
+IVF index (8-bit SQ, refined 2x) instead of one IVF-PQ index over all 400k chunks searched
+with a level prefilter (a paragraph dense query: ~7 ms CPU instead of ~33); reads by id
+through chunk id -> row id (one take of one packed column instead of a filtered scan). ANN
+recall@10 of the store's dense path against exact search (``ann_quality``, 100 queries near
+stored vectors): paragraph 0.609 -> 1.000, sentence 0.463 -> 1.000 (recall@50: 0.976 ->
+1.000, 0.810 -> 1.000). The 10k base (40k chunks) is searched in memory as before. Resident
+memory, the 100k base alone after opening and 40 questions at each depth: peak 1,002 MB
+before, 1,197 MB after (one run each; the level indexes' 8-bit vectors, ~150 MB at 400k
+chunks, cached as they are probed, and ~12 MB of row ids); the table's "+RSS" 641 MB before,
+769 MB after (701-822). Disk: the level tables add 785 MB to the 1.4 GB of
+``chunks`` (vectors are kept in both).
+
 Measured 2026-12-01 on the comm branch (2 cores shared with four other jobs, load ~14; CPU-
 equivalent ms per passage = stage wall time × the batch's CPU / wall): ingest of 10k passages
 in batches of 1,000, every batch still clustered the whole graph (each re-clustered more than
@@ -75,7 +100,8 @@ follow their members, are rewritten whole)). The 10k ingest series was not rerun
 
 ``--quick`` runs small sizes (a few minutes); ``--json OUT`` writes every number.
 ``--kb-cache DIR`` keeps the synthetic query knowledge bases (100k passages take ~10 min to
-write, most of it the IVF-PQ index).
+write, most of it the IVF-PQ index over ``chunks`` at the time; the level tables that replaced
+it build in about a minute).
 
 Chunk-search series: synthetic documents (1 document, 1 section, 3 paragraphs and 5 sentences
 each = 10 chunks)
@@ -84,8 +110,8 @@ text, and clustered random unit vectors, so IVF partitions mean something. Vecto
 written directly (embedding 100k chunks would measure the embedder, not search); queries are
 embedded by the real local model, as in production, and the query cache is cleared before
 each search. Each query runs on every store in turn, so load on the shared machine hits all
-sizes alike. At 100k chunks the store builds its IVF-PQ index (the default threshold
-is 50k rows); at 10k it searches exactly.
+sizes alike. At 100k chunks the store builds its level tables and their indexes (the default
+threshold is 50k rows); at 10k it searches exactly.
 
 Acceptance: hybrid p95 at 100k ≤ 2 × p95 at 10k.
 
@@ -215,29 +241,42 @@ def measure(stores: dict[int, LanceChunkStore], n_queries: int) -> dict[int, dic
     return out
 
 
-def ann_quality(store: LanceChunkStore, n_queries: int = 50) -> tuple[float, float]:
-    """IVF-PQ against exact search (index bypassed) for queries near stored vectors.
+def ann_quality(
+    store: LanceChunkStore, n_queries: int = 50, level: str = "paragraph", k: int = 10
+) -> tuple[float, float]:
+    """The store's dense search at ``level`` against the exact search (index bypassed) for
+    queries near stored vectors of that level: through the level's own table and index when
+    the store has level tables, else through the IVF-PQ index over ``chunks`` with the level
+    prefilter (a knowledge base indexed before level tables), as :meth:`search` runs it.
 
     Returns:
-        (overlap of the top 10s, mean similarity of the ANN top 10 / that of the exact top 10).
-        Synthetic clusters make many neighbours almost equidistant, so the overlap understates
-        quality here; the similarity ratio says whether what ANN returns is as near. (On the
-        real MuSiQue vectors, 12k chunks, the overlap was 98.7%.)
+        (recall@k: overlap of the top ks, mean similarity of the ANN top k / that of the exact
+        top k). Synthetic clusters make many neighbours almost equidistant, so the overlap
+        understates quality here; the similarity ratio says whether what ANN returns is as
+        near. (On the real MuSiQue vectors, 12k chunks, the overlap was 98.7%.)
     """
+    from kg_rag.stores._chunk_search import dense_query, run_lance
+    from kg_rag.stores._level_tables import REFINE
+
     rng = np.random.default_rng(5)
-    table = store.db.open_table("chunks")
-    sample = table.search().select(["vector"]).limit(n_queries).to_arrow()
+    chunks = store.db.open_table("chunks")
+    where = f"level = '{level}'"
+    sample = chunks.search().where(where).select(["vector"]).limit(n_queries).to_arrow()
+    levels = store.level_tables
+    if levels is not None:
+        table, probes, ann_where = levels.tables[level], levels.nprobes[level], None
+        refine = REFINE
+    else:
+        table, probes, ann_where, refine = chunks, store.ann_nprobes, where, 10
     overlap = 0.0
     ratio = 0.0
     for row in sample.column("vector").to_pylist():
         noise = 0.02 * rng.standard_normal(DIM).astype(np.float32)  # |noise| ~ 0.4
         query = np.asarray(row, dtype=np.float32) + noise
-        exact = table.search(query).distance_type("cosine").bypass_vector_index()
-        approx = table.search(query).distance_type("cosine").nprobes(store.ann_nprobes)
-        truth = exact.select(["chunk_id", "_distance"]).limit(10).to_arrow()
-        got = approx.refine_factor(10).select(["chunk_id", "_distance"]).limit(10).to_arrow()
+        truth = run_lance(dense_query(chunks, query.tolist(), where, k, 0).to_arrow())
+        got = run_lance(dense_query(table, query.tolist(), ann_where, k, probes, refine).to_arrow())
         ids = set(truth.column("chunk_id").to_pylist())
-        overlap += len(ids & set(got.column("chunk_id").to_pylist())) / 10
+        overlap += len(ids & set(got.column("chunk_id").to_pylist())) / k
         sim_truth = 1 - np.mean(truth.column("_distance").to_numpy())
         sim_got = 1 - np.mean(got.column("_distance").to_numpy())
         ratio += sim_got / sim_truth
@@ -261,7 +300,7 @@ def chunk_series(sizes: list[int], n_queries: int) -> dict[int, dict[str, float]
             if store.has_ann_index:
                 overlap, ratio = ann_quality(store)
                 print(
-                    f"{size:,} chunks: IVF-PQ vs exact top 10: overlap {overlap:.3f}, "
+                    f"{size:,} chunks: ANN vs exact top 10: overlap {overlap:.3f}, "
                     f"mean similarity kept {ratio:.4f}"
                 )
     print_table(
@@ -270,7 +309,7 @@ def chunk_series(sizes: list[int], n_queries: int) -> dict[int, dict[str, float]
         [
             [
                 f"{size:,}",
-                "IVF-PQ" if r["ann_index"] else "exact",
+                "ANN" if r["ann_index"] else "exact",
                 r["hybrid_p50_ms"],
                 r["hybrid_p95_ms"],
                 r["dense_p95_ms"],

@@ -316,6 +316,11 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = 60
     candidates: int = 50
     ann_index_min_rows: int = 50_000
+    """Chunks past which the store stops searching its table in memory and searches one
+    vector table per level (IVF-PQ indexed, see ``ann_level_min_rows``) instead."""
+    ann_level_min_rows: int = 10_000
+    """Rows a chunk level's table needs before it gets its own IVF-PQ index (a level below
+    it is searched exactly)."""
     refresh_interval_s: float = 0.0
     """How often an open engine looks for what other engines, threads or processes committed
     to its knowledge base (a stat per table; reloads only on change): 0 before every

@@ -40,10 +40,11 @@ from kg_rag.graph_build import CommunityBuildReport, GraphBuilder, GraphReport
 from kg_rag.ingest.executor import Executor, build_executor
 from kg_rag.ingest.pipeline import ChunkIngestor, IngestReport, SourceDocument
 from kg_rag.ingest.stages import ledger_for, run_stages
-from kg_rag.models import Evidence
+from kg_rag.models import CHUNK_LEVELS, Evidence
 from kg_rag.retrieval.chunks import ChunkRetriever
 from kg_rag.retrieval.community import CommunityRetriever
 from kg_rag.retrieval.graph import EntityLinker, GraphRetriever
+from kg_rag.stores._level_tables import level_table_name
 from kg_rag.stores.base import GraphStore
 from kg_rag.stores.chunks import LanceChunkStore
 from kg_rag.stores.community_index import CommunityIndex
@@ -163,7 +164,7 @@ class KnowledgeEngine:
             llm = build_chat_model(settings.llm)
         engine = cls(
             settings,
-            LanceChunkStore(settings.kb_dir, embedder),
+            LanceChunkStore(settings.kb_dir, embedder, settings=settings.retrieval),
             graph_store or build_graph_store(settings),
             embedder,
             llm,
@@ -423,11 +424,15 @@ class KnowledgeEngine:
             db = self.chunk_store.db
             self.chunk_store.close()
             # Empty tables sized for the old model's vectors, and its kb_meta record.
-            for name in ("kb_meta", "chunks", "documents", "document_versions"):
+            # (and the chunks' level tables, when a large ingest was cut short before this)
+            levels = [level_table_name(level) for level in CHUNK_LEVELS]
+            for name in ("kb_meta", "chunks", "documents", "document_versions", *levels):
                 if name in db.list_tables().tables:
                     db.drop_table(name)
             self.embedder = embedder
-            self.chunk_store = LanceChunkStore(self.settings.kb_dir, embedder)
+            self.chunk_store = LanceChunkStore(
+                self.settings.kb_dir, embedder, settings=self.settings.retrieval
+            )
             self.chunk_store.open()
         write_kb_meta(
             self.chunk_store.db,
@@ -453,7 +458,9 @@ class KnowledgeEngine:
         if embedder is None:
             embedder, _ = open_embedder(self.settings)  # auto: the model just recorded
         self.embedder = embedder
-        self.chunk_store = LanceChunkStore(self.settings.kb_dir, embedder)
+        self.chunk_store = LanceChunkStore(
+            self.settings.kb_dir, embedder, settings=self.settings.retrieval
+        )
         self._pipeline = None
         self.open_stores()
         return report

@@ -35,6 +35,7 @@ from kg_rag.embeddings import build_embedder, embedder_dimensions, embedder_name
 from kg_rag.errors import ConfigError
 from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.stores._chunk_tables import now, row_to_chunk, table_schemas
+from kg_rag.stores._level_tables import drop_level_tables
 from kg_rag.stores.base import GraphStore
 from kg_rag.stores.community_index import CommunityIndex
 
@@ -193,6 +194,8 @@ def reembed(
         report.skipped = True
         return report
     write_kb_meta(db, {"reembed_target": name, "reembed_from": old})
+    # The level tables copy the old vectors: dropped here, rebuilt by the optimize() below.
+    drop_level_tables(db)
     vectorizer = ChunkVectorizer(embedder)
     chunks, computed = _chunk_vectors(db, vectorizer, dim)
     report.chunks = chunks.num_rows

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,8 @@ from kg_rag.text import bm25_tokens
 __all__ = [
     "Candidate",
     "ChunkSnapshot",
+    "RowIds",
+    "dense_query",
     "fuse",
     "indexed_candidates",
     "run_lance",
@@ -59,6 +61,31 @@ def scan(table: Any, where: str, columns: Sequence[str]) -> Any:
     return run_lance(_async_table(table).query().where(where).select(list(columns)).to_arrow())
 
 
+def dense_query(
+    table: Any,
+    vector: Sequence[float],
+    where: str | None,
+    limit: int,
+    nprobes: int | None,
+    refine: int = 10,
+) -> Any:
+    """The async dense query (cosine; through the IVF index when ``nprobes``, re-ranked
+    with the exact vectors of ``refine`` × ``limit`` candidates; exact otherwise, past any
+    index when ``nprobes`` is 0) returning ``chunk_id``, ``_distance`` and ``_rowid``, not
+    yet run."""
+    dense = _async_table(table).query().nearest_to(list(vector)).column("vector")
+    dense = dense.distance_type("cosine")
+    if nprobes == 0:
+        dense = dense.bypass_vector_index()
+    elif nprobes is not None:
+        # refine_factor re-ranks that many times the candidates with the exact vectors:
+        # PQ distances alone lose neighbours (10x for PQ, 2x for 8-bit SQ).
+        dense = dense.nprobes(nprobes).refine_factor(refine)
+    if where:
+        dense = dense.where(where)  # a prefilter: the async query's default
+    return dense.select(["chunk_id", "_distance"]).with_row_id().limit(limit)
+
+
 def indexed_candidates(
     table: Any,
     vector: Sequence[float] | None,
@@ -66,30 +93,39 @@ def indexed_candidates(
     where: str | None,
     limit: int,
     nprobes: int | None,
+    *,
+    dense_tables: Sequence[tuple[str, Any, int | None]] | None = None,
+    dense_where: str | None = None,
+    dense_refine: int = 10,
 ) -> tuple[list[Candidate], list[Candidate]]:
     """Dense (cosine, through the IVF-PQ index when ``nprobes``) and BM25 candidates (any
     of the query words, over the pre-tokenized ``tokens`` column) from LanceDB's indexes.
 
-    Both queries run concurrently in one call on LanceDB's loop (:func:`run_lance`) and
+    All queries run concurrently in one call on LanceDB's loop (:func:`run_lance`) and
     return ids, row ids and scores only: a row is ``{"chunk_id", "_rowid"}``, and the store
     reads whole rows for the hits it keeps (:func:`take_chunks`), not for every candidate.
     ``vector`` None skips the dense query, ``text`` None the BM25 one.
+
+    ``dense_tables`` — (tag, table, nprobes) of per-level tables — moves the dense query
+    there (filtered by ``dense_where``, refined ``dense_refine`` times): one query per
+    table, all in the same call, merged
+    by similarity (exact on every side: refined or flat), ties by chunk id; each row carries
+    its table's tag as ``_level``.
     """
     atable = _async_table(table)
     tokens = bm25_tokens(text) if text is not None else []
+    if vector is None:
+        dense_jobs: list[tuple[str | None, Any]] = []
+    elif dense_tables is not None:
+        dense_jobs = [
+            (tag, dense_query(t, vector, dense_where, limit, probes, dense_refine))
+            for tag, t, probes in dense_tables
+        ]
+    else:
+        dense_jobs = [(None, dense_query(table, vector, where, limit, nprobes))]
 
-    async def both() -> list[Any]:
-        jobs = []
-        if vector is not None:
-            dense = atable.query().nearest_to(list(vector)).column("vector")
-            dense = dense.distance_type("cosine")
-            if nprobes is not None:
-                # refine_factor re-ranks 10x the candidates with the exact vectors: PQ
-                # distances alone lose neighbours.
-                dense = dense.nprobes(nprobes).refine_factor(10)
-            if where:
-                dense = dense.where(where)  # a prefilter: the async query's default
-            jobs.append(dense.select(["chunk_id", "_distance"]).with_row_id().limit(limit))
+    async def gather() -> list[Any]:
+        jobs = [job for _, job in dense_jobs]
         if tokens:
             from lancedb.query import FullTextOperator, MatchQuery
 
@@ -109,13 +145,18 @@ def indexed_candidates(
             jobs.append(sparse.select(["chunk_id", "_score"]).with_row_id().limit(limit))
         return list(await asyncio.gather(*(job.to_arrow() for job in jobs)))
 
-    results = run_lance(both())
-    dense_rows = _id_rows(results.pop(0), "_distance") if vector is not None else []
-    sparse_rows = _id_rows(results.pop(0), "_score") if tokens else []
-    return (
-        [(row, 1.0 - score) for row, score in dense_rows],
-        sparse_rows,
-    )
+    results = run_lance(gather())
+    dense: list[Candidate] = []
+    for (tag, _), found in zip(dense_jobs, results, strict=False):
+        for row, distance in _id_rows(found, "_distance"):
+            if tag is not None:
+                row["_level"] = tag
+            dense.append((row, 1.0 - distance))
+    if len(dense_jobs) > 1:
+        dense.sort(key=lambda c: (-c[1], c[0]["chunk_id"]))
+        dense = dense[:limit]
+    sparse_rows = _id_rows(results[len(dense_jobs)], "_score") if tokens else []
+    return dense, sparse_rows
 
 
 def _id_rows(found: Any, score: str) -> list[Candidate]:
@@ -148,6 +189,60 @@ def take_chunks(table: Any, rows: Sequence[dict[str, Any]]) -> list[Chunk]:
         read = scan(table, sql_in("chunk_id", missing), CHUNK_COLUMNS).to_pylist()
         found.update((r["chunk_id"], row_to_chunk(r)) for r in read)
     return [found[c] for c in dict.fromkeys(r["chunk_id"] for r in rows) if c in found]
+
+
+class RowIds:
+    """chunk id → row id of every row of the chunks table (or of the level tables) at one
+    version, in sorted arrays (~30 bytes a row: 12 MB at 400k chunks).
+
+    Past the ANN threshold a read by id was a filtered scan through the ``chunk_id`` index,
+    10-25 ms for a handful of ids on 400k chunks; with the row ids known it is one take by
+    row id (~1-5 ms). Built from one scan of the id column per table; valid for the table
+    versions it was read from (the store drops it on every write, compaction and refresh),
+    and a row id that points elsewhere all the same is read by id.
+
+    Args:
+        tables: tag → table; a row found in a table with a tag other than ``""`` carries it
+            as ``_level`` (the level tables), one of the ``""`` table carries none.
+    """
+
+    def __init__(self, tables: Mapping[str, Any]) -> None:
+        ids: list[Any] = []
+        rows: list[Any] = []
+        tags: list[Any] = []
+        self.tags = list(tables)
+        for n, table in enumerate(tables.values()):
+            found = run_lance(
+                _async_table(table).query().select(["chunk_id"]).with_row_id().to_arrow()
+            )
+            ids.append(np.asarray(found.column("chunk_id").to_pylist(), dtype=np.bytes_))
+            rows.append(np.asarray(found.column("_rowid").to_numpy(), dtype=np.uint64))
+            tags.append(np.full(found.num_rows, n, dtype=np.uint8))
+        all_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.bytes_)
+        order = np.argsort(all_ids, kind="stable")
+        self.ids = all_ids[order]
+        self.rows = np.concatenate(rows)[order] if rows else np.zeros(0, dtype=np.uint64)
+        self.table_of = np.concatenate(tags)[order] if tags else np.zeros(0, dtype=np.uint8)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def find(self, chunk_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Search rows (``chunk_id``, ``_rowid``, and ``_level`` for a level table's) of the
+        ids stored, in the order given; ids not stored are left out."""
+        if not chunk_ids or not len(self.ids):
+            return []
+        wanted = np.asarray(list(chunk_ids), dtype=np.bytes_)
+        at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        hit = self.ids[at] == wanted
+        out: list[dict[str, Any]] = []
+        for c, i, ok in zip(chunk_ids, at, hit, strict=True):
+            if ok:
+                row: dict[str, Any] = {"chunk_id": c, "_rowid": int(self.rows[i])}
+                if tag := self.tags[int(self.table_of[i])]:
+                    row["_level"] = tag
+                out.append(row)
+        return out
 
 
 def fuse(

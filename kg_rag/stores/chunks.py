@@ -21,7 +21,11 @@ Functions for Hybrid Retrieval", find such convex combinations beat reciprocal-r
 Plain reciprocal-rank fusion (k = 60) is one argument away and its score is always reported:
 on MuSiQue, whose distractors were picked to be lexically close, RRF let the weaker BM25 list
 pull hybrid recall below dense alone (bench/retrieval.py).
-An IVF-PQ index is built once the chunks table reaches ``ann_index_min_rows``.
+Below ``ann_index_min_rows`` chunks the store searches its table in memory; from there on
+each level has its own vector table and index (:mod:`kg_rag.stores._level_tables`), and
+``chunks`` keeps the full-text and scalar indexes. A knowledge base indexed before the level
+tables existed (one IVF-PQ index over ``chunks``) searches through that index until its next
+``optimize()`` adds them.
 """
 
 from __future__ import annotations
@@ -52,7 +56,9 @@ from kg_rag.errors import SchemaMismatch, StoreUnavailable
 from kg_rag.ingest.vectorize import ChunkVectorizer
 from kg_rag.models import CHUNK_LEVELS, Chunk, ChunkHit, ChunkLevel, Document
 from kg_rag.stores._chunk_search import (
+    Candidate,
     ChunkSnapshot,
+    RowIds,
     fuse,
     indexed_candidates,
     scan,
@@ -74,6 +80,7 @@ from kg_rag.stores._chunk_tables import (
     sql_in,
     table_schemas,
 )
+from kg_rag.stores._level_tables import REFINE, LevelTables
 from kg_rag.text import bm25_tokens
 
 __all__ = ["DocumentVersion", "DocumentWrite", "LanceChunkStore", "SearchMode"]
@@ -85,6 +92,10 @@ SearchMode = Literal["dense", "bm25", "hybrid"]
 
 _CHUNK_CACHE = 20000
 _SENTENCE_CACHE = 4000
+_EXACT_SCOPE_DOCS = 1000
+"""A search within at most this many documents is exact past the ANN threshold (a flat scan
+of their rows, found by the ``doc_id`` index): faster than the IVF-PQ index with a tight
+prefilter, and it cannot miss rows in unprobed partitions."""
 
 
 @dataclass(frozen=True)
@@ -148,9 +159,14 @@ class LanceChunkStore:
         # The chunks table in memory while it is below the ANN threshold (read in one scan,
         # emptied with the caches): exact dense search and reads by id without a query.
         self._chunks_in_memory: ChunkSnapshot | None = None
+        # Past the ANN threshold: chunk id → row id, built by the first search (never by a
+        # read: ingest reads after each batch write), emptied with the caches.
+        self._row_ids: RowIds | None = None
         self._lock = threading.Lock()
         self._has_fts = False
         self._has_ann = False
+        self._chunks_ann = False
+        self._levels: LevelTables | None = None
         self._nprobes = 20
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -173,8 +189,15 @@ class LanceChunkStore:
 
     @property
     def has_ann_index(self) -> bool:
-        """True once the IVF-PQ vector index exists (see ``ann_index_min_rows``)."""
+        """True past the ANN threshold: once the level tables or (in a knowledge base indexed
+        before they existed) the IVF-PQ index over ``chunks`` exist (``ann_index_min_rows``)."""
         return self._has_ann
+
+    @property
+    def level_tables(self) -> LevelTables | None:
+        """The per-level vector tables while they mirror ``chunks`` (None: not built yet, or
+        out of date until the next :meth:`optimize`)."""
+        return self._levels
 
     @property
     def ann_nprobes(self) -> int:
@@ -214,12 +237,14 @@ class LanceChunkStore:
         except Exception:
             self._db = None
             self._tables = {}
+            self._levels = None
             raise
 
     def close(self) -> None:
         """Forget the connection (LanceDB holds no server resources)."""
         self._db = None
         self._tables = {}
+        self._levels = None
 
     def __enter__(self) -> LanceChunkStore:
         self.open()
@@ -295,10 +320,14 @@ class LanceChunkStore:
         self._refresh_index_flags()
 
     def _refresh_index_flags(self) -> None:
-        indices = list(self._tables["chunks"].list_indices())
+        chunks = self._tables["chunks"]
+        indices = list(chunks.list_indices())
         self._has_fts = any(i.index_type == "FTS" for i in indices)
-        self._has_ann = any("vector" in i.columns and i.index_type != "FTS" for i in indices)
-        if self._has_ann:
+        self._chunks_ann = any("vector" in i.columns and i.index_type != "FTS" for i in indices)
+        self._levels = LevelTables.open(self.db, chunks, self.settings.ann_level_min_rows)
+        built = any(n.startswith("chunks_level_") for n in self.db.list_tables().tables)
+        self._has_ann = self._chunks_ann or built
+        if self._chunks_ann:
             # Probe ~10% of the IVF partitions (sqrt(rows) of them), at least 20: on MuSiQue
             # vectors 20 probes of 110 partitions with refine 10 kept 98.7% of the exact
             # top 10; a fixed 20 of 316 partitions would probe a smaller share at 100k rows.
@@ -350,14 +379,17 @@ class LanceChunkStore:
                 moved = moved or table.version != before
             if moved:
                 self._forget_reads()
-                self._refresh_index_flags()
                 self._load_state()
+            # Level tables are written after ``chunks`` and recorded in kb_meta after them:
+            # look again whatever moved (refresh runs only when some table did).
+            self._refresh_index_flags()
             return moved
 
     def _forget_reads(self) -> None:
         self._chunk_cache.clear()
         self._sentence_cache.clear()
         self._chunks_in_memory = None
+        self._row_ids = None
 
     # -- document state (for the ingest pipeline) ------------------------------------------
     def document_hashes(self) -> dict[str, str]:
@@ -497,6 +529,9 @@ class LanceChunkStore:
         chunk_data = self._chunk_table(writes, schemas["chunks"])
         if chunk_data.num_rows:
             chunks_table.add(chunk_data)
+        if self._levels is not None:
+            self._levels.replace_documents(ids, chunk_data)
+            self._levels.mark_synced(self.db, chunks_table)
         # 4. done
         docs_table.update(where=sql_in("doc_id", ids), values={"status": "done"})
         for document in stored:
@@ -541,6 +576,9 @@ class LanceChunkStore:
         with self._lock:
             self._forget_reads()
         self._table("chunks").delete(where)
+        if self._levels is not None:
+            self._levels.delete(where)
+            self._levels.mark_synced(self.db, self._table("chunks"))
         self._table("documents").delete(where)
         self._table("document_versions").delete(where)
         self._docs.pop(doc_id, None)
@@ -548,7 +586,8 @@ class LanceChunkStore:
 
     def optimize(self) -> None:
         """Compact files and bring indexes up to date; build the full-text index once there
-        are chunks and the ANN index once there are ``ann_index_min_rows`` of them."""
+        are chunks, and the level tables with their vector indexes once there are
+        ``ann_index_min_rows`` of them (or when they are missing or out of date past it)."""
         chunks = self._table("chunks")
         rows = chunks.count_rows()
         if rows == 0:
@@ -571,35 +610,31 @@ class LanceChunkStore:
                 ),
             )
             created = True
-        if not self._has_ann and rows >= self.settings.ann_index_min_rows:
-            self._create_ann_index(rows)
+        past_threshold = self._has_ann
+        if not past_threshold and rows >= self.settings.ann_index_min_rows:
+            self._create_scalar_indexes(rows)
+            past_threshold = created = True
+        chunks.optimize()
+        if past_threshold and self._levels is None:
+            self._levels = LevelTables.build(
+                self.db, chunks, self._dim, self.settings.ann_level_min_rows
+            )
             created = True
+        elif self._levels is not None:
+            self._levels.optimize()
+            self._levels.mark_synced(self.db, chunks)
         if created:
             self._refresh_index_flags()
-        chunks.optimize()
         with self._lock:  # compaction renumbers rows
             self._forget_reads()
 
-    def _create_ann_index(self, rows: int) -> None:
-        chunks = self._table("chunks")
-        sub_vectors = next(
-            (
-                n
-                for n in (self._dim // 8, self._dim // 4, self._dim // 2, 1)
-                if n and self._dim % n == 0
-            ),
-            1,
-        )
-        from lancedb.index import Bitmap, BTree, IvfPq
+    def _create_scalar_indexes(self, rows: int) -> None:
+        # Scalar indexes keep id lookups (parents, get_chunks) and level filters fast; the
+        # vectors are indexed per level (the level tables).
+        from lancedb.index import Bitmap, BTree
 
-        logger.info("building the IVF-PQ vector index over %d chunks", rows)
-        index = IvfPq(
-            distance_type="cosine",
-            num_partitions=max(1, int(math.sqrt(rows))),
-            num_sub_vectors=sub_vectors,
-        )
-        chunks.create_index("vector", config=index)
-        # Scalar indexes keep id lookups (parents, get_chunks) and level filters fast.
+        logger.info("indexing %d chunks by id, document and level", rows)
+        chunks = self._table("chunks")
         chunks.create_index("chunk_id", config=BTree())
         chunks.create_index("doc_id", config=BTree())
         chunks.create_index("level", config=Bitmap())
@@ -701,6 +736,15 @@ class LanceChunkStore:
                     self._chunk_cache.move_to_end(i)  # least recently used goes first
         missing = [i for i in wanted if i not in found]
         fetched: list[Chunk] = []
+        row_ids = self._row_ids
+        if row_ids is not None and missing:
+            rows = row_ids.find(missing)
+            levels = self._levels
+            fetched = take_chunks(self._table("chunks"), [r for r in rows if "_level" not in r])
+            if levels is not None:
+                fetched += levels.take([r for r in rows if "_level" in r])
+            taken = {c.chunk_id for c in fetched}
+            missing = [i for i in missing if i not in taken]  # read by id below
         for start in range(0, len(missing), 500):
             fetched += self._select(sql_in("chunk_id", missing[start : start + 500]))
         found.update((c.chunk_id, c) for c in fetched)
@@ -784,7 +828,7 @@ class LanceChunkStore:
 
     def _snapshot(self, load: bool = True) -> ChunkSnapshot | None:
         """The chunks table in memory (:class:`ChunkSnapshot`), read in one scan while it is
-        below the ANN threshold; None from there on (the IVF-PQ and scalar indexes serve).
+        below the ANN threshold; None from there on (the level tables and scalar indexes serve).
         Reads by id pass ``load=False``: they use a snapshot a search has read, but do not
         read one themselves (ingest reads a batch's chunks after each write, which drops it).
         """
@@ -910,10 +954,13 @@ class LanceChunkStore:
 
     def clear_caches(self) -> None:
         """Forget cached query vectors and cached reads (chunks by id, sentence vectors):
-        benchmarks clear them so that each system pays for its own."""
+        benchmarks clear them so that each system pays for its own. The row ids of chunk ids
+        stay: like an index, they hold for the table version, not for a query."""
         with self._lock:
             self._query_cache.clear()
+            row_ids = self._row_ids
             self._forget_reads()
+            self._row_ids = row_ids
 
     def _scope(
         self,
@@ -977,12 +1024,11 @@ class LanceChunkStore:
         levels, ids = self._scope(level, doc_ids, where)
         if ids is not None and not ids:
             return []
-        sql = self._sql(levels, ids)
         pool = max(candidates, top_k) if mode == "hybrid" else top_k
         dense: list[tuple[dict[str, Any], float]] = []
         sparse: list[tuple[dict[str, Any], float]] = []
         # Below the ANN threshold both methods search the table in memory (exact, and
-        # scored like LanceDB); above it LanceDB's indexes answer both in one call. Either
+        # scored like LanceDB); above it LanceDB's indexes answer all in one call. Either
         # way candidates are ids and scores: rows are taken below for the hits only.
         snapshot = self._snapshot()
         with_dense = mode in ("dense", "hybrid")
@@ -995,14 +1041,7 @@ class LanceChunkStore:
             if with_bm25:
                 sparse = snapshot.candidates(snapshot.bm25(bm25_tokens(query), scope, pool))
         elif vector is not None or with_bm25:
-            dense, sparse = indexed_candidates(
-                self._table("chunks"),
-                vector,
-                query if with_bm25 else None,
-                sql,
-                pool,
-                self._nprobes if self._has_ann else None,
-            )
+            dense, sparse = self._indexed(vector, query if with_bm25 else None, levels, ids, pool)
         rows: dict[str, dict[str, Any]] = {}
         scores: dict[str, dict[str, float]] = {}
         for name, ranked in (("dense", dense), ("bm25", sparse)):
@@ -1037,6 +1076,45 @@ class LanceChunkStore:
             ]
         return hits
 
+    def _indexed(
+        self,
+        vector: Sequence[float] | None,
+        text: str | None,
+        levels: list[str] | None,
+        ids: list[str] | None,
+        pool: int,
+    ) -> tuple[list[Candidate], list[Candidate]]:
+        """Candidates past the ANN threshold, in one call on LanceDB's loop: BM25 over
+        ``chunks``; dense over the level tables (each level its own index), or, within a few
+        documents, exact over their rows of ``chunks``; through the index over ``chunks``
+        only while the level tables are not built (or out of date)."""
+        sql = self._sql(levels, ids)
+        chunks = self._table("chunks")
+        if self._row_ids is None:
+            version = chunks.version
+            # Chunks are read from the level tables when there are (one packed column).
+            row_ids = RowIds(self._levels.tables if self._levels is not None else {"": chunks})
+            with self._lock:
+                if self._row_ids is None and chunks.version == version:
+                    self._row_ids = row_ids
+        if ids is not None and len(ids) <= _EXACT_SCOPE_DOCS:
+            return indexed_candidates(chunks, vector, text, sql, pool, 0)
+        if self._levels is not None:
+            return indexed_candidates(
+                chunks,
+                vector,
+                text,
+                sql,
+                pool,
+                None,
+                dense_tables=self._levels.targets(levels),
+                dense_where=self._sql(None, ids),
+                dense_refine=REFINE,
+            )
+        return indexed_candidates(
+            chunks, vector, text, sql, pool, self._nprobes if self._chunks_ann else None
+        )
+
     def _hit_chunks(
         self, rows: Sequence[dict[str, Any]], snapshot: ChunkSnapshot | None
     ) -> dict[str, Chunk]:
@@ -1051,5 +1129,12 @@ class LanceChunkStore:
                 if (hit := self._chunk_cache.get(r["chunk_id"])) is not None:
                     found[hit.chunk_id] = hit
         missing = [r for r in rows if r["chunk_id"] not in found]
-        found.update((c.chunk_id, c) for c in take_chunks(self._table("chunks"), missing))
+        levels = self._levels
+        from_levels = [r for r in missing if "_level" in r] if levels is not None else []
+        if levels is not None and from_levels:
+            found.update((c.chunk_id, c) for c in levels.take(from_levels))
+        # A level row whose tables went out of date meanwhile is read from ``chunks`` by id
+        # (``take_chunks`` keeps only rows whose id matches).
+        rest = [r for r in missing if r["chunk_id"] not in found]
+        found.update((c.chunk_id, c) for c in take_chunks(self._table("chunks"), rest))
         return found

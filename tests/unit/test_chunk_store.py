@@ -405,23 +405,45 @@ def test_delete_document(store: LanceChunkStore) -> None:
     assert "tower" not in {h.chunk.doc_id for h in store.search("Eiffel Tower", top_k=20)}
 
 
-def test_ann_index_is_built_past_the_threshold(tmp_path: Path) -> None:
+def test_level_tables_are_built_past_the_threshold(tmp_path: Path) -> None:
+    """Past ``ann_index_min_rows`` the vectors go to one table per level, each indexed once it
+    has ``ann_level_min_rows`` rows (here the sentences, not the paragraphs); ``chunks`` gets
+    its scalar indexes and no vector index."""
     s = LanceChunkStore(
-        tmp_path / "kb", HashEmbeddings(32), settings=RetrievalSettings(ann_index_min_rows=300)
+        tmp_path / "kb",
+        HashEmbeddings(32),
+        settings=RetrievalSettings(ann_index_min_rows=300, ann_level_min_rows=256),
     )
     s.open()
-    docs = [
-        SourceDocument(doc_id=f"d{i}", text=f"Item{i} belongs to group{i % 7}. Second line {i}.")
-        for i in range(100)
-    ]
-    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[:50])
+    docs = _numbered_docs(100)
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[:40])
     kinds = {i.index_type for i in s.db.open_table("chunks").list_indices()}
-    assert "IvfPq" not in kinds and "FTS" in kinds  # 250 chunks: below the threshold
-    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[50:])
+    assert kinds == {"FTS"} and not s.has_ann_index  # 240 chunks: below the threshold
+    assert not any(t.startswith("chunks_level_") for t in s.db.list_tables().tables)
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[40:])
     kinds = {i.index_type for i in s.db.open_table("chunks").list_indices()}
-    assert "IvfPq" in kinds
+    assert kinds == {"FTS", "BTree", "Bitmap"} and s.has_ann_index
+    levels = s.level_tables
+    assert levels is not None
+    counts = {lv: t.count_rows() for lv, t in levels.tables.items()}
+    assert counts == {"document": 100, "section": 100, "paragraph": 100, "sentence": 300}
+    assert counts == {lv: n for lv, n in s.chunk_counts().items()}
+    assert levels.nprobes["sentence"] == 20 and levels.nprobes["paragraph"] is None
     hits = s.search("Item42 group0", level="paragraph", top_k=3)
     assert hits[0].chunk.doc_id == "d42"
+    hits = s.search("Third line 42", level="sentence", top_k=3)
+    assert hits[0].chunk == s.get_chunks([hits[0].chunk.chunk_id])[0]
+    assert hits[0].chunk.doc_id == "d42" and hits[0].chunk.text == "Third line 42."
+
+
+def _numbered_docs(n: int) -> list[SourceDocument]:
+    return [
+        SourceDocument(
+            doc_id=f"d{i}",
+            text=f"Item{i} belongs to group{i % 7}. Second line {i}. Third line {i}.",
+        )
+        for i in range(n)
+    ]
 
 
 def _builder_candidates(
@@ -553,3 +575,235 @@ def test_hybrid_leans_on_bm25_for_what_the_embedder_cannot_read(tmp_path: Path, 
     assert bm25[0].chunk.doc_id == "chaoyin"
     assert hybrid[0].chunk.chunk_id == bm25[0].chunk.chunk_id
     s.close()
+
+
+def _large_store(path: Path, **settings: int) -> LanceChunkStore:
+    """A store past its ANN threshold once 50 numbered documents are in (300 chunks)."""
+    merged = {"ann_index_min_rows": 300, "ann_level_min_rows": 256, **settings}
+    s = LanceChunkStore(path, HashEmbeddings(32), settings=RetrievalSettings(**merged))
+    s.open()
+    return s
+
+
+def _ranking(hits: list[Any]) -> list[tuple[str, float]]:
+    """(chunk id, score) of each hit, with the id blanked where another candidate has the
+    same score (hash vectors tie often, and LanceDB breaks ties in its own order)."""
+    scores = [round(h.score, 5) for h in hits]
+    return [
+        (h.chunk.chunk_id if scores.count(x) == 1 else "tie", x)
+        for h, x in zip(hits, scores, strict=True)
+    ]
+
+
+SEARCHES: list[tuple[str, SearchMode, Any, list[str] | None]] = [
+    ("Item42 group0", "hybrid", "paragraph", None),
+    ("Third line 17", "hybrid", "sentence", None),
+    ("Second line 3 group3", "dense", "sentence", None),
+    ("Item8 belongs", "dense", ["paragraph", "sentence"], None),
+    ("group5 Item61", "hybrid", None, None),
+    ("Second line 70", "hybrid", "sentence", ["d70", "d71", "d2"]),
+    ("Item33", "dense", ["document", "section"], None),
+    ("line 9", "bm25", "sentence", None),
+]
+
+
+@pytest.mark.parametrize(("query", "mode", "level", "doc_ids"), SEARCHES)
+def test_level_tables_rank_as_the_exact_search_in_memory(
+    tmp_path: Path, query: str, mode: SearchMode, level: Any, doc_ids: list[str] | None
+) -> None:
+    """Past the threshold (vectors searched per level table: IVF-PQ where a level has the
+    rows, exact below; within a few documents exact over ``chunks``) a search gives the
+    hits and scores of the exact in-memory search below it. Every partition is probed at
+    this size, so the index can be held to exactness."""
+    docs = _numbered_docs(100)
+    large = _large_store(tmp_path / "large")
+    ChunkIngestor(large, ChunkingSettings()).ingest_documents(docs)
+    assert large.level_tables is not None and large.level_tables.nprobes["sentence"]
+    small = LanceChunkStore(tmp_path / "small", HashEmbeddings(32))
+    small.open()
+    ChunkIngestor(small, ChunkingSettings()).ingest_documents(docs)
+    assert not small.has_ann_index
+    kwargs: dict[str, Any] = {"mode": mode, "level": level, "top_k": 8, "doc_ids": doc_ids}
+    got = large.search(query, **kwargs)
+    assert got and _ranking(got) == _ranking(small.search(query, **kwargs))
+    assert [h.chunk for h in got] == large.get_chunks([h.chunk.chunk_id for h in got])
+
+
+def _drop_to_the_old_layout(store: LanceChunkStore) -> None:
+    """What a knowledge base indexed before the level tables looks like: one IVF-PQ index
+    over ``chunks`` (with its scalar indexes), no level tables, no marker."""
+    from lancedb.index import IvfPq
+
+    from kg_rag.stores._level_tables import drop_level_tables
+
+    drop_level_tables(store.db)
+    chunks = store.db.open_table("chunks")
+    # As the store built it: sqrt(rows) partitions, sub-vectors of 8 dimensions.
+    config = IvfPq(distance_type="cosine", num_partitions=24, num_sub_vectors=4)
+    chunks.create_index("vector", config=config)
+
+
+def test_a_knowledge_base_of_the_old_layout_searches_then_migrates(tmp_path: Path) -> None:
+    """Opened by this version, a knowledge base with one IVF-PQ index over ``chunks`` and no
+    level tables searches through that index and takes incremental ingests (changed,
+    removed and new documents); its ``optimize()`` then adds the level tables, which hold
+    every chunk of each level, and searches rank as the exact search does."""
+    from kg_rag.embedder_choice import read_kb_meta
+    from kg_rag.stores._level_tables import SYNCED_KEY
+
+    docs = _numbered_docs(110)
+    s = _large_store(tmp_path / "kb")
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs[:100])
+    _drop_to_the_old_layout(s)
+    s.close()
+    s = _large_store(tmp_path / "kb")
+    assert s.has_ann_index and s.level_tables is None and s._chunks_ann
+    dense, _ = s._indexed(s.embed_query("Item7"), None, ["sentence"], None, 5)
+    assert dense and not any("_level" in r for r, _ in dense)  # the old index answered
+    s.delete_document("d6")  # a write while the level tables are not there
+    assert s.level_tables is None
+    assert "d6" not in {h.chunk.doc_id for h in s.search("Item6 group6", top_k=20)}
+    # An incremental ingest (one changed document, ten new) ends with optimize(), which
+    # adds the level tables.
+    changed = SourceDocument(doc_id="d5", text="Item5 moved to group9. Fresh words here.")
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents([changed, *docs[100:]])
+    levels = s.level_tables
+    assert levels is not None
+    assert read_kb_meta(s.db)[SYNCED_KEY] == str(s.db.open_table("chunks").version)
+    assert {lv: t.count_rows() for lv, t in levels.tables.items()} == s.chunk_counts()
+    dense, _ = s._indexed(s.embed_query("Item7"), None, ["sentence"], None, 5)
+    assert dense and all(r["_level"] == "sentence" for r, _ in dense)
+    assert s.search("Fresh words here", level="sentence", top_k=1)[0].chunk.doc_id == "d5"
+    assert s.search("Item104 group6", level="paragraph", top_k=1)[0].chunk.doc_id == "d104"
+    exact = LanceChunkStore(tmp_path / "exact", HashEmbeddings(32))
+    exact.open()
+    ChunkIngestor(exact, ChunkingSettings()).ingest_documents(
+        [d for d in docs if d.doc_id not in {"d5", "d6"}] + [changed]
+    )
+    # Dense only: BM25 statistics of a full-text index that saw deletions differ slightly
+    # from a fresh one's (LanceDB's, not the level tables' doing).
+    for query, _, level, doc_ids in SEARCHES:
+        kwargs: dict[str, Any] = {"mode": "dense", "level": level, "top_k": 5, "doc_ids": doc_ids}
+        assert _ranking(s.search(query, **kwargs)) == _ranking(exact.search(query, **kwargs))
+
+
+def test_level_tables_follow_writes_and_step_aside_when_out_of_date(tmp_path: Path) -> None:
+    """Ingests and deletions reach the level tables (recorded as synced); a write to
+    ``chunks`` that does not (a writer that does not know them) leaves them out of date:
+    the store then searches ``chunks`` alone, and ``optimize()`` rebuilds them."""
+    from kg_rag.embedder_choice import read_kb_meta
+    from kg_rag.stores._level_tables import SYNCED_KEY
+
+    s = _large_store(tmp_path / "kb")
+    docs = _numbered_docs(100)
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(docs)
+    changed = SourceDocument(doc_id="d9", text="Item9 sailed away. Quiet harbour words.")
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents([changed])
+    s.delete_document("d8")
+    levels = s.level_tables
+    assert levels is not None
+    assert {lv: t.count_rows() for lv, t in levels.tables.items()} == s.chunk_counts()
+    assert read_kb_meta(s.db)[SYNCED_KEY] == str(s.db.open_table("chunks").version)
+    top = s.search("Quiet harbour words", mode="dense", level="sentence", top_k=1)
+    assert top[0].chunk.text == "Quiet harbour words."
+    assert "d8" not in {h.chunk.doc_id for h in s.search("Item8 group1", top_k=20)}
+    # Behind the store's back: chunks moves on, the level tables do not.
+    s.db.open_table("chunks").delete("doc_id = 'd7'")
+    s.close()
+    s = _large_store(tmp_path / "kb")
+    assert s.has_ann_index and s.level_tables is None
+    found = s.search("Item7 group0", mode="dense", level="paragraph", top_k=20)
+    assert found and "d7" not in {h.chunk.doc_id for h in found}
+    s.optimize()
+    levels = s.level_tables
+    assert levels is not None
+    assert {lv: t.count_rows() for lv, t in levels.tables.items()} == s.chunk_counts()
+    found = s.search("Item7 group0", mode="dense", level="paragraph", top_k=20)
+    assert found and "d7" not in {h.chunk.doc_id for h in found}
+
+
+@pytest.mark.parametrize(
+    ("asked", "expected"),
+    [
+        (["d3-p", "d1-s0"], ["d3-p", "d1-s0"]),  # the order asked
+        (["nope", "d2-s1", "d2-s1x"], ["d2-s1"]),  # ids not stored are left out
+        (["d0-p"], ["d0-p"]),  # the first id in sort order
+        (["d4-s1"], ["d4-s1"]),  # the last
+        (["a", "zzz"], []),  # before the first, after the last
+        ([], []),
+    ],
+)
+def test_row_ids_find_stored_ids(tmp_path: Path, asked: list[str], expected: list[str]) -> None:
+    import lancedb
+    import pyarrow as pa
+
+    from kg_rag.stores._chunk_search import RowIds, run_lance
+
+    ids = [f"d{d}-{k}" for d in range(5) for k in ("p", "s0", "s1")]
+    table = lancedb.connect(str(tmp_path)).create_table(
+        "t", pa.table({"chunk_id": ids[::-1], "n": list(range(len(ids)))})
+    )
+    rows = RowIds({"": table}).find(asked)
+    assert all("_level" not in r for r in rows)
+    assert [r["chunk_id"] for r in rows] == expected
+    taken = run_lance(table._table.take_row_ids([r["_rowid"] for r in rows]).to_arrow())
+    assert taken.column("chunk_id").to_pylist() == expected
+
+
+def test_reads_by_id_past_the_threshold_take_by_row_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the threshold the first search reads chunk id → row id once; reads by id then
+    take rows by row id instead of a filtered scan (an id not among them is still read by
+    filter). A write forgets the row ids and a read never reads them: ingest reads by id
+    after each batch write."""
+    import kg_rag.stores.chunks as chunks_module
+
+    s = _large_store(tmp_path / "kb")
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(_numbered_docs(60))
+    assert s._row_ids is None
+    wanted = [c.chunk_id for c in s.chunks_for_documents(["d3", "d50"])]
+    s.clear_caches()
+    assert s._row_ids is None and s.get_chunks(wanted)  # a read does not build them
+    assert s._row_ids is None
+    s.search("Item3 group3", level="paragraph", top_k=2)
+    row_ids = s._row_ids
+    assert row_ids is not None and len(row_ids) == 360
+    s.clear_caches()  # forgets reads, not the row ids
+    assert s._row_ids is row_ids
+    scans: list[str] = []
+    real = chunks_module.scan
+    monkeypatch.setattr(
+        chunks_module,
+        "scan",
+        lambda table, where, cols: scans.append(where) or real(table, where, cols),
+    )
+    s.clear_caches()
+    s.search("Item3 group3", level="paragraph", top_k=2)
+    got = s.get_chunks([*wanted, "ch_missing"])
+    assert [c.chunk_id for c in got] == wanted and got[0].doc_id == "d3"
+    assert scans == ["chunk_id IN ('ch_missing')"]
+    ChunkIngestor(s, ChunkingSettings()).ingest_documents(
+        [SourceDocument(doc_id="d3", text="Item3 left. Nothing else.")]
+    )
+    assert s._row_ids is None
+    assert [c.doc_id for c in s.get_chunks(wanted)] == ["d50"] * len(
+        [w for w in wanted if w in {c.chunk_id for c in s.chunks_for_documents(["d50"])}]
+    )
+
+
+def test_row_ids_over_several_tables_tag_their_rows(tmp_path: Path) -> None:
+    import lancedb
+    import pyarrow as pa
+
+    from kg_rag.stores._chunk_search import RowIds
+
+    db = lancedb.connect(str(tmp_path))
+    para = db.create_table("p", pa.table({"chunk_id": ["b", "d"]}))
+    sent = db.create_table("s", pa.table({"chunk_id": ["a", "c", "e"]}))
+    rows = RowIds({"paragraph": para, "sentence": sent}).find(["e", "b", "x", "a"])
+    assert [(r["chunk_id"], r["_level"]) for r in rows] == [
+        ("e", "sentence"),
+        ("b", "paragraph"),
+        ("a", "sentence"),
+    ]

@@ -388,3 +388,38 @@ def test_cli_ingest_reembed(
     assert main(["ask", "Where is Brackwater?", "--kb", kb]) == 0
     assert main(["ingest", "--reembed", "--kb", kb]) == 0
     assert "nothing to do" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("target", ["multilingual-e5-small", "use-multilingual-v3"])
+def test_reembed_rebuilds_the_level_tables(tmp_path: Path, fake_models: None, target: str) -> None:
+    """Past the ANN threshold the chunk store keeps a copy of each level's vectors in its
+    level tables: a re-embedding (same size in place, or another size) drops them and the
+    optimize() after it builds them again from the new vectors, so searches never compare a
+    new query vector with an old chunk vector."""
+    kb = tmp_path / "kb"
+
+    def large(settings: Settings) -> Settings:
+        settings.retrieval.ann_index_min_rows = 10
+        settings.retrieval.ann_level_min_rows = 10**6  # exact per level: too few rows for PQ
+        return settings
+
+    with KnowledgeEngine.open(settings=large(settings_for(kb, "all-MiniLM-L6-v2"))) as kg:
+        kg.ingest(ZH_DOCS + EN_DOCS, graph=False)
+        assert kg.chunk_store.level_tables is not None
+    reembed(large(settings_for(kb, target)))
+    with KnowledgeEngine.open(settings=large(settings_for(kb, target))) as kg:
+        levels = kg.chunk_store.level_tables
+        assert levels is not None
+        chunks = _chunk_vectors(kg)
+        copies: dict[str, np.ndarray] = {}
+        for table in levels.tables.values():
+            rows = table.to_arrow()
+            for cid, vec in zip(
+                rows.column("chunk_id").to_pylist(), rows.column("vector").to_pylist(), strict=True
+            ):
+                copies[cid] = np.asarray(vec, dtype=np.float32)
+        assert copies.keys() == chunks.keys()
+        assert all(np.array_equal(copies[c], chunks[c]) for c in chunks)
+        assert all(v.shape == (FAKES[target][1],) for v in copies.values())
+        hits = kg.chunk_store.search("Brackwater", mode="dense", level="paragraph", top_k=2)
+        assert hits and all(h.chunk.level == "paragraph" for h in hits)
