@@ -127,6 +127,8 @@ class RulePlanner:
                 and _in_situ_verb(q, reduced.end()) is not None
             ):
                 q = f"{q[: reduced.start('part')]}who was {q[reduced.start('part') :]}"
+            # "What tonnage of cheese did X make", "What amount of …": how much of it
+            q = _AMOUNT_OF.sub(lambda m: "How many " if m["noun"].endswith("s") else "How much ", q)
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
             q = _tag_question(_unwrapped(q))
@@ -145,6 +147,11 @@ class RulePlanner:
             # "Give the number of pupils X had in 1875", "What was the number of boats at X":
             # the number of N is how many N.
             q = _NUMBER_OF.sub(lambda m: f"How many {m['noun']} ", q)
+            # "What was the sum X paid for Y": a contact relative on a noun of money
+            paid = _SUM_PAID.match(q)
+            if paid is not None:
+                verb = _BARE_OF_PAST.get(paid["verb"].lower(), paid["verb"])
+                q = _clean(f"How much did {paid['s']} {verb} {paid['rest'].strip()}")
             q = _en_phrasings(q)
             q = _GENERATION_WORD.sub(  # Vell Junior ("Were the elder X" has no name before it)
                 lambda m: (
@@ -532,6 +539,20 @@ def _unwrapped(q: str) -> str:
 
 
 _REDUCED_SUBJECT = re.compile(r"^The\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*\s+(?P<part>[a-z]+)\s")
+_AMOUNT_OF = re.compile(
+    r"^(?:what|which)\s+(?:amount|quantity|volume|tonnage|weight)\s+of\s+(?=(?P<noun>[A-Za-z]+))",
+    re.IGNORECASE,
+)
+_SUM_PAID = re.compile(
+    r"^(?:what|which)\s+(?:was|is)\s+the\s+(?:sum|amount|price|fee)\s+(?:that\s+)?"
+    r"(?P<s>(?:the\s+)?[A-Z#][^?]*?)\s+(?P<verb>paid|spent|charged|received|raised|earned)"
+    r"\b(?P<rest>[^?]*)\??$",
+    re.IGNORECASE,
+)
+_BARE_OF_PAST = {
+    "paid": "pay", "spent": "spend", "charged": "charge", "received": "receive",
+    "raised": "raise", "earned": "earn",
+}  # fmt: skip
 _NUMBER_OF = re.compile(
     r"^(?:(?:what|which)\s+(?:is|was|were|are)\s+|(?:please\s+)?(?:give|state|tell\s+me|find|"
     r"say)\s+)the\s+(?:total\s+)?number\s+of\s+(?P<noun>[a-z][\w\-]*s)\s+(?:that\s+|which\s+)?",
@@ -2885,7 +2906,12 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # The last such participle: "Where was the company that X acquired in 2018
             # founded?" — "acquired" is the clause's own verb, "founded" the main one.
             passives = [
-                m for m in _PASSIVE_AFTER_NAME.finditer(text, rel.end()) if is_participle(m["verb"])
+                m
+                for m in _PASSIVE_AFTER_NAME.finditer(text, rel.end())
+                if is_participle(m["verb"])
+                # "the town where #1 was born": an auxiliary before it makes the participle
+                # the clause's own
+                and not re.search(r"\b(?:was|were|is|are|been|be)\s*$", text[: m.start("verb")])
             ]
             if passives:
                 clause_end = passives[-1].start("verb")

@@ -250,6 +250,25 @@ PLANNER = RulePlanner()
                 "Which school did #2 attend",
             ],
         ),
+        # "the town where #1 was born": the participle after its own auxiliary is the
+        # clause's, not the main verb
+        (
+            "What is the name of the town where the Osk Labs founder was born?",
+            ["founder of Osk Labs", "town where #1 was born"],
+        ),
+        # "What tonnage / amount of N" asks how much N; "the sum X paid" how much X paid
+        (
+            "What tonnage of salt did Ada Moe's company produce in 1900?",
+            ["company of Ada Moe", "How much salt did #1 produce in 1900"],
+        ),
+        (
+            "What amount of containers did the port of Karsby handle in 2010?",
+            ["port of Karsby", "How many containers did #1 handle in 2010"],
+        ),
+        (
+            "What was the sum Varn City paid for Orm Vell?",
+            ["How much did Varn City pay for Orm Vell"],
+        ),
         # A collective noun ("the payroll of", "the roll of") names a group, no entity.
         (
             "How many clerks were on the payroll of Ada Moe's bank?",
