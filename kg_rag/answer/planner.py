@@ -1243,7 +1243,7 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
         m = _EN_ADJ_THAN.match(q)
         adj = _COMPARATIVE_ADJ.get(m["adjer"].lower()) if m is not None else None
         if m is not None and adj == "old" and not m["lead"]:
-            return _en_age_than(question, m["aux"], m["a"], m["b"], m["adjer"].lower())
+            return _en_age_than(question, m["a"], m["b"], m["adjer"].lower())
         if adj in (None, "old"):  # older/younger compare dates, not a quantity
             return None
     assert m is not None
@@ -1264,7 +1264,7 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
     )
 
 
-def _en_age_than(question: str, aux: str, a: str, b: str, adjer: str) -> Plan | None:
+def _en_age_than(question: str, a: str, b: str, adjer: str) -> Plan | None:
     """ "Is A older than B?", "Was A younger than B?": two births (foundings when an option is
     a thing: "the X Brewery", a name ending in an organisation or place noun), and yes when
     A's comes first for "older", last for "younger"."""
@@ -2525,6 +2525,7 @@ _BE_SUBJECT = re.compile(
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those"])
 _OF_COMPOUND = re.compile(r"\s+of\s+(?!the\b|a\b|an\b)[a-z][\w\-]*(?=\s+[a-z]|\s*$|[,?])")
 _WORD_AT = re.compile(r"\S+")
+_AUX_BEFORE = re.compile(r"\b(?:was|were|is|are|been|be)\s*$")
 _PASSIVE_AFTER_NAME = re.compile(
     r"(?<=[A-Za-z0-9’'])\s+(?P<verb>[a-z]+)\b(?=\s+(?:by|in|on|at|to|from|as|into|after|for)\b|\s*\??$)"
 )
@@ -2911,7 +2912,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
                 if is_participle(m["verb"])
                 # "the town where #1 was born": an auxiliary before it makes the participle
                 # the clause's own
-                and not re.search(r"\b(?:was|were|is|are|been|be)\s*$", text[: m.start("verb")])
+                and not _AUX_BEFORE.search(text, 0, m.start("verb"))
             ]
             if passives:
                 clause_end = passives[-1].start("verb")

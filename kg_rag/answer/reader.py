@@ -3421,23 +3421,21 @@ def _names_namesake(sentence: str, names: Sequence[str], norms: Collection[str])
     if not targets:
         return False
     opening = sentence.lstrip(" \n\t*_#>\"“'")
-    for m in _CAP_NAME.finditer(opening, 0, 120):
-        if m.start() > 0:
-            break
-        found = re.sub(r"^The\s+", "", m.group(0)).split()
-        if len(found) < 2 or normalize_name(" ".join(found)) in norms:
-            continue
-        for words in targets:
-            if (
-                found[0].lower() == words[0].lower()
-                and found[-1].lower() == words[-1].lower()
-                and abs(len(found) - len(words)) == 1
-                # "Orm Tobias Vell (3 May 1934 – …)": a person's full name, with the years of
-                # the life after it, is the same person as Orm Vell
-                and not (len(found) > len(words) and _LIFE_BRACKET.match(opening, m.end()))
-            ):
-                return True
-    return False
+    m = _CAP_NAME.match(opening, 0, 120)
+    if m is None:
+        return False
+    found = re.sub(r"^The\s+", "", m.group(0)).split()
+    if len(found) < 2 or normalize_name(" ".join(found)) in norms:
+        return False
+    return any(
+        found[0].lower() == words[0].lower()
+        and found[-1].lower() == words[-1].lower()
+        and abs(len(found) - len(words)) == 1
+        # "Orm Tobias Vell (3 May 1934 – …)": a person's full name, with the years of the
+        # life after it, is the same person as Orm Vell
+        and not (len(found) > len(words) and _LIFE_BRACKET.match(opening, m.end()))
+        for words in targets
+    )
 
 
 def _names_whole(name: str, text: str) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -169,25 +169,32 @@ def _id_rows(found: Any, score: str) -> list[Candidate]:
     ]
 
 
-def take_chunks(table: Any, rows: Sequence[dict[str, Any]]) -> list[Chunk]:
+def take_chunks(
+    table: Any,
+    rows: Sequence[dict[str, Any]],
+    columns: Sequence[str] = CHUNK_COLUMNS,
+    to_chunk: Callable[[dict[str, Any]], Chunk] = row_to_chunk,
+) -> list[Chunk]:
     """The chunks of search rows that carry a row id (:func:`indexed_candidates`), read in
-    one take. A row id belongs to the table version the search read; should a write in
-    between have moved the row, the chunk is read by its id instead."""
+    one take of ``columns`` and made chunks by ``to_chunk`` (the chunks table's columns by
+    default; a level table reads its packed record). A row id belongs to the table version
+    the search read; should a write in between have moved the row, the chunk is read by its
+    id instead."""
     if not rows:
         return []
     wanted = {r["_rowid"]: r["chunk_id"] for r in rows}
     try:
         taken = run_lance(
-            _async_table(table).take_row_ids(list(wanted)).select(CHUNK_COLUMNS).to_arrow()
+            _async_table(table).take_row_ids(list(wanted)).select(list(columns)).to_arrow()
         ).to_pylist()
     except Exception:  # a row id the table's current version no longer has: read by id
         taken = []
     ids = set(wanted.values())
-    found = {r["chunk_id"]: row_to_chunk(r) for r in taken if r["chunk_id"] in ids}
+    found = {r["chunk_id"]: to_chunk(r) for r in taken if r["chunk_id"] in ids}
     missing = sorted(ids - found.keys())
     if missing:
-        read = scan(table, sql_in("chunk_id", missing), CHUNK_COLUMNS).to_pylist()
-        found.update((r["chunk_id"], row_to_chunk(r)) for r in read)
+        read = scan(table, sql_in("chunk_id", missing), columns).to_pylist()
+        found.update((r["chunk_id"], to_chunk(r)) for r in read)
     return [found[c] for c in dict.fromkeys(r["chunk_id"] for r in rows) if c in found]
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import pyarrow as pa
 
 from kg_rag.models import CHUNK_LEVELS, Chunk
-from kg_rag.stores._chunk_search import run_lance, scan
+from kg_rag.stores._chunk_search import take_chunks
 from kg_rag.stores._chunk_tables import CHUNK_COLUMNS, quote, row_to_chunk, sql_in, table_schemas
 
 __all__ = [
@@ -90,25 +90,11 @@ def level_rows(rows: pa.Table | pa.RecordBatch, schema: pa.Schema) -> pa.Table:
 
 def take_records(table: Any, rows: Sequence[dict[str, Any]]) -> list[Chunk]:
     """The chunks of level-table rows that carry a row id, read in one take of the
-    ``record`` column; a row id that no longer holds its chunk (a write in between) is read
-    by id instead (as :func:`~kg_rag.stores._chunk_search.take_chunks` does)."""
-    if not rows:
-        return []
-    wanted = {r["_rowid"]: r["chunk_id"] for r in rows}
-    try:
-        taken = run_lance(
-            table._table.take_row_ids(list(wanted)).select(["chunk_id", "record"]).to_arrow()
-        ).to_pylist()
-    except Exception:  # a row id the table's current version no longer has: read by id
-        taken = []
-    ids = set(wanted.values())
-    found = {r["chunk_id"]: r["record"] for r in taken if r["chunk_id"] in ids}
-    missing = sorted(ids - found.keys())
-    if missing:
-        read = scan(table, sql_in("chunk_id", missing), ["chunk_id", "record"]).to_pylist()
-        found.update((r["chunk_id"], r["record"]) for r in read)
-    order = dict.fromkeys(r["chunk_id"] for r in rows)
-    return [row_to_chunk(json.loads(found[c])) for c in order if c in found]
+    ``record`` column (:func:`~kg_rag.stores._chunk_search.take_chunks`, which reads a moved
+    row by its id instead)."""
+    return take_chunks(
+        table, rows, ["chunk_id", "record"], lambda r: row_to_chunk(json.loads(r["record"]))
+    )
 
 
 REFINE = 2
