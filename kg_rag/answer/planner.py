@@ -58,6 +58,9 @@ __all__ = ["RulePlanner", "bind_query"]
 _PLACEHOLDER = re.compile(r"#(\d+)")
 _PRONOUN = re.compile(r"\b(it|he|she|they|him|her|them|its|his|their)\b", re.IGNORECASE)
 _MAX_BRIDGES = 3
+# A full stop after a lower-case word or a capitalised one of five letters or more: no
+# abbreviation ("Co.", "Bros.", "U.S." keep theirs).
+_FULL_STOP = re.compile(r"(?<![\w.])(?P<word>[a-z]{2,}|[A-Za-z][a-z]{4,})\.$")
 _CJK = re.compile(f"[{HAN}]")
 
 
@@ -111,6 +114,9 @@ class RulePlanner:
                 framed = framed.model_copy(update={"steps": steps})
             return framed.model_copy(update={"question": question})
         if not zh:
+            # "Name the architect of X's flagship.": a request closes with a full stop, which
+            # is no part of its last word (an abbreviation's is: "… of Varn Bros.")
+            q = _FULL_STOP.sub(r"\g<word>", q)
             # "come into being / existence" is the founding of what comes into being
             q = re.sub(
                 r"\b(come|came|comes|coming)\s+into\s+(?:being|existence)\b",
@@ -494,6 +500,9 @@ def _fronted_phrase(q: str) -> tuple[str, str] | None:
     return f"{m['pp'][0].lower()}{m['pp'][1:]}", f"{rest[0].upper()}{rest[1:]}"
 
 
+_OWNER_WORDS = frozenset(["his", "her", "its", "their", "my", "your", "our"])
+
+
 def _unwrapped(q: str) -> str:
     """The question a request wraps, in question order: "Can you tell me where the founder of
     X was born" → "Where was the founder of X born", "Do you know whether X is based in Y" →
@@ -527,6 +536,10 @@ def _unwrapped(q: str) -> str:
         low = nxt.lower()
         if not nxt or low in _TAG_AUX or _finite_verb(low) or low in IRREGULAR_PAST:
             return f"{wh.capitalize()} {rest}"
+        if n == 0 and wh == "who" and nxt.islower() and low not in _DETERMINERS | _OWNER_WORDS:
+            # "who currently runs X", "who owns X": "who" determines no noun, so a lower-case
+            # word after it is its verb (or an adverb before it)
+            return f"Who {rest}"
         if nxt[0].isupper() or low in ("the", "a", "an", "his", "her", "its", "their"):
             inverted = _inverted(" ".join(words[n:]))
             if inverted is None:
@@ -729,6 +742,11 @@ def _strip_option(option: str) -> str:
         "",
         option,
     )
+    clause = re.match(rf"(?:{_NAME})\s+(?P<verb>[a-z]+)\b", stripped)
+    if stripped != option and clause is not None and _finite_verb(clause["verb"]):
+        # "the clinic Marlowgate bought in 2012": a clause follows the name, which is its
+        # subject, not the option; the noun before it is what the option names
+        return _clean(option)
     return _clean(stripped or option)
 
 
@@ -805,6 +823,9 @@ def _en_predicate(pre: str) -> str:
     earlier" → "was born"; "Which film came out first" → "came out"."""
     pred = _WH_LEAD.sub("", pre.strip())
     pred = re.sub(r"^(?:[a-z]+\s+)?(?=(?:is|was|were|are|did|does|has|had|came|come)\b)", "", pred)
+    words = pred.split()
+    if len(words) > 2 and not _finite_verb(words[0]) and _finite_verb(words[1]):
+        pred = " ".join(words[1:])  # "Which company paid more": the noun only classes them
     pred = _COMPARATIVE_WORDS.sub("", pred)
     pred = re.sub(r"\bthan\s+(?:the\s+)?other(?:s|\s+one)?\b", "", pred)  # "older than the other"
     pred = re.sub(r"\b(?:than|the|of the two)\b\s*$", "", pred.strip())
@@ -817,6 +838,9 @@ def _copula_only(pred: str) -> str:
     return re.sub(r"^(is|was|are|were)\s+(?:the|an?)\s+[a-z][\w\-]*$", r"\1", pred.strip())
 
 
+_VERB_THE_AMOUNT = re.compile(r"^(?P<verb>[a-z]+)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)\b(?P<rest>.*)$")
+
+
 def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
     wh = {"DATE": "When", "NUMBER": "How many"}.get(kind, "What")
     have = re.match(r"^(has|have|had)\s+(.+)$", pred, re.IGNORECASE)
@@ -826,6 +850,16 @@ def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
     m = re.match(r"^(is|was|were|are|did|does|do|has|had)\s+(.*)$", pred, re.IGNORECASE)
     if m:
         return _clean(f"{wh} {m.group(1)} {option} {m.group(2)}")
+    paid = _VERB_THE_AMOUNT.match(pred)
+    if (
+        kind == "NUMBER"
+        and paid is not None
+        and _finite_verb(paid["verb"])
+        and head_noun_type(paid["noun"]) == "NUMBER"
+    ):
+        # "Which fetched the higher price when it was sold": how much each fetched (the noun
+        # of amount only names the value; as an object it reads as a thing to find first)
+        return _clean(f"How much {option} {paid['verb']}{paid['rest']}")
     return _clean(f"{wh} {option} {pred}")
 
 
@@ -1361,7 +1395,28 @@ _EN_SOMEONE_WH = re.compile(
 )
 
 
+# "The 2021 X Medal went to someone who is now director of which clinic?": an indefinite
+# person closing a clause, then a relative clause that asks.
+_EN_SOMEONE_WHO = re.compile(
+    r"^(?P<main>.+?)\s+(?:someone|somebody|a\s+person|a\s+man|a\s+woman)\s+(?:who|that)\s+"
+    r"(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
 def _en_someone_wh(q: str, question: str) -> Plan | None:
+    rel = _EN_SOMEONE_WHO.match(q)
+    if (
+        rel is not None
+        and _IN_SITU_WH.search(rel["rest"])
+        and not re.match(r"(?i)(?:who|whom|what|which|where|when|how)\b", rel["main"])
+    ):
+        # The clause names the person (who the medal went to); the relative clause asks of them.
+        who = PlanStep(
+            index=1, query=_clean(f"{rel['main']} whom"), kind="bridge", answer_type="PERSON"
+        )
+        final = _clean(f"#1 {rel['rest']}")
+        return _bridge_plan(question, [who], final, answer_type(final))
     m = _EN_SOMEONE_WH.match(q)
     if m is None or not is_participle(m["part"]):
         return None
@@ -2356,7 +2411,9 @@ _EN_TOPIC = re.compile(
 
 
 _OF_NAME = re.compile(
-    rf"(?:\bthe|^The)\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})\s+(?P<prep>of|by)\s+"
+    # a year may date the noun as an ordinal ranks it: "the 1997 winner of X", "the first …"
+    rf"(?:\bthe|^The)\s+(?P<noun>(?:1\d{{3}}\s+|20\d\d\s+)?[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
+    rf"\s+(?P<prep>of|by)\s+"
     rf"(?P<the>the\s+)?"
     # up to three lower-case words before the name, a relative word apart ("the first clerk
     # of the scales at the X")
@@ -2493,9 +2550,11 @@ def _relative_head(words: list[str]) -> list[str]:
     plain = len(words) <= 3 and all(
         re.fullmatch(r"[a-z][\w\-]*", w)
         and w not in _FUNCTION
-        and not w.endswith(("ed", "ing"))
+        # a participle closing the words is the clause's ("the mill built …"); before another
+        # word it modifies it ("the shipping line that …", "the ruined abbey that …")
+        and (i < len(words) - 1 or not w.endswith(("ed", "ing")))
         and head_noun_type(w) == "NAME"
-        for w in words
+        for i, w in enumerate(words)
     )
     return list(words) if plain and words else _noun_phrase(words)
 
@@ -2771,6 +2830,16 @@ def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
         # apposition and the main verb; "When was the mill Ada Moe built demolished?": the
         # clause's verb, then the main one closing the question.
         main_at = _main_participle(text)
+        if (
+            main_at is None
+            and re.search(r"\b(?:is|are)\s*$", text[: m.start()], re.IGNORECASE)
+            and len(words) >= 2
+            and words[0] not in _FINITE
+            and _finite_verb(words[0])
+        ):
+            # "Where is the clinic X bought in 2012?": a present copula takes no past passive,
+            # so the past verb after the name is a clause's of its own, X its subject
+            return m.start(), m.end(), _clean(f"{noun} that {name} {m['rest']}"), noun, ""
         if main_at is None or main_at <= m.start("rest"):
             return None
         clause = _clean(text[m.start("rest") : main_at])
@@ -3005,6 +3074,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             continue  # "the east of X" locates; "the village of X" is X itself
         if m2["noun"].split(" of ")[0].split()[-1] in _EVENT_NOUNS:  # ("place of birth": place)
             continue  # "the death of X" is an event of X, asked about X itself
+        if m2["noun"][:1].isdigit() and head_noun_type(m2["noun"].split(None, 1)[1]) == "NAME":
+            continue  # "the 1926 edition of X" dates X itself; "the 1997 winner of X" is one
         if m2["noun"] in _COMPLEX_PREP_NOUNS and re.search(r"\b(?:at|in)\s+$", text[: m2.start()]):
             continue  # "at the head of X" leads X, "in the service of X" serves it: no entity
         tail = (m2["tail"] or "").strip()
@@ -3018,6 +3089,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             and not is_participle(tail)
             # the noun phrase ends there: a verb, a participle or the end follows
             and (not after or after[0] in AUXILIARIES or is_participle(after[0]))
+            # "When did the winner of the X Prize die?": a do-question closes on its bare verb
+            and not (not after and _DO_AUX.search(text[: m2.start()]))
         )
         end = m2.end() if joined else m2.end("name")
         closes = end >= len(text.rstrip(" ?"))

@@ -239,6 +239,17 @@ _UNIT = re.compile(
     r"square\s+(?:miles?|kilomet(?:re|er)s?|met(?:re|er)s?|feet)|sq\s?(?:mi|km|m|ft)|"
     r"years?|months?|weeks?|days?|hours?|minutes?|seconds?|per\s?cent|percent|%)(?![\w])"
 )
+_HOW_MUCH_DID = re.compile(
+    r"\bhow\s+much\s+(?:did|does|do|was|is|were|has|had|will|would)\b", re.IGNORECASE
+)
+# Verbs of sale and payment (stems, as _stem gives them): with "how much" they ask a price.
+_EXCHANGE_STEMS = frozenset(
+    ["fetch", "sell", "buy", "pay", "cost", "spend", "charg", "earn", "price", "auction"]
+)
+_CURRENCY_AFTER = re.compile(
+    r"\s?(?:(?:million|billion|thousand)\s+)?(?:dollars?|euros?|pounds?|shillings?|pence|"
+    r"guineas?|francs?|yuan|yen|marks?|crowns?|kronor|rupees?)\b"
+)
 _MEASURE_Q = re.compile(
     r"^(?:how\s+(?:long|tall|high|far|deep|wide|big|large|heavy)\b)|"
     r"\b(?:length|height|depth|elevation|distance|weight|area|size|width|duration)\s+of\b|"
@@ -918,6 +929,14 @@ _ZH_COUNTED = re.compile(
 )
 # Between a role noun and the name it introduces: "吉他手何北川", "校长为欧阳明哲",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
+_LOCATIVE_GAP = re.compile(r"\b(?:in|at|on)\s*$")
+_CAPITALS_RUN = re.compile(r"[A-Z][A-Z'’\-.]+(?:\s+(?:&\s+)?[A-Z][A-Z'’\-.]*)+")
+# Eponymous things: a name closing on one of these nouns is named after a person, never one
+# (no surname is one of them).
+_THING_HEAD = re.compile(
+    r"\s(?:Medal|Prize|Award|Cup|Trophy|Shield|Lecture|Fellowship|Scholarship|Stakes|"
+    r"Memorial|Bursary|Chair)$"
+)
 _APPOSITION_GAP = re.compile(
     r"^(?:\s*[,，:：]?\s*[\"“《]?|为|是|即|由|于|自|在|至|:\s*"
     r"|(?:\s+(?:was|is|are|were|in|at|by|on)){1,2}\s+)$"
@@ -2294,6 +2313,14 @@ def read_evidence(
     measure = bool(_MEASURE_Q.search(query) or MEASURE_VERB_Q.search(query))
     # A measure that is no price ("What length was X", not "What did X cost"): money is not it.
     priced = bool(terms & {"cost", "price", "pay", "sum", "fee", "worth", "value"})
+    # "How much did X fetch when it was sold", "How much was paid for Y": a verb of sale or
+    # payment with "how much" asks a price, which the evidence writes with its currency.
+    sale_price = (
+        expected == "NUMBER"
+        and not measure
+        and _HOW_MUCH_DID.search(query) is not None
+        and bool({_stem(t) for t in terms} & _EXCHANGE_STEMS)
+    )
     # "After the gallery went in, how many …", "… once its third floor was added": the value
     # asked is the one the evidence gives after it tells of that event.
     after_event = (
@@ -2553,6 +2580,10 @@ def read_evidence(
             for ent_id, name, etype in ents + [e for e in zh_known if e[0] not in own]:
                 for start, end in _name_occurrences(name, sentence):
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
+                    if kind == "PERSON" and _THING_HEAD.search(name):
+                        kind = "NAME"  # "the Emberlin Medal": named after a person, not one
+                    if _CAPITALS_RUN.fullmatch(sentence[start:end]):
+                        continue  # a heading in capitals, whatever the extraction made of it
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
                     elif kind == "PERSON" and _article_before(sentence, start, name):
@@ -2611,7 +2642,13 @@ def read_evidence(
                     if sp[2] == "NUMBER" or not _ZH_COUNT_ONLY.fullmatch(sentence[sp[0] : sp[1]])
                 ]
             else:
-                names = list(_CAP_NAME.finditer(sentence))  # read once, used three times
+                # read once, used three times; a run of capitals is a heading or a shout
+                # ("ANNUAL REPORT 2019", "I LEARNED TO CUT"), no name
+                names = [
+                    m
+                    for m in _CAP_NAME.finditer(sentence)
+                    if not _CAPITALS_RUN.fullmatch(m.group(0))
+                ]
                 for m in names:
                     # No English name ends in an article or a demonstrative: "the floor of
                     # Parliament The current leader" (a full stop lost) gives "Parliament".
@@ -2949,7 +2986,15 @@ def read_evidence(
                     kind not in ("DATE", "NUMBER")
                     and (
                         any(
-                            0 <= a - e <= 4 and _APPOSITION_GAP.match(sentence[e:a])
+                            0 <= a - e <= 4
+                            and _APPOSITION_GAP.match(sentence[e:a])
+                            # "a farm practice in Larchmouth" for which practice: a place after
+                            # "in" or "at" locates the noun, it is not its name
+                            and not (
+                                kind == "LOCATION"
+                                and expected != "LOCATION"
+                                and _LOCATIVE_GAP.search(sentence[e:a])
+                            )
                             for e in rel_ends
                         )
                         or any(0 <= a - e <= 4 and sentence[e:a] == " of " for e in class_ends)
@@ -3046,8 +3091,8 @@ def read_evidence(
                     and _LANDMARK_BEFORE.search(sentence[max(0, a - 40) : a])
                 ):
                     bonus *= 0.5  # "a village in eastern Varn, north of the border with Osk"
-                if measure and kind == "DATE":
-                    bonus *= 0.1  # "How tall is X": a measure, never a date
+                if (measure or sale_price) and kind == "DATE":
+                    bonus *= 0.1  # "How tall is X", "How much did X fetch": never a date
                 elif measure and kind == "NUMBER":
                     # … and a measure is written with its unit ("38 metres"), a price with
                     # its currency ("£25", which is no length or weight)
@@ -3058,6 +3103,12 @@ def read_evidence(
                         bonus *= 0.5
                     if money and not priced:
                         bonus *= 0.5
+                elif sale_price and kind == "NUMBER":
+                    money = unicodedata.category(sentence[a]) == "Sc" or (
+                        a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
+                    )
+                    if not money and not _CURRENCY_AFTER.match(sentence, b):
+                        bonus *= 0.5  # "ran 23 ships": a count, not the price asked
                 if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if (
@@ -3315,9 +3366,20 @@ def read_evidence(
         longer = _name_run(best.text, home.text)
         added = [w.lower() for w in longer[len(best.text) :].split()]
         last = best.text.split()[-1].lower()
-        if normalize_name(longer) in pool and (
-            any(w == head or head_noun_type(w) == "ORGANIZATION" for w in added)
-            or (added[:1] in (["of"], ["for"]) and head_noun_type(last) == "ORGANIZATION")
+        whole = pool.get(normalize_name(longer))
+        if (
+            whole is not None
+            and (
+                any(w == head or head_noun_type(w) == "ORGANIZATION" for w in added)
+                # "Quillmoss" where the graph knows "Quillmoss Animal Health": a whole mention
+                or whole.entity_id is not None
+                or (
+                    added[:1] in (["of"], ["for"])
+                    # "the Guild of Ocean Masters" for "which organisation": the body the question
+                    # asks for runs on over its complement, whatever its class noun
+                    and (head_noun_type(last) == "ORGANIZATION" or expected == "ORGANIZATION")
+                )
+            )
         ):
             # "Vennowmouth" where the evidence writes "the Vennowmouth Brewery", itself a
             # candidate: the name runs on to its class noun (the one asked, or a body's), or

@@ -1311,8 +1311,8 @@ def test_threshold_questions_decide_from_the_value(
             ["woman who founded the Harnick Mill", "novel that #1 wrote", "when was #2 published"],
         ),
         (
-            "The firm that built the Pellowe Bridge had a founder. Where was he born?",
-            ["firm that built the Pellowe Bridge", "founder of #1", "Where was #2 born"],
+            "The firm that built the Quibbleye Bridge had a founder. Where was he born?",
+            ["firm that built the Quibbleye Bridge", "founder of #1", "Where was #2 born"],
         ),
         # a possessive subject keeps the phrase after its noun in its own step
         (
@@ -1336,8 +1336,8 @@ def test_threshold_questions_decide_from_the_value(
             ],
         ),
         (
-            "The Pellowe Press printed a novel for a young poet. Where was she born?",
-            ["young poet that the Pellowe Press printed a novel for", "Where was #1 born"],
+            "The Quibbleye Press printed a novel for a young poet. Where was she born?",
+            ["young poet that the Quibbleye Press printed a novel for", "Where was #1 born"],
         ),
         # a free relative is a noun phrase ("whoever" is the person who); "at the head of X"
         # is a complex preposition, no entity; a do-question's subject ends before its verb;
@@ -1384,8 +1384,8 @@ def test_a_statement_introduces_what_the_question_refers_back_to(
             ],
         ),
         (
-            "The founder of the Pellowe Bridge, when did she die?",
-            ["founder of the Pellowe Bridge", "when did #1 die"],
+            "The founder of the Quibbleye Bridge, when did she die?",
+            ["founder of the Quibbleye Bridge", "when did #1 die"],
         ),
         (
             "Sabra Quint's teacher - where was she born?",
@@ -1438,12 +1438,12 @@ def test_a_topic_noun_phrase_before_the_question(question: str, queries: list[st
             ],
         ),
         (
-            "Which company built the Pellowe Bridge? Where was its founder born?",
-            ["Which company built the Pellowe Bridge", "founder of #1", "Where was #2 born"],
+            "Which company built the Quibbleye Bridge? Where was its founder born?",
+            ["Which company built the Quibbleye Bridge", "founder of #1", "Where was #2 born"],
         ),
         (
-            "Who founded the Pellowe Press? When did he die?",
-            ["Who founded the Pellowe Press", "When did #1 die"],
+            "Who founded the Quibbleye Press? When did he die?",
+            ["Who founded the Quibbleye Press", "When did #1 die"],
         ),
         (
             "《蓼川纸槽记》的作者是在哪个镇出生的？那个镇光绪三十二年有多少人？",
@@ -1472,9 +1472,9 @@ def test_a_second_question_about_the_first_ones_answer(question: str, queries: l
             ],
         ),
         (
-            "Start with the Pellowe Press, move on to its owner, then to her son; where did he "
+            "Start with the Quibbleye Press, move on to its owner, then to her son; where did he "
             "die?",
-            ["owner of the Pellowe Press", "son of #1", "where did #2 die"],
+            ["owner of the Quibbleye Press", "son of #1", "where did #2 die"],
         ),
     ],
 )
@@ -1485,16 +1485,16 @@ def test_directions_through_possessive_hops(question: str, queries: list[str]) -
 
 
 def test_coming_into_being_is_a_founding() -> None:
-    plan = PLANNER.plan("Did the Harnick Mill or the Pellowe Press come into being later?")
+    plan = PLANNER.plan("Did the Harnick Mill or the Quibbleye Press come into being later?")
     assert [s.query for s in plan.steps[:2]] == [
         "When did Harnick Mill get founded",
-        "When did Pellowe Press get founded",
+        "When did Quibbleye Press get founded",
     ]
     assert plan.comparison is not None
 
 
 def test_two_unrelated_questions_are_no_chain() -> None:
-    plan = PLANNER.plan("Where is the Pellowe Press? Who founded the Harnick Mill?")
+    plan = PLANNER.plan("Where is the Quibbleye Press? Who founded the Harnick Mill?")
     assert len(plan.steps) == 1
 
 
@@ -1513,12 +1513,12 @@ def test_two_unrelated_questions_are_no_chain() -> None:
             ["What is the surname of Sabra Quint", "What is the surname of Orvald Tessing"],
         ),
         (
-            "Orvald Tessing or the Pellowe Bridge Company - which of the two is older?",
-            ["When was Orvald Tessing founded", "When was Pellowe Bridge Company founded"],
+            "Orvald Tessing or the Quibbleye Bridge Company - which of the two is older?",
+            ["When was Orvald Tessing founded", "When was Quibbleye Bridge Company founded"],
         ),
         (
-            "Which is older — the Harnick Mill or the Pellowe Bridge Company?",
-            ["When was Harnick Mill founded", "When was Pellowe Bridge Company founded"],
+            "Which is older — the Harnick Mill or the Quibbleye Bridge Company?",
+            ["When was Harnick Mill founded", "When was Quibbleye Bridge Company founded"],
         ),
         (
             "The Harnick Mill and the Quellby Tannery: which one was founded more recently?",
@@ -1548,7 +1548,7 @@ def test_sharing_and_options_set_off_by_a_dash(question: str, queries: list[str]
         ),
         (
             "Identify the river that flows through the capital of Iskarn.",
-            ["capital of Iskarn.", "river that flows through #1"],
+            ["capital of Iskarn", "river that flows through #1"],
         ),
         # "Who is the N of the M that S V": the closing verb is the relative clause's.
         (
@@ -3312,3 +3312,117 @@ def test_a_chinese_compound_noun_before_the_copula_is_one_subject(question: str)
 )
 def test_a_chinese_seat_is_one_lookup(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a participle before another word modifies it: "shipping line" is one noun
+        (
+            "Who runs the shipping line that was founded by the first winner of the Skelmarr Cup?",
+            [
+                "first winner of Skelmarr Cup",
+                "shipping line that was founded by #1",
+                "Who runs #2",
+            ],
+        ),
+        (
+            "Who owns the printing house that Ysmay Quorrel set up?",
+            ["printing house that Ysmay Quorrel set up", "Who owns #1"],
+        ),
+        # a year dates a role noun as an ordinal does; it dates a thing without making a hop
+        (
+            "Who runs the ferry line that was founded by the 1997 winner of the Skelmarr Cup?",
+            [
+                "1997 winner of Skelmarr Cup",
+                "ferry line that was founded by #1",
+                "Who runs #2",
+            ],
+        ),
+        (
+            "How long, in pages, was the 1926 edition of the book Ysmay Quorrel wrote?",
+            ["book that Ysmay Quorrel wrote", "How long, in pages, was the 1926 edition of #1"],
+        ),
+        # a do-question closes on its bare verb, which is no part of the name before it
+        (
+            "When did the first winner of the Skelmarr Cup die?",
+            ["first winner of Skelmarr Cup", "When did #1 die"],
+        ),
+        # a request closes with a full stop, which no step keeps
+        (
+            "Name the naval architect behind Halvask Line's flagship.",
+            ["flagship of Halvask Line", "naval architect of #1"],
+        ),
+        ("Name the brewery that brews Quibbley Stout.", ["brewery that brews Quibbley Stout"]),
+        # "who" determines no noun: the word after it is its verb, an adverb before it
+        (
+            "Tell me who currently runs the ferry line Ysmay Quorrel founded.",
+            ["ferry line that Ysmay Quorrel founded", "Who currently runs #1"],
+        ),
+        ("Can you tell me who owns the Marrisk tannery?", ["Who owns the Marrisk tannery"]),
+        # an indefinite person closing a clause, then a relative clause that asks
+        (
+            "The 2019 Skelmarr Cup went to someone who is now head of which salvage firm?",
+            ["The 2019 Skelmarr Cup went to whom", "#1 is now head of which salvage firm"],
+        ),
+        (
+            "The Skelmarr Cup was won by a woman who later founded which company?",
+            ["The Skelmarr Cup was won by whom", "#1 later founded which company"],
+        ),
+        # a present copula takes no past passive: the verb after the name is a clause's own
+        (
+            "Where is the tannery Quellan Freight bought in 2012?",
+            ["tannery that Quellan Freight bought in 2012", "Where is #1"],
+        ),
+        (
+            "Where was the band Gorsebrook formed in 1970?",
+            ["Where was the band Gorsebrook formed in 1970"],
+        ),
+    ],
+)
+def test_compounds_dates_requests_and_indefinite_people(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "values"),
+    [
+        # a verb and a noun of amount: how much each option's verb took
+        (
+            "Which fetched the higher price when it was sold — Quellan Freight or Gorsebrook Salvage?",
+            [
+                "How much Quellan Freight fetched when it was sold",
+                "How much Gorsebrook Salvage fetched when it was sold",
+            ],
+        ),
+        (
+            "Which company paid the higher price for the mill, Quellan Freight or Gorsebrook Salvage?",
+            [
+                "How much Quellan Freight paid for the mill",
+                "How much Gorsebrook Salvage paid for the mill",
+            ],
+        ),
+        (
+            "Which earned the larger salary, Ysmay Quorrel or Orm Quibbley?",
+            ["How much Ysmay Quorrel earned", "How much Orm Quibbley earned"],
+        ),
+        # a counted noun stays a count
+        (
+            "Which sold more copies, Red Wessock or Blue Wessock?",
+            ["How many Red Wessock sold copies", "How many Blue Wessock sold copies"],
+        ),
+        # a clause after the name keeps the option whole: it names the noun before it
+        (
+            "Is the tannery Quellan Freight bought in 2012 in the same town as Quellan Freight's "
+            "head office?",
+            [
+                "What is the town of #1",
+                "What is the town of #3",
+            ],
+        ),
+    ],
+)
+def test_values_of_amounts_and_options_with_a_clause(question: str, values: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.comparison is not None
+    assert [plan.steps[i - 1].query for i in plan.comparison.value_steps] == values

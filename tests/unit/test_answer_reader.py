@@ -3735,3 +3735,93 @@ def test_a_chinese_address_answers_with_the_unit_asked(query: str, answer: str) 
     text = "郗记米行创立于1990年。公司总部位于蕺溪县鹬湾镇，专营粮油。"
     best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("郗记米行"))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "texts", "entities", "linked", "answer"),
+    [
+        # a sale price is an amount of money: not a count of the same subject, nor a year
+        (
+            "How much did Quellan Freight fetch when it was sold",
+            "NUMBER",
+            [
+                "Quellan Freight was a shipping company that traded from 1976 until 2012.",
+                "By 1995 Quellan Freight ran 23 ships, employed 1,900 people and carried "
+                "410,000 tonnes a year.",
+                "Fuel prices hurt the line after 2001, and in 2009 Quellan Freight was acquired "
+                "by Gorsebrook Salvage for US$412 million.",
+            ],
+            [],
+            "Quellan Freight",
+            "$412 million",
+        ),
+        # a heading in capitals is no name, whatever the extraction made of it
+        (
+            "Which company did Quellan Freight acquire in 2018",
+            "ORGANIZATION",
+            [
+                "QUELLAN FREIGHT — ANNUAL REPORT 2019\nChair's letter, by Ysmay Quorrel",
+                "In 2018 we completed the acquisition of Gorsebrook Salvage Ltd, the tug operator.",
+            ],
+            [("e9", "ANNUAL REPORT", "ORGANIZATION")],
+            "Quellan Freight",
+            "Gorsebrook Salvage Ltd",
+        ),
+        # the body asked for runs on over "of" and its complement, whatever its class noun
+        (
+            "Which organisation hands out the Skelmarr Cup",
+            "ORGANIZATION",
+            [
+                "The Skelmarr Cup is the highest honour given by the Guild of Harbour Pilots.",
+                "The Guild's council decides each year whether a pilot deserves it.",
+            ],
+            [("e1", "Guild", "ORGANIZATION")],
+            "Skelmarr Cup",
+            "Guild of Harbour Pilots",
+        ),
+        # a place after "in" locates the asked noun: it is not the tannery's name
+        (
+            "Which tannery did Quellan Freight buy",
+            "ORGANIZATION",
+            [
+                "Its finance officer, Ysmay Quorrel, came to Quellan Freight in 2006 from a "
+                "tannery in Larrowby.",
+                "In 2012 the group moved into leather for the first time with Marrisk Tannery, a "
+                "works in Colbrey.",
+            ],
+            [("e2", "Larrowby", "LOCATION"), ("e3", "Marrisk Tannery", "ORGANIZATION")],
+            "Quellan Freight",
+            "Marrisk Tannery",
+        ),
+    ],
+)
+def test_prices_whole_names_of_bodies_and_no_headings(
+    query: str,
+    kind: AnswerType,
+    texts: list[str],
+    entities: list[tuple[str, str, str]],
+    linked: str,
+    answer: str,
+) -> None:
+    evidence = _ev(*texts, doc="d0")
+    graph = _Graph({e.chunk_id: entities for e in evidence}, {})
+    best, _ = read_evidence(query, kind, evidence, _linked(linked), graph)
+    assert best is not None and best.text.endswith(answer)
+
+
+def test_a_name_closing_on_an_award_noun_is_no_person() -> None:
+    # typed a person by the extraction (named after one), the medal is read as a name
+    texts = [
+        "The Skelmarr Medal is awarded by the Guild of Harbour Pilots for seamanship.",
+        "The Guild of Harbour Pilots was founded in 1963 by pilots of Colbrey.",
+    ]
+    evidence = _ev(*texts, doc="d0")
+    graph = _Graph({e.chunk_id: [("e4", "Skelmarr Medal", "PERSON")] for e in evidence}, {})
+    best, _ = read_evidence(
+        "Who is the president of the Guild of Harbour Pilots",
+        "PERSON",
+        evidence,
+        _linked("Guild of Harbour Pilots"),
+        graph,
+    )
+    assert best is None or best.kind != "PERSON"
