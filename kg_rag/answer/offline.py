@@ -51,8 +51,28 @@ _WORD = re.compile(f"[A-Za-z0-9][A-Za-z0-9'\\-.]*|[{HAN}]+")
 _CJK = re.compile(f"[{HAN}]")
 
 
+# Phrasal verbs that say what one verb of the irregular table says (a closed class): "set up"
+# is founding, "take over" buying, "pass away" dying.
+_PHRASAL = (
+    (re.compile(r"\b(?:set|sets|setting)\s+(?:it\s+|them\s+)?up\b", re.IGNORECASE), "founded"),
+    (re.compile(r"\b(?:took|take|takes|taken|taking)\s+over\b", re.IGNORECASE), "bought"),
+    (re.compile(r"\b(?:passed|pass|passes|passing)\s+away\b", re.IGNORECASE), "died"),
+)
+
+
+def with_phrasal(text: str) -> str:
+    """``text`` with the verb each phrasal verb means written after it ("was set up founded"):
+    the words stay too, so "set up" matches "set up" best."""
+    for rx, verb in _PHRASAL:
+        if rx.search(text):
+            text = rx.sub(rf"\g<0> {verb}", text)
+    return text
+
+
 def query_terms(text: str) -> list[str]:
-    """Content terms of ``text``: lower-cased words without stop words; CJK via jieba."""
+    """Content terms of ``text``: lower-cased words without stop words; CJK via jieba; a
+    phrasal verb as the verb it means (:data:`_PHRASAL`)."""
+    text = with_phrasal(text)
     if not _CJK.search(text):  # no Han character: no word needs the segmenter
         return [
             low

@@ -49,6 +49,7 @@ from kg_rag.answer.question import (
     head_noun_type,
     is_yes_no,
     names_agent,
+    zh_a_not_a,
     zh_noun_type,
 )
 from kg_rag.models import AnswerType, Comparison, Plan, PlanStep
@@ -138,6 +139,14 @@ class RulePlanner:
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
             q = _tag_question(_unwrapped(q))
+            # "X's first secretary was whom?": the copula's subject asked in question order
+            closing = _CLOSING_COPULA_WH.match(q)
+            if closing is not None:
+                # (a name's "The" goes with its possessive: "the X Society's secretary")
+                subject = re.sub(r"^The\s+(?=[A-Z][^'’]*['’]s\s)", "", closing["s"])
+                subject = re.sub(r"^The\s", "the ", subject)
+                wh = "Who" if closing["wh"].lower() in ("who", "whom") else "What"
+                q = f"{wh} {closing['be']} {subject}"
             # "A former student of X is now head of which firm?": in a question in statement
             # order, an indefinite relational subject is asked as a definite one.
             if _IN_SITU_WH.search(q):
@@ -176,6 +185,9 @@ class RulePlanner:
         if zh and (inverted := _ZH_WH_FIRST_COPULA.match(q)) is not None:
             # "哪所大学是X的母校": the copula's two sides in the other order, "X的母校是哪所大学"
             q = f"{inverted['x']}的{inverted['m']}是{inverted['wh']}"
+        if zh and (ana := zh_a_not_a(q)) is not None and ana.group(1) not in "是有对":
+            # "X在不在Y市": the affirmative-negative verb asks as "X在Y市吗" does
+            q = f"{q[: ana.start()]}{ana.group(1)}{q[ana.end() :]}".rstrip("？?") + "吗"
         if zh and q.endswith("吧") and not _ZH_WH_CHARS.search(q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
         strategies = (
@@ -551,6 +563,9 @@ def _unwrapped(q: str) -> str:
     return q
 
 
+_CLOSING_COPULA_WH = re.compile(
+    r"^(?P<s>(?:The\s|[A-Z])[^?]*?)\s+(?P<be>is|was|are|were)\s+(?P<wh>whom|who|what)\s*\??$"
+)
 _REDUCED_SUBJECT = re.compile(r"^The\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*\s+(?P<part>[a-z]+)\s")
 _AMOUNT_OF = re.compile(
     r"^(?:what|which)\s+(?:amount|quantity|volume|tonnage|weight)\s+of\s+(?=(?P<noun>[A-Za-z]+))",
@@ -1388,7 +1403,7 @@ _EN_SOMEONE = re.compile(
 # about them.
 _EN_SOMEONE_WH = re.compile(
     r"^(?P<obj>.+?)\s+(?P<aux>is|was|are|were)\s+(?P<verb>[a-z]+(?:ed|en|t|n))\s+by\s+"
-    r"(?:someone|somebody|a\s+person|a\s+man|a\s+woman)\s+(?:who\s+(?:is|was|were)\s+)?"
+    r"(?:someone|somebody|an?\s+(?P<noun>[a-z][\w\-]*))\s+(?:who\s+(?:is|was|were)\s+)?"
     r"(?P<part>[a-z]+)\s+(?:(?P<prep>in|at|on|from|to|for)\s+)?"
     r"(?P<wh>where|when|(?:which|what)\s+[a-z]+)$",
     re.IGNORECASE,
@@ -1398,7 +1413,8 @@ _EN_SOMEONE_WH = re.compile(
 # "The 2021 X Medal went to someone who is now director of which clinic?": an indefinite
 # person closing a clause, then a relative clause that asks.
 _EN_SOMEONE_WHO = re.compile(
-    r"^(?P<main>.+?)\s+(?:someone|somebody|a\s+person|a\s+man|a\s+woman)\s+(?:who|that)\s+"
+    r"^(?P<main>.+?)\s+(?:(?:someone|somebody)\s+(?:who|that)|an?\s+(?:[a-z][\w\-]*\s+)?"
+    r"[a-z][\w\-]*\s+who)\s+"
     r"(?P<rest>.+)$",
     re.IGNORECASE,
 )
@@ -1422,8 +1438,14 @@ def _en_someone_wh(q: str, question: str) -> Plan | None:
         return None
     obj = m["obj"]
     obj = f"{obj[:1].lower()}{obj[1:]}" if re.match(r"(?:The|A|An)\b", obj) else obj
+    # "… by an engineer born where": the noun says what the agent is ("a firm" is no person)
+    kind = head_noun_type(m["noun"]) if m["noun"] else "NAME"
+    lead = "Who" if kind in ("NAME", "PERSON") else f"Which {m['noun']}"
     who = PlanStep(
-        index=1, query=_clean(f"Who {m['verb']} {obj}"), kind="bridge", answer_type="PERSON"
+        index=1,
+        query=_clean(f"{lead} {m['verb']} {obj}"),
+        kind="bridge",
+        answer_type="PERSON" if kind == "NAME" else kind,
     )
     lead = f"{m['prep'].capitalize()} {m['wh']}" if m["prep"] else m["wh"].capitalize()
     final = _clean(f"{lead} was #1 {m['part']}")
@@ -1474,6 +1496,12 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 _EN_INDEFINITE = re.compile(
     r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<obj>\s+(?:his|her|its|their)\s+[a-z]+)?"
     r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to|up|out|over|off|back))?"
+    r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
+    r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
+)
+_EN_INDEFINITE_OBJECT = re.compile(
+    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+ed)(?P<obj>\s+[a-z]+)"
+    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))"
     r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
     r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
 )
@@ -1541,7 +1569,13 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
         return None
     if is_yes_no(first) or re.match(r"(?i)(?:who|what|which|where|when|how)\b", first):
         return None  # two questions, not a statement and a question
+    # "X studied composition with someone": an indefinite pronoun is an indefinite person
+    first = re.sub(r"\b(?:someone|somebody)\b", "a person", first)
     m = _EN_INDEFINITE.match(first)
+    if m is not None and not _finite_verb(m["verb"]):
+        # "X studied composition with a person": a bare noun object between the verb and its
+        # preposition
+        m = _EN_INDEFINITE_OBJECT.match(first) or m
     have = m is not None and m["verb"] in ("had", "has", "have")
     if m is None or (m["verb"] in _FUNCTION and not have) or m["noun"] in _FUNCTION:
         return None
@@ -1605,6 +1639,17 @@ def _refer_back(second: str, noun: str) -> str | None:
         second,
         re.IGNORECASE,
     )
+    if back is None and agent:
+        # "X studied with someone. When was that teacher born?": a demonstrative before any
+        # person noun refers back to a person introduced without one
+        back = next(
+            (
+                m
+                for m in re.finditer(r"\b(?:that|this)\s+([a-z][\w\-]*)\b", second, re.IGNORECASE)
+                if head_noun_type(m.group(1)) == "PERSON"
+            ),
+            None,
+        )
     if back is not None:
         return f"{second[: back.start()]}{_REFERENT}{second[back.end() :]}"
     pronoun = _EN_BACK_PRONOUN.search(second)
@@ -2570,7 +2615,7 @@ _PREP = r"(?:of|in|on|at|by|for|to|from|with|and|or|as)"
 # Vell", "the late Ada Moe", "the young Ivo Lund"): no noun that a contact relative could head.
 _NAME_ADJECTIVE = r"elder|younger|eldest|youngest|late|young|old"
 _CONTACT = re.compile(
-    rf"\bthe\s+(?!(?:{_ORDINAL_LIKE})\b)(?!(?:{_NAME_ADJECTIVE})\s+{_NAME})"
+    rf"(?:\bthe|^The)\s+(?!(?:{_ORDINAL_LIKE})\b)(?!(?:{_NAME_ADJECTIVE})\s+{_NAME})"
     # one noun or a compound of two ("the record label Ada Moe signed with")
     rf"(?P<noun>(?:(?!{_PREP}\b)[a-z][\w\-]*\s+(?!{_PREP}\b))?"
     rf"[a-z][\w\-]*)\s+(?P<name>(?:the\s+(?:{_NAME_ADJECTIVE})\s+)?{_NAME})"
@@ -2803,8 +2848,23 @@ def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
     together", "the company X is part of (dissolve)"; the gap shows as a stranded particle, or
     as a transitive verb closing an object noun phrase ("who managed the band Ada Moe formed")."""
     m = _CONTACT.search(text)
-    if m is None or m.start() == 0:
+    if m is None:
         return None
+    if m.start() == 0:
+        # "The company X bought in 2018 was founded where?": the subject's clause (a past verb
+        # after the name) runs to the main verb
+        first = m["rest"].split()[0]
+        main = _MAIN_VERB.search(text, m.start("rest"))
+        if main is None or first in _FINITE or not _finite_verb(first):
+            return None
+        clause = _clean(text[m.start("rest") : main.start()])
+        return (
+            0,
+            main.start(),
+            _clean(f"{m['noun']} that {_clean(m['name'])} {clause}"),
+            m["noun"],
+            "",
+        )
     if re.search(r"\b(?:that|which|whom)\s*$", text[: m.start()]):
         return None  # "the ship that the engineer Ada Moe designed": the clause's subject
     words = m["rest"].split()

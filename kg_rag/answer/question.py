@@ -169,11 +169,26 @@ def zh_noun_type(noun: str) -> AnswerType:
     return "NAME"
 
 
+_ZH_A_NOT_A = re.compile(rf"([{HAN}])[不没]\1")
+_ZH_WH_AFTER = re.compile(r"谁|哪|什么|多少|几|何")
+
+
+def zh_a_not_a(question: str) -> re.Match[str] | None:
+    """The verb asked in its affirmative-negative form (在不在, 去没去, 是不是): a yes/no
+    question, unless a wh-word follows it ("你知不知道X是谁" asks who)."""
+    m = _ZH_A_NOT_A.search(question)
+    if m is None or _ZH_WH_AFTER.search(question, m.end()):
+        return None
+    return m
+
+
 def is_yes_no(question: str) -> bool:
     """Auxiliary-first English questions and 是否/是不是/…吗 Chinese ones."""
     q = question.strip()
     if re.search(rf"[{HAN}]", q):
-        return bool(re.search(r"是否|是不是|有没有|对不对|吗[？?]?\s*$", q))
+        return bool(re.search(r"是否|是不是|有没有|对不对|吗[？?]?\s*$", q)) or (
+            zh_a_not_a(q) is not None
+        )
     first = q.split()[0].lower() if q.split() else ""
     if first not in AUXILIARIES:
         return False
@@ -211,6 +226,13 @@ MEASURE_VERB_Q = re.compile(
 )
 
 
+_MONEY_VERB_Q = re.compile(
+    r"^\s*what\s+(?:do|does|did|will|would)\s+.+?\s+(?:raise|earn|fetch|pay|spend|charge)"
+    r"(?=\s*\??\s*$|\s+(?:in|for|on|from|at|by|when|during|after|before|to)\b)",
+    re.IGNORECASE,
+)
+
+
 _CLOSING_WH: dict[str, AnswerType] = {
     "where": "LOCATION",
     "when": "DATE",
@@ -240,8 +262,10 @@ def answer_type(question: str) -> AnswerType:
     low = q.lower()
     if re.search(r"\bhow\s+(many|much|old|long|far|tall|high|large|big|heavy|deep|wide)\b", low):
         return "NUMBER"
-    if MEASURE_VERB_Q.search(low):
-        return "NUMBER"  # "What does the tenor weigh?": a verb of measure asks a quantity
+    if MEASURE_VERB_Q.search(low) or _MONEY_VERB_Q.search(low):
+        # "What does the tenor weigh?", "What did X raise in its Series A?": a verb of measure
+        # or of money with no object of its own asks a quantity
+        return "NUMBER"
     if re.search(r"^\s*(?:in|on|at|during|since|by|from|until)?\s*when\b", low):
         return "DATE"
     # "The rockman who conducted X was born where?": a wh-word closing the question asks; a

@@ -50,7 +50,7 @@ from extraction.lexicon import (
     CHINESE_SURNAMES,
     HONORIFICS,
 )
-from kg_rag.answer.offline import IRREGULAR_PAST, _stem, _term_set
+from kg_rag.answer.offline import IRREGULAR_PAST, _stem, _term_set, with_phrasal
 from kg_rag.answer.question import (
     BARE_YEAR,
     CONVERSE_ROLES,
@@ -2462,7 +2462,8 @@ def read_evidence(
     step_event = not cjk_query and (
         any(
             is_participle(w) and (w in relation_terms or _stem(w) in relation_terms)
-            for w in _EN_WORD.findall(query.lower())
+            # "When was X set up": the phrasal verb's meaning is the participle
+            for w in _EN_WORD.findall(with_phrasal(query).lower())
         )
         or any(_same_verb(m.group(1), relation_terms) for m in _DID_VERB.finditer(query))
     )
@@ -2786,6 +2787,23 @@ def read_evidence(
                         and sp[1] <= o[1]
                         and (o[1] - o[0]) > (sp[1] - sp[0])
                         and o[2] not in ("NOUN", "DATE", "NUMBER")
+                        for o in unique_spans
+                    )
+                ]
+            else:
+                # "the Tamsey Valley Light Railway" where the graph knows "Tamsey Valley Light":
+                # the text writes the longer name right there, so the graph's cut one goes
+                # (a person's name may run into a title after it, and stays)
+                unique_spans = [
+                    sp
+                    for sp in unique_spans
+                    if sp[3] is None
+                    or sp[2] == "PERSON"
+                    or not any(
+                        o[3] is None
+                        and o[0] == sp[0]
+                        and o[1] > sp[1]
+                        and _NAME_RUN.fullmatch(sentence, sp[1], o[1]) is not None
                         for o in unique_spans
                     )
                 ]

@@ -3426,3 +3426,61 @@ def test_values_of_amounts_and_options_with_a_clause(question: str, values: list
     plan = PLANNER.plan(question)
     assert plan.comparison is not None
     assert [plan.steps[i - 1].query for i in plan.comparison.value_steps] == values
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # an indefinite pronoun introduces a person; "that N" of any person noun refers back
+        (
+            "Ysmay Quorrel's producer studied composition with someone. When was that teacher "
+            "born?",
+            [
+                "producer of Ysmay Quorrel",
+                "person that #1 studied composition with",
+                "When was #2 born",
+            ],
+        ),
+        # "by an N" with the wh-word closing: who the N is, then the question about them
+        (
+            "The Skelmarr Light was designed by an engineer born where?",
+            ["Who designed the Skelmarr Light", "Where was #1 born"],
+        ),
+        (
+            "The Marrisk tannery was bought by a company founded in which year?",
+            ["Which company bought the Marrisk tannery", "In which year was #1 founded"],
+        ),
+        # a contact relative in the subject of a question in statement order
+        (
+            "The company Quellan Freight bought in 2018 was founded where?",
+            ["company that Quellan Freight bought in 2018", "#1 was founded where"],
+        ),
+        ("The band Gorsebrook was formed where?", ["The band Gorsebrook was formed where"]),
+        # the copula's subject asked in statement order is asked in question order
+        (
+            "The Skelmarr Equitable Society's first secretary was whom?",
+            ["Who was Skelmarr Equitable Society's first secretary"],
+        ),
+        ("The founder of Quellan Freight was who?", ["Who was the founder of Quellan Freight"]),
+        # the affirmative-negative verb asks yes or no; a wh-word after it asks the wh-word
+        ("郗记米行在不在蕺溪县？", ["郗记米行在蕺溪县"]),
+    ],
+)
+def test_indefinite_people_contact_subjects_and_statement_order(
+    question: str, queries: list[str]
+) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What did Quellan Freight raise in its Series A round?", "NUMBER"),
+        ("What did the mill pay for the land?", "NUMBER"),
+        ("What did Ysmay Quorrel earn a degree in?", "NAME"),  # an object: no money
+        ("郗记米行在不在蕺溪县？", "YESNO"),
+        ("你知不知道郗记米行的东家是谁？", "PERSON"),
+    ],
+)
+def test_money_verbs_and_affirmative_negative_questions(question: str, kind: str) -> None:
+    assert answer_type(question) == kind

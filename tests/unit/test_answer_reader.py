@@ -3825,3 +3825,36 @@ def test_a_name_closing_on_an_award_noun_is_no_person() -> None:
         graph,
     )
     assert best is None or best.kind != "PERSON"
+
+
+def test_the_text_writes_a_longer_name_than_the_graph_knows() -> None:
+    # the graph's cut name ("Quarrowby Vale Light") gives way to the whole one the sentence writes
+    texts = ["In 1903 Ysmay Quorrel engineered the Quarrowby Vale Light Railway, a short line."]
+    evidence = _ev(*texts, doc="d0")
+    graph = _Graph({e.chunk_id: [("e1", "Quarrowby Vale Light", "")] for e in evidence}, {})
+    best, _ = read_evidence(
+        "line that Ysmay Quorrel engineered",
+        "NAME",
+        evidence,
+        _linked("Ysmay Quorrel"),
+        graph,
+        related={"e1"},  # the graph relates it to the subject: it scores above the whole name
+    )
+    assert best is not None and best.text == "Quarrowby Vale Light Railway"
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        ("The mill was set up in 1843.", "found"),
+        ("Gorsebrook Salvage took over the yard.", "buy"),
+        ("She passed away in 1901.", "death"),
+        ("The kettle was set on the stove.", None),  # no particle: no phrasal verb
+    ],
+)
+def test_a_phrasal_verb_means_its_verb(text: str, term: str | None) -> None:
+    terms = _term_set(text)
+    if term is None:
+        assert "found" not in terms and "buy" not in terms
+    else:
+        assert term in terms
