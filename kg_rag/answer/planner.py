@@ -2843,28 +2843,33 @@ _BE_QUESTION = re.compile(
 )
 
 
+def _contact_subject(text: str, m: re.Match[str]) -> int | None:
+    """Where the main verb begins after a contact relative clause in the question's subject
+    ("The company X bought in 2018 | was founded where?"), or None when there is none."""
+    first = m["rest"].split()[0]
+    main = _MAIN_VERB.search(text, m.start("rest"))
+    if main is None or first in _FINITE or not _finite_verb(first):
+        return None
+    return main.start()
+
+
 def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
     """A relative clause without "that": "the country Ada Moe is from", "the band Ada Moe put
     together", "the company X is part of (dissolve)"; the gap shows as a stranded particle, or
     as a transitive verb closing an object noun phrase ("who managed the band Ada Moe formed")."""
     m = _CONTACT.search(text)
+    if m is not None and m.start() == 0 and _contact_subject(text, m) is None:
+        m = _CONTACT.search(text, 1)  # no clause in the subject: a later noun phrase may hold one
     if m is None:
         return None
     if m.start() == 0:
         # "The company X bought in 2018 was founded where?": the subject's clause (a past verb
         # after the name) runs to the main verb
-        first = m["rest"].split()[0]
-        main = _MAIN_VERB.search(text, m.start("rest"))
-        if main is None or first in _FINITE or not _finite_verb(first):
+        main_at = _contact_subject(text, m)
+        if main_at is None:
             return None
-        clause = _clean(text[m.start("rest") : main.start()])
-        return (
-            0,
-            main.start(),
-            _clean(f"{m['noun']} that {_clean(m['name'])} {clause}"),
-            m["noun"],
-            "",
-        )
+        clause = _clean(text[m.start("rest") : main_at])
+        return 0, main_at, _clean(f"{m['noun']} that {_clean(m['name'])} {clause}"), m["noun"], ""
     if re.search(r"\b(?:that|which|whom)\s*$", text[: m.start()]):
         return None  # "the ship that the engineer Ada Moe designed": the clause's subject
     words = m["rest"].split()

@@ -13,7 +13,8 @@ import re
 from typing import Literal
 
 from extraction.language import AUXILIARIES, HAN, ZH_ERA_YEAR, zh_era_year
-from extraction.nouns import head_noun_type, names_agent
+from extraction.nouns import NounClass, names_agent
+from extraction.nouns import head_noun_type as _noun_class
 from kg_rag.models import AnswerType
 
 __all__ = [
@@ -180,6 +181,43 @@ def zh_a_not_a(question: str) -> re.Match[str] | None:
     if m is None or _ZH_WH_AFTER.search(question, m.end()):
         return None
     return m
+
+
+# Nouns of works and establishments (a closed class): one is a business, so a question about
+# one asks for an organisation ("Which factory won the cup?"). The extraction's noun classes
+# leave them untyped, since a text may use one as a place ("at the mill").
+_ESTABLISHMENTS = frozenset(
+    [
+        "factory",
+        "mill",
+        "foundry",
+        "works",
+        "shipyard",
+        "tannery",
+        "pottery",
+        "creamery",
+        "dairy",
+        "colliery",
+        "quarry",
+        "ironworks",
+        "glassworks",
+        "brickworks",
+        "sawmill",
+        "forge",
+        "workshop",
+        "chandlery",
+    ]
+)
+
+
+def head_noun_type(noun: str, productive: bool = True) -> NounClass:
+    """The answer type of an English noun phrase's head, as the extraction classes it
+    (:func:`extraction.nouns.head_noun_type`), with an establishment ("the cheese factory",
+    "the mill") an organisation."""
+    words = noun.lower().split()
+    if words and (words[-1] in _ESTABLISHMENTS or words[-1].rstrip("s") in _ESTABLISHMENTS):
+        return "ORGANIZATION"
+    return _noun_class(noun, productive)
 
 
 def is_yes_no(question: str) -> bool:

@@ -3484,3 +3484,17 @@ def test_indefinite_people_contact_subjects_and_statement_order(
 )
 def test_money_verbs_and_affirmative_negative_questions(question: str, kind: str) -> None:
     assert answer_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # a works or an establishment is a business: the question asks for an organisation
+        ("Which factory carried off the Skelmarr Cup in 1878?", "ORGANIZATION"),
+        ("In which mill did Ysmay Quorrel work as an overlooker?", "ORGANIZATION"),
+        ("Which glassworks glazed the Quorrel palm house?", "ORGANIZATION"),
+        ("Where is the mill?", "LOCATION"),  # "where" asks the place, whatever is in it
+    ],
+)
+def test_an_establishment_is_an_organisation(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
