@@ -52,11 +52,15 @@ _CJK = re.compile(f"[{HAN}]")
 
 
 # Phrasal verbs that say what one verb of the irregular table says (a closed class): "set up"
-# is founding, "take over" buying, "pass away" dying.
+# is founding, "take over" buying, "pass away" dying, "shut down" closing.
 _PHRASAL = (
     (re.compile(r"\b(?:set|sets|setting)\s+(?:it\s+|them\s+)?up\b", re.IGNORECASE), "founded"),
     (re.compile(r"\b(?:took|take|takes|taken|taking)\s+over\b", re.IGNORECASE), "bought"),
     (re.compile(r"\b(?:passed|pass|passes|passing)\s+away\b", re.IGNORECASE), "died"),
+    (
+        re.compile(r"\b(?:shut|shuts|shutting|closed|close|closes)\s+down\b", re.IGNORECASE),
+        "closed",
+    ),
 )
 
 

@@ -801,6 +801,11 @@ _EN_OPTIONS_INSIDE = re.compile(
     r"^(?P<aux>(?i:did|was|is|were|does|do|has|had))\s+(?P<a>.+?)\s+or\s+(?P<b>.+?)\s+"
     r"(?P<rest>(?:[a-z]+\b\s*){1,5})$"
 )
+_EN_WHICH_OF = re.compile(
+    r"^(?P<wh>which|who)\s+of\s+(?:the\s+two\s*,?\s*)?(?P<a>[A-Z].*?)\s+and\s+(?P<b>[A-Z].*?)\s+"
+    r"(?P<pred>(?:is|was|were|are|did|does|has|had|came|went|[a-z]+ed)\b.*)$",
+    re.IGNORECASE,
+)
 _HAS_THE_R_WHO = re.compile(
     r"^(?:which|what)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?:has|had|have)\s+(?:the|a|an)\s+"
     r"(?P<role>[a-z]+(?:\s+(?!who\b|that\b|which\b|whose\b)[a-z]+)?)\s+(?:who|that|which|whose)?\s*"
@@ -888,6 +893,13 @@ def _age_predicate(pred: str, pre: str, kind: AnswerType, person: bool) -> str:
 
 def _en_compare(q: str, question: str) -> Plan | None:
     m = _EN_BETWEEN.match(q) or _EN_OF_PAIR.match(q) or _EN_OPTIONS_FIRST.match(q)
+    which_of = _EN_WHICH_OF.match(q) if m is None else None
+    if which_of is not None:
+        # "Which of A and B was born first?": as "Which was born first, A or B?"
+        m = _EN_OPTIONS_AFTER.match(
+            f"{which_of['wh']} {which_of['pred']}, {which_of['a'].strip(' ,')} or "
+            f"{which_of['b'].strip(' ,')}"
+        )
     if m:
         # a first option opening the question is capitalised there: "The X Mill or …"
         pre, a, b = m["pre"], re.sub(r"^The\s+", "the ", m["a"]), m["b"]
@@ -2417,8 +2429,8 @@ def _en_bridge(q: str, question: str) -> Plan | None:
         return None
     kind = answer_type(q)
     if re.fullmatch(
-        rf"(?:(?:what|who)\s+(?:is|was|are|were)|name|identify|give|state|list|find)\s+"
-        rf"(?:the\s+name\s+of\s+)?#{len(steps)}\.?",
+        rf"(?:(?:what|who)\s+(?:is|was|are|were|became|becomes)|name|identify|give|state|list|"
+        rf"find)\s+(?:the\s+name\s+of\s+|the\s+)?#{len(steps)}\.?",
         final,
         re.I,
     ):
@@ -2501,7 +2513,10 @@ _SUBJECT_PREP_NAME = re.compile(
 )
 _DO_AUX = re.compile(r"\b(?:do|does|did)\b", re.IGNORECASE)
 _POSS = re.compile(
-    rf"(?<!#)(?P<owner>{_NAME}|#\d+)['’]s?\s+(?P<noun>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})"
+    rf"(?<!#)(?P<owner>{_NAME}|#\d+)['’]s?\s+"
+    # a title after an ordinal is capitalised as often as not: "the Guild's first Master"
+    r"(?P<noun>(?:first|second|third|last|current|founding|present)\s+[A-Z][a-z]+\b"
+    r"|[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})"
 )
 # Words that end a noun phrase: auxiliaries, prepositions, pronouns, determiners, wh-words.
 _FUNCTION = AUXILIARIES | ENGLISH_STOPWORDS | {"not"}
@@ -3115,6 +3130,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     m = _POSS.search(text)
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
+        if not m["noun"].islower():
+            phrase = m["noun"]  # "first Master": an ordinal and a capitalised title, whole
         owned = m["noun"].split()
         if (
             not text[m.end() :].strip(" ?.")

@@ -3498,3 +3498,41 @@ def test_money_verbs_and_affirmative_negative_questions(question: str, kind: str
 )
 def test_an_establishment_is_an_organisation(question: str, kind: str) -> None:
     assert answer_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # "Which of A and B …" asks as "Which …, A or B?"
+        (
+            "Which of Ysmay Quorrel and Orm Quibbley was born first?",
+            ["When was Ysmay Quorrel born", "When was Orm Quibbley born"],
+        ),
+        (
+            "Which of Quellan Freight and Gorsebrook Salvage was founded later?",
+            ["When was Quellan Freight founded", "When was Gorsebrook Salvage founded"],
+        ),
+    ],
+)
+def test_which_of_two_names_compares_them(question: str, queries: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.comparison is not None
+    assert [plan.steps[i - 1].query for i in plan.comparison.value_steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a title after an ordinal is capitalised as often as not; "became the N" asks it
+        (
+            "Who became the Skelmarr Guild of Ringers' first Master?",
+            ["Who became the Skelmarr Guild of Ringers' first Master"],
+        ),
+        (
+            "Where was Quellan Freight's first Chairman born?",
+            ["first Chairman of Quellan Freight", "Where was #1 born"],
+        ),
+    ],
+)
+def test_a_capitalised_title_after_a_possessive(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries

@@ -3844,17 +3844,18 @@ def test_the_text_writes_a_longer_name_than_the_graph_knows() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "term"),
+    ("text", "verb"),
     [
-        ("The mill was set up in 1843.", "found"),
-        ("Gorsebrook Salvage took over the yard.", "buy"),
-        ("She passed away in 1901.", "death"),
+        ("The mill was set up in 1843.", "founded"),
+        ("Gorsebrook Salvage took over the yard.", "bought"),
+        ("She passed away in 1901.", "died"),
+        ("The mine was shut down in 1911.", "closed"),
         ("The kettle was set on the stove.", None),  # no particle: no phrasal verb
     ],
 )
-def test_a_phrasal_verb_means_its_verb(text: str, term: str | None) -> None:
+def test_a_phrasal_verb_means_its_verb(text: str, verb: str | None) -> None:
     terms = _term_set(text)
-    if term is None:
-        assert "found" not in terms and "buy" not in terms
+    if verb is None:
+        assert not terms & (_term_set("founded bought died closed") - _term_set(text))
     else:
-        assert term in terms
+        assert _term_set(verb) <= terms
