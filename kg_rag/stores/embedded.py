@@ -305,6 +305,11 @@ class EmbeddedGraphStore:
         self._chunks: dict[str, ppr.ChunkRecord] = {}
         self._entity_chunks: dict[str, set[str]] = {}
         self._chunk_entities: dict[str, set[str]] = {}
+        # A chunk's entities sorted by id, built when a read first needs them and dropped when
+        # one of its mentions changes: the graph route asks for the entities of every chunk
+        # its top entities reach (about a thousand on musique-dev when a hub is among them),
+        # and sorting each chunk's set on every call was most of that read.
+        self._sorted_chunk_entities: dict[str, tuple[str, ...]] = {}
         self._evidence_index: dict[str, set[RelKey]] = {}
         self._communities: dict[str, Community] = {}
         self._membership: dict[str, set[str]] = {}
@@ -552,6 +557,7 @@ class EmbeddedGraphStore:
         entity_id, chunk_id = _intern(entity_id), _intern(chunk_id)
         self._entity_chunks.setdefault(entity_id, set()).add(chunk_id)
         self._chunk_entities.setdefault(chunk_id, set()).add(entity_id)
+        self._sorted_chunk_entities.pop(chunk_id, None)
 
     def _drop_mention(self, entity_id: str, chunk_id: str) -> None:
         chunks = self._entity_chunks.get(entity_id)
@@ -559,6 +565,7 @@ class EmbeddedGraphStore:
             chunks.discard(chunk_id)
             if not chunks:
                 del self._entity_chunks[entity_id]
+        self._sorted_chunk_entities.pop(chunk_id, None)
         entities = self._chunk_entities.get(chunk_id)
         if entities is not None:
             entities.discard(entity_id)
@@ -1330,11 +1337,16 @@ class EmbeddedGraphStore:
         """chunk_id → sorted entity ids mentioned in it (chunks without mentions left out)."""
         with self._lock:
             self._table("mentions")
-            return {
-                c: sorted(self._chunk_entities[c])
-                for c in sorted(set(chunk_ids))
-                if c in self._chunk_entities
-            }
+            out: dict[str, list[str]] = {}
+            for c in sorted(set(chunk_ids)):
+                found = self._sorted_chunk_entities.get(c)
+                if found is None:
+                    entities = self._chunk_entities.get(c)
+                    if entities is None:
+                        continue
+                    found = self._sorted_chunk_entities[c] = tuple(sorted(entities))
+                out[c] = list(found)
+            return out
 
     def communities(self, level: int | None = None) -> list[Community]:
         """Stored communities (optionally of one level), sorted by (level, id)."""
