@@ -310,6 +310,7 @@ class EmbeddedGraphStore:
         # its top entities reach (about a thousand on musique-dev when a hub is among them),
         # and sorting each chunk's set on every call was most of that read.
         self._sorted_chunk_entities: dict[str, tuple[str, ...]] = {}
+        self._sorted_entity_chunks: dict[str, tuple[str, ...]] = {}  # the same, by entity
         self._evidence_index: dict[str, set[RelKey]] = {}
         self._communities: dict[str, Community] = {}
         self._membership: dict[str, set[str]] = {}
@@ -558,6 +559,7 @@ class EmbeddedGraphStore:
         self._entity_chunks.setdefault(entity_id, set()).add(chunk_id)
         self._chunk_entities.setdefault(chunk_id, set()).add(entity_id)
         self._sorted_chunk_entities.pop(chunk_id, None)
+        self._sorted_entity_chunks.pop(entity_id, None)
 
     def _drop_mention(self, entity_id: str, chunk_id: str) -> None:
         chunks = self._entity_chunks.get(entity_id)
@@ -566,6 +568,7 @@ class EmbeddedGraphStore:
             if not chunks:
                 del self._entity_chunks[entity_id]
         self._sorted_chunk_entities.pop(chunk_id, None)
+        self._sorted_entity_chunks.pop(entity_id, None)
         entities = self._chunk_entities.get(chunk_id)
         if entities is not None:
             entities.discard(entity_id)
@@ -1327,11 +1330,16 @@ class EmbeddedGraphStore:
         """entity_id → sorted chunk ids that mention it (ids without mentions are left out)."""
         with self._lock:
             self._table("mentions")
-            return {
-                e: sorted(self._entity_chunks[e])
-                for e in sorted(set(entity_ids))
-                if e in self._entity_chunks
-            }
+            out: dict[str, list[str]] = {}
+            for e in sorted(set(entity_ids)):
+                found = self._sorted_entity_chunks.get(e)
+                if found is None:
+                    chunks = self._entity_chunks.get(e)
+                    if chunks is None:
+                        continue
+                    found = self._sorted_entity_chunks[e] = tuple(sorted(chunks))
+                out[e] = list(found)
+            return out
 
     def entities_for_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         """chunk_id → sorted entity ids mentioned in it (chunks without mentions left out)."""
