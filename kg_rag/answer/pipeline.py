@@ -18,8 +18,8 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Coroutine, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
@@ -55,6 +55,7 @@ from kg_rag.retrieval.rerank import SentenceFocus
 __all__ = ["AnswerPipeline", "Depth"]
 
 Depth = Literal["fast", "full"]
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 _UNBOUND = re.compile(r"#\d+")
@@ -92,6 +93,11 @@ class AnswerPipeline:
         self.settings = settings
         self.model = model if settings.mode != "rules" else None
         self.top_k = top_k
+        # Retrieval work runs on threads only where it waits on a server (a Neo4j graph store):
+        # in process (LanceDB on disk, the embedded graph) it is Python holding the GIL, and on
+        # a small machine the thread hops and GIL contention cost more than the overlap gains
+        # (musique-dev, 2 CPUs: full-depth p50 96-104 ms inline, 116-121 ms on threads).
+        self.offload = graph is not None and getattr(graph.graph, "backend", "") == "neo4j"
         self.focus = SentenceFocus(chunks.store)
         # Offline stages: always present (the offline pipeline and every LLM stage's fallback).
         self.gate = RuleGate()
@@ -168,8 +174,8 @@ class AnswerPipeline:
         first = [
             _bound(s.query, {}) for s in plan.steps if not s.depends_on and s.kind != "compare"
         ]
-        await asyncio.to_thread(self.chunks.store.embed_queries, [question, *first])
-        whole = asyncio.create_task(self._whole_question(question))
+        await self._work(self.chunks.store.embed_queries, [question, *first])
+        whole = asyncio.create_task(self._whole_question(question, run.graph_memo))
         run.whole = whole
         answers: dict[int, str] = {}
         results: dict[int, StepTrace] = {}
@@ -188,7 +194,7 @@ class AnswerPipeline:
         context = answer_context(trace.whole_question.hits, [st.hits for st in trace.steps])
         llm_context = context
         if self.model is not None:  # what the answer model reads: focused, packed to budget
-            llm_context = self.pack_context(await asyncio.to_thread(self.answer_context, trace))
+            llm_context = self.pack_context(await self._work(self.answer_context, trace))
         answer = await staged(
             "synthesizer",
             run,
@@ -227,6 +233,13 @@ class AnswerPipeline:
         return pack_evidence(context, budget or self.settings.context_tokens, sentence_share=share)
 
     # -- stages ---------------------------------------------------------------------------
+    async def _work(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)``: on a worker thread when :attr:`offload` (I/O to a server, so the
+        other steps run meanwhile), else inline."""
+        if self.offload:
+            return await asyncio.to_thread(fn, *args)
+        return fn(*args)
+
     def _caller(self) -> LLMCaller | None:
         if self.model is None:
             return None
@@ -325,10 +338,10 @@ class AnswerPipeline:
     ) -> list[Evidence]:
         top_k = max(1, min(decision.top_k, 4 * self.top_k, self.settings.max_top_k), self.top_k)
         if decision.route == "community" and self.community is not None:
-            return await asyncio.to_thread(self.community.search, query, top_k)
+            return await self._work(self.community.search, query, top_k)
 
         def search() -> Coroutine[Any, Any, list[Evidence]]:
-            return asyncio.to_thread(self.chunks.search, query, decision.granularity, top_k * 2)
+            return self._work(self.chunks.search, query, decision.granularity, top_k * 2)
 
         if decision.route == "graph" and self.graph is not None and ctx.linked:
             seeds = list(ctx.linked) + await self._text2cypher_seeds(query, st, run)
@@ -341,16 +354,22 @@ class AnswerPipeline:
             # The linked entities' neighbourhood is read once, beside the searches: the trace
             # records it and the reader takes the entities related to the linked ones from it.
             graph_part = asyncio.gather(
-                asyncio.to_thread(
-                    self.graph.retrieve, seeds, top_k * (4 if pooled else 2), 1, True, False
+                self._work(
+                    self.graph.retrieve,
+                    seeds,
+                    top_k * (4 if pooled else 2),
+                    1,
+                    True,
+                    False,
+                    run.graph_memo,
                 ),
-                asyncio.to_thread(self.graph.related, linked_ids, RELATED_LIMIT),
+                self._work(self.graph.related, linked_ids, RELATED_LIMIT),
             )
             if pooled:
                 (graph_ev, calls, _), (related, call) = await graph_part
                 whole: StepTrace = await run.whole
                 pool = list({e.chunk_id: e for e in [*whole.hits, *graph_ev]}.values())
-                hybrid = await asyncio.to_thread(
+                hybrid = await self._work(
                     rescore_pool, self.chunks.store, query, pool, decision.granularity
                 )
             else:
@@ -378,7 +397,7 @@ class AnswerPipeline:
         if not rows:
             return []
         names = sorted({str(v) for row in rows for v in row.values() if isinstance(v, str)})
-        return await asyncio.to_thread(self.linker.link, " ; ".join(names[:20]))
+        return await self._work(self.linker.link, " ; ".join(names[:20]))
 
     async def _read(
         self, ctx: StepContext, evidence: list[Evidence], st: StepTrace, run: Run
@@ -394,7 +413,7 @@ class AnswerPipeline:
     async def _run_step(self, step: PlanStep, answers: dict[int, str], run: Run) -> StepTrace:
         t0 = time.perf_counter()
         bound = _bound(step.query, answers)
-        linked = await asyncio.to_thread(self.linker.link, bound) if self.linker is not None else []
+        linked = await self._work(self.linker.link, bound) if self.linker is not None else []
         question = run.trace.question
         comp = run.trace.plan.comparison if run.trace.plan is not None else None
         if comp is not None and comp.order == "equal" and step.index in comp.value_steps:
@@ -457,9 +476,7 @@ class AnswerPipeline:
                 # "the lantern of X"): look again with the earlier steps' own words instead.
                 query = described
                 linked = (
-                    await asyncio.to_thread(self.linker.link, query)
-                    if self.linker is not None
-                    else []
+                    await self._work(self.linker.link, query) if self.linker is not None else []
                 )
                 ctx = ctx.model_copy(update={"query": query, "linked": list(linked)})
                 st.rewrites.append(query)
@@ -512,12 +529,13 @@ class AnswerPipeline:
         st.ms = round((time.perf_counter() - t0) * 1000, 2)
         return st
 
-    async def _whole_question(self, question: str) -> StepTrace:
-        """Hybrid search and graph PPR for the question as a whole (trace step 0)."""
+    async def _whole_question(
+        self, question: str, graph_memo: dict[Any, Any] | None = None
+    ) -> StepTrace:
+        """Hybrid search and graph PPR for the question as a whole (trace step 0);
+        ``graph_memo`` is the question's :attr:`Run.graph_memo`."""
         t0 = time.perf_counter()
-        linked = (
-            await asyncio.to_thread(self.linker.link, question) if self.linker is not None else []
-        )
+        linked = await self._work(self.linker.link, question) if self.linker is not None else []
         route: Route = "graph" if linked and self.graph is not None else "chunks"
         st = StepTrace(
             index=0,
@@ -532,11 +550,11 @@ class AnswerPipeline:
             linked_entities=[le.model_dump() for le in linked],
         )
         size = max(self.top_k, WHOLE_LIST)
-        search = asyncio.to_thread(self.chunks.search, question, "paragraph", size)
+        search = self._work(self.chunks.search, question, "paragraph", size)
         if route == "graph":
             assert self.graph is not None
             full, (graph_ev, calls, _) = await asyncio.gather(
-                search, asyncio.to_thread(self.graph.retrieve, linked, size, 1, False)
+                search, self._work(self.graph.retrieve, linked, size, 1, False, True, graph_memo)
             )
             st.cypher.extend(calls)
         else:

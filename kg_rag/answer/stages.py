@@ -113,6 +113,9 @@ class Run:
     whole: Any = None
     """The whole-question retrieval (an ``asyncio.Task`` giving its ``StepTrace``) once
     started: steps rescore its hits instead of searching the corpus again."""
+    graph_memo: dict[Any, Any] = field(default_factory=dict)
+    """The graph route's PPR spreads of this question by seeds
+    (:meth:`~kg_rag.retrieval.graph.GraphRetriever.retrieve`'s ``memo``)."""
 
     def fallback(self, stage: str, exc: BaseException) -> None:
         """Record that ``stage`` fell back (and raise when the policy says so)."""

@@ -305,6 +305,12 @@ class EmbeddedGraphStore:
         self._chunks: dict[str, ppr.ChunkRecord] = {}
         self._entity_chunks: dict[str, set[str]] = {}
         self._chunk_entities: dict[str, set[str]] = {}
+        # A chunk's entities sorted by id, built when a read first needs them and dropped when
+        # one of its mentions changes: the graph route asks for the entities of every chunk
+        # its top entities reach (about a thousand on musique-dev when a hub is among them),
+        # and sorting each chunk's set on every call was most of that read.
+        self._sorted_chunk_entities: dict[str, tuple[str, ...]] = {}
+        self._sorted_entity_chunks: dict[str, tuple[str, ...]] = {}  # the same, by entity
         self._evidence_index: dict[str, set[RelKey]] = {}
         self._communities: dict[str, Community] = {}
         self._membership: dict[str, set[str]] = {}
@@ -552,6 +558,8 @@ class EmbeddedGraphStore:
         entity_id, chunk_id = _intern(entity_id), _intern(chunk_id)
         self._entity_chunks.setdefault(entity_id, set()).add(chunk_id)
         self._chunk_entities.setdefault(chunk_id, set()).add(entity_id)
+        self._sorted_chunk_entities.pop(chunk_id, None)
+        self._sorted_entity_chunks.pop(entity_id, None)
 
     def _drop_mention(self, entity_id: str, chunk_id: str) -> None:
         chunks = self._entity_chunks.get(entity_id)
@@ -559,6 +567,8 @@ class EmbeddedGraphStore:
             chunks.discard(chunk_id)
             if not chunks:
                 del self._entity_chunks[entity_id]
+        self._sorted_chunk_entities.pop(chunk_id, None)
+        self._sorted_entity_chunks.pop(entity_id, None)
         entities = self._chunk_entities.get(chunk_id)
         if entities is not None:
             entities.discard(entity_id)
@@ -1320,21 +1330,31 @@ class EmbeddedGraphStore:
         """entity_id → sorted chunk ids that mention it (ids without mentions are left out)."""
         with self._lock:
             self._table("mentions")
-            return {
-                e: sorted(self._entity_chunks[e])
-                for e in sorted(set(entity_ids))
-                if e in self._entity_chunks
-            }
+            out: dict[str, list[str]] = {}
+            for e in sorted(set(entity_ids)):
+                found = self._sorted_entity_chunks.get(e)
+                if found is None:
+                    chunks = self._entity_chunks.get(e)
+                    if chunks is None:
+                        continue
+                    found = self._sorted_entity_chunks[e] = tuple(sorted(chunks))
+                out[e] = list(found)
+            return out
 
     def entities_for_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         """chunk_id → sorted entity ids mentioned in it (chunks without mentions left out)."""
         with self._lock:
             self._table("mentions")
-            return {
-                c: sorted(self._chunk_entities[c])
-                for c in sorted(set(chunk_ids))
-                if c in self._chunk_entities
-            }
+            out: dict[str, list[str]] = {}
+            for c in sorted(set(chunk_ids)):
+                found = self._sorted_chunk_entities.get(c)
+                if found is None:
+                    entities = self._chunk_entities.get(c)
+                    if entities is None:
+                        continue
+                    found = self._sorted_chunk_entities[c] = tuple(sorted(entities))
+                out[c] = list(found)
+            return out
 
     def communities(self, level: int | None = None) -> list[Community]:
         """Stored communities (optionally of one level), sorted by (level, id)."""

@@ -217,8 +217,9 @@ class TransitionMatrix:
             keep = rounded >= cut
             candidates, rounded = candidates[keep], rounded[keep]
         # ``order`` is sorted, so a smaller index is a smaller id: ties go to the smaller id.
-        ranked = candidates[np.lexsort((candidates, -rounded))]
-        return [(self.order[i], float(scores[i])) for i in ranked[:limit]]
+        ranked = candidates[np.lexsort((candidates, -rounded))][:limit]
+        order = self.order  # plain lists: indexing numpy scalars one by one was most of this
+        return list(zip([order[i] for i in ranked.tolist()], scores[ranked].tolist(), strict=True))
 
     def rank_local(
         self,

@@ -307,6 +307,27 @@ def test_reads_from_the_snapshot_equal_the_table_reads(
     assert [c.chunk_id for c in fast[0]] == [ids[5], ids[0], ids[-1]]
 
 
+def test_snapshot_chunks_are_made_once(
+    store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The snapshot hands out the chunk it made for a row again (in the order asked, repeats
+    included) and starts afresh past its bound, reading the same chunks."""
+    import kg_rag.stores._chunk_search as chunk_search
+
+    store.search("Eiffel")
+    snapshot = store._snapshot()
+    assert snapshot is not None
+    first = snapshot.chunks([3, 0, 3])
+    again = snapshot.chunks([0, 3, 1])
+    assert again[0] is first[1] and again[1] is first[0] and first[0] is first[2]
+    monkeypatch.setattr(chunk_search, "_MADE_CHUNKS", 2)
+    fresh = [p for p in range(len(snapshot.chunk_ids)) if p not in snapshot._made][:2]
+    bounded = snapshot.chunks([fresh[0], 0, fresh[1]])
+    assert sorted(snapshot._made) == sorted(fresh)  # started afresh with the new ones
+    assert [c.chunk_id for c in bounded] == [snapshot.chunk_ids[p] for p in (fresh[0], 0, fresh[1])]
+    assert bounded[1] == first[1]
+
+
 def test_read_caches_evict_the_least_recently_used(
     store: LanceChunkStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

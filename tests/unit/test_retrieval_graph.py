@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from kg_rag.models import Entity, Mention
-from kg_rag.retrieval.graph import EntityLinker, _cjk_candidates, _cjk_name_spans
+from kg_rag.models import Chunk, Entity, Mention
+from kg_rag.retrieval.graph import (
+    EntityLinker,
+    GraphRetriever,
+    _cjk_candidates,
+    _cjk_name_spans,
+)
 from kg_rag.stores.embedded import EmbeddedGraphStore
 
 ENTITIES = [
@@ -173,3 +178,39 @@ def test_cjk_name_spans_take_any_container(
     assert _cjk_name_spans(text, names) == spans
     # every span it can find is among the candidates the linker looks up
     assert names & _cjk_candidates(text) == {n for n in names if any(c >= "\u4e00" for c in n)}
+
+
+class _Chunks:
+    """The chunk store's ``get_chunks``: one chunk per id (the graph route reads only these)."""
+
+    def get_chunks(self, ids: list[str]) -> list[Chunk]:
+        return [
+            Chunk(chunk_id=i, doc_id="d", level="paragraph", char_start=0, char_end=4, text=i)
+            for i in ids
+        ]
+
+
+def test_graph_retrieve_memo_gives_the_same_evidence(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question's memo serves a later retrieval with the same seeds (any top_k) without
+    running PPR again, and the evidence, the recorded calls and the scores are unchanged."""
+    linker = EntityLinker(store)
+    graph = GraphRetriever(store, _Chunks(), linker)  # type: ignore[arg-type]
+    linked = linker.link("Was Ada Lovelace born in London?")
+    plain = [graph.retrieve(linked, top_k=k, expand=e) for k, e in ((2, False), (5, True))]
+    memo: dict[Any, Any] = {}
+    first = graph.retrieve(linked, top_k=2, expand=False, memo=memo)
+    runs = []
+    monkeypatch.setattr(
+        store,
+        "personalized_pagerank",
+        lambda *a, **k: runs.append(a) or [],  # must not run
+    )
+    second = graph.retrieve(linked, top_k=5, expand=True, memo=memo)
+    assert not runs and len(memo) == 1
+    for (ev, calls, ppr), (ev_m, calls_m, ppr_m) in zip(plain, (first, second), strict=True):
+        assert ev_m == ev and ppr_m == ppr and ev
+        assert [(c.name, c.params, c.rows) for c in calls_m] == [
+            (c.name, c.params, c.rows) for c in calls
+        ]
