@@ -3030,6 +3030,9 @@ def _in_situ_verb(text: str, start: int) -> int | None:
     return None
 
 
+_IN_SITU_NP = re.compile(r"\s+(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*\s*\??\s*")
+
+
 def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     """The innermost bridge in ``text``: (start, end, step query, head noun, text that
     replaces the span besides ``#n``), or None."""
@@ -3037,6 +3040,15 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     for rel in reversed(list(_REL_WORD.finditer(text))):
         if re.match(r"\s+(?:do|does|did)\b", text[rel.end() :]):
             continue  # "…, where did Germany have …": a question's inversion, no relative
+        in_place = _IN_SITU_NP.fullmatch(text, rel.end())
+        if (
+            rel.group(0).lower() == "which"
+            and in_place is not None
+            and re.search(rf"\b{_PREP}\s+$", text[: rel.start()])
+            and not any(w in _FUNCTION for w in in_place.group(0).split())
+            and not _verb_form(in_place.group(0).split()[-1].rstrip("?"))  # "… which burned"
+        ):
+            continue  # "… took a seat at which streaming service?": the wh-phrase asks in place
         before = text[: rel.start()]
         dets = list(_DET_WORD.finditer(before))
         if not dets:

@@ -3456,6 +3456,11 @@ def test_values_of_amounts_and_options_with_a_clause(question: str, values: list
             ["company that Quellan Freight bought in 2018", "#1 was founded where"],
         ),
         ("The band Gorsebrook was formed where?", ["The band Gorsebrook was formed where"]),
+        # "at which N" closing a statement-order question asks in place: no relative clause
+        (
+            "Ysmay Quorrel's daughter took a board seat at which shipping firm?",
+            ["daughter of Ysmay Quorrel", "#1 took a board seat at which shipping firm"],
+        ),
         # the copula's subject asked in statement order is asked in question order
         (
             "The Skelmarr Equitable Society's first secretary was whom?",
