@@ -29,7 +29,7 @@ import logging
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
@@ -1328,32 +1328,31 @@ class EmbeddedGraphStore:
 
     def chunks_for_entities(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         """entity_id → sorted chunk ids that mention it (ids without mentions are left out)."""
-        with self._lock:
-            self._table("mentions")
-            out: dict[str, list[str]] = {}
-            for e in sorted(set(entity_ids)):
-                found = self._sorted_entity_chunks.get(e)
-                if found is None:
-                    chunks = self._entity_chunks.get(e)
-                    if chunks is None:
-                        continue
-                    found = self._sorted_entity_chunks[e] = tuple(sorted(chunks))
-                out[e] = list(found)
-            return out
+        return self._sorted_mentions(entity_ids, self._entity_chunks, self._sorted_entity_chunks)
 
     def entities_for_chunks(self, chunk_ids: Sequence[str]) -> dict[str, list[str]]:
         """chunk_id → sorted entity ids mentioned in it (chunks without mentions left out)."""
+        return self._sorted_mentions(chunk_ids, self._chunk_entities, self._sorted_chunk_entities)
+
+    def _sorted_mentions(
+        self,
+        ids: Sequence[str],
+        index: Mapping[str, Collection[str]],
+        sorted_cache: dict[str, tuple[str, ...]],
+    ) -> dict[str, list[str]]:
+        """``id`` → the sorted ids ``index`` holds for it, sorted once and kept in
+        ``sorted_cache`` (emptied for an id when its mentions change)."""
         with self._lock:
             self._table("mentions")
             out: dict[str, list[str]] = {}
-            for c in sorted(set(chunk_ids)):
-                found = self._sorted_chunk_entities.get(c)
+            for key in sorted(set(ids)):
+                found = sorted_cache.get(key)
                 if found is None:
-                    entities = self._chunk_entities.get(c)
-                    if entities is None:
+                    members = index.get(key)
+                    if members is None:
                         continue
-                    found = self._sorted_chunk_entities[c] = tuple(sorted(entities))
-                out[c] = list(found)
+                    found = sorted_cache[key] = tuple(sorted(members))
+                out[key] = list(found)
             return out
 
     def communities(self, level: int | None = None) -> list[Community]:
