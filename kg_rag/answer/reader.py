@@ -1729,7 +1729,8 @@ def _event_date_factor(
     dates; 1.0 when there is none."""
     m = _EVENT_BEFORE_DATE.search(sentence, max(0, a - 30), a)
     verb = m.group(1) if m is not None and m.end() == a else ""
-    if not is_participle(verb):
+    # "Its founder died in 1876": a past form with no passive dates its own event too
+    if not (is_participle(verb) or verb in IRREGULAR_PAST):
         if not scan:
             return 1.0
         # "He retired from the firm in 1872 and died at his house on 2 October 1884": the

@@ -3859,3 +3859,18 @@ def test_a_phrasal_verb_means_its_verb(text: str, verb: str | None) -> None:
         assert not terms & (_term_set("founded bought died closed") - _term_set(text))
     else:
         assert _term_set(verb) <= terms
+
+
+def test_a_date_another_verb_dates_is_not_the_founding() -> None:
+    # "died in 1876" dates the founder's death, whatever noun of the founding is near it
+    texts = [
+        "The founder of Quellan Low Mill died in 1876 and the business passed to his two sons.",
+        "It was set up in 1843 by the overlooker's son.",
+    ]
+    best, _ = read_evidence(
+        "When was Quellan Low Mill set up",
+        "DATE",
+        _ev(*texts, doc="d0"),
+        _linked("Quellan Low Mill"),
+    )
+    assert best is not None and best.text == "1843"
