@@ -1,10 +1,10 @@
 """Paraphrase probes: new phrasings of dev questions over the generalization sets' corpora.
 
-``bench/data/probes/probes.jsonl`` holds 254 questions (en and zh) that ask, in other words,
+``bench/data/probes/probes.jsonl`` holds 280 questions (en and zh) that ask, in other words,
 what a dev-half question of a generalization set asks and the engine answered: a comparison
 asked as "Is A older than B?", a bridge asked as a statement and a pronoun, 哪所大学是X的母校
 for X的母校是哪所大学. The facts are known to be readable from the corpus, so a failure is the
-phrasing. Seven probe sets, the first five written at different points of one stop:
+phrasing. Eight probe sets, the first five written at different points of one stop:
 
 * ``p1`` (35): comparisons and yes/no questions, written before any rule they led to;
 * ``p2`` (22): the same types in other phrasings, written after ``p1``'s first rules;
@@ -13,15 +13,18 @@ phrasing. Seven probe sets, the first five written at different points of one st
 * ``p5`` (30, English): bridge and single-hop phrasings, written after ``p4``'s rules;
 * ``p6`` (33 English, 22 Chinese): every type, written in a later stop after the rules of
   ``531a7b6`` and run once before its own;
-* ``p7`` (30, English): every type, written after ``6d1388f`` and run once before its own.
+* ``p7`` (30, English): every type, written after ``6d1388f`` and run once before its own;
+* ``p8`` (26, English): not rephrasings but new questions about facts of two dev corpora
+  (gen20, gen12) that their dev questions do not ask, written after ``fd02f17`` and run once
+  before their own.
 
-All seven are **dev data**: they come from dev-half questions and were tuned on. The held-out
+All eight are **dev data**: they come from dev-half questions and were tuned on. The held-out
 measure stays the generalization sets' test halves (``bench/answers.py --split test``).
 
 Each probe runs on its set's knowledge base, built or reused exactly as ``bench/answers.py``
 builds it (same cache, same key), and is scored as that bench scores (contained answer).
 
-Run: ``nice .venv/bin/python bench/probes.py [--probes p1 p2 p3 p4 p5 p6 p7] [--kb-cache DIR]
+Run: ``nice .venv/bin/python bench/probes.py [--probes p1 p2 p3 p4 p5 p6 p7 p8] [--kb-cache DIR]
 [--json OUT]``. Not part of the test suite.
 """
 
@@ -48,7 +51,9 @@ PROBES = REPO / "bench" / "data" / "probes" / "probes.jsonl"
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--probes", nargs="*", default=["p1", "p2", "p3", "p4", "p5", "p6", "p7"])
+    parser.add_argument(
+        "--probes", nargs="*", default=["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"]
+    )
     parser.add_argument("--kb-cache", type=Path, default=REPO / ".kg_rag" / "bench-cache")
     parser.add_argument("--json", type=Path, help="write every row here")
     args = parser.parse_args(argv)

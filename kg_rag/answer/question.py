@@ -258,8 +258,9 @@ _ZH_WH = [
 # did the bridge cost?", "What does the hall measure?".
 MEASURE_VERB_Q = re.compile(
     r"^\s*what\s+(?:do|does|did|will|would)\s+.+?\s+(?:weigh|cost|measure)\b"
-    # a particle makes another verb ("measure up to"); "in all", "in total" sum the measure
-    r"(?!\s+(?:up|on|down|out)\b|\s+in\b(?!\s+(?:all|total)\b))",
+    # a particle makes another verb ("measure up to"); "in all", "in total" sum the measure,
+    # "in the end" dates it
+    r"(?!\s+(?:up|on|down|out)\b|\s+in\b(?!\s+(?:all|total|the\s+end)\b))",
     re.IGNORECASE,
 )
 

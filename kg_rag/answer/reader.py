@@ -676,6 +676,14 @@ def is_word_not_name(name: str) -> bool:
 
 
 _COUNTED_NOUN = re.compile(r"\bhow\s+many\s+([a-z]+s)\b", re.IGNORECASE)
+_UNITS_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+# English cardinals in words, two to ninety-nine and round hundreds (a closed class).
+_NUMBER_WORDS = re.compile(
+    rf"\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-{_UNITS_WORD})?"
+    r"|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    rf"|sixteen|seventeen|eighteen|nineteen|(?:a|{_UNITS_WORD})\s+hundred)\b",
+    re.IGNORECASE,
+)
 _WORD_AFTER_NUMBER = re.compile(r"\s+([A-Za-z]+)\b")
 # What a value is said at: a year ("in 2017", "2017年") or a funding round ("Series B",
 # "B轮", "天使轮", "seed round").
@@ -2610,6 +2618,15 @@ def read_evidence(
                     if at > 0 and unicodedata.category(sentence[at - 1]) == "Sc":
                         at -= 1
                     spans.append((at, unit.end() if unit else m.end(), "NUMBER", None))
+            if counted:
+                # "sixty-four tons of cheese" for how many tons: a count in words before the
+                # noun counted (only there: "one of its founders" counts nothing asked)
+                spans += [
+                    (m.start(), m.end(), "NUMBER", None)
+                    for m in _NUMBER_WORDS.finditer(sentence)
+                    if (after := _WORD_AFTER_NUMBER.match(sentence, m.end())) is not None
+                    and _stem(after.group(1).lower()) == counted
+                ]
             if zh_measure:
                 # A count in Chinese numerals in the measure word asked: 共四卷 for 几卷 (not
                 # 一部, which is the indefinite article, nor 三百部 for it).

@@ -3541,3 +3541,15 @@ def test_which_of_two_names_compares_them(question: str, queries: list[str]) -> 
 )
 def test_a_capitalised_title_after_a_possessive(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What did the Skelmarr Bridge cost in the end?", "NUMBER"),  # "in the end" dates it
+        ("What did the Skelmarr Bridge cost in total?", "NUMBER"),
+        ("What did the Skelmarr Bridge cost in Quellan?", "NAME"),  # another verb's complement
+    ],
+)
+def test_a_cost_asked_with_an_adverbial(question: str, kind: str) -> None:
+    assert answer_type(question) == kind

@@ -3874,3 +3874,26 @@ def test_a_date_another_verb_dates_is_not_the_founding() -> None:
         _linked("Quellan Low Mill"),
     )
     assert best is not None and best.text == "1843"
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        # a count in words before the noun counted
+        (
+            "How many tons of cheese did Quellan Dairy make in its best year",
+            "In its best year, 1882, Quellan Dairy took the milk of nineteen farms and made "
+            "sixty-four tons of cheese.",
+            "sixty-four",
+        ),
+        (
+            "How many farms sent milk to Quellan Dairy in 1882",
+            "In its best year, 1882, Quellan Dairy took the milk of nineteen farms and made "
+            "sixty-four tons of cheese.",
+            "nineteen",
+        ),
+    ],
+)
+def test_a_count_written_in_words(query: str, text: str, answer: str) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Quellan Dairy"))
+    assert best is not None and best.text == answer

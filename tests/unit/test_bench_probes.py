@@ -17,12 +17,12 @@ def _rows() -> list[dict[str, object]]:
 
 def test_every_probe_is_well_formed_and_on_a_generalization_set() -> None:
     rows = _rows()
-    assert len(rows) == 254
+    assert len(rows) == 280
     assert len({r["id"] for r in rows}) == len(rows)
     for row in rows:
         assert row["set"] in GEN_SETS, row
         assert str(row["set"]).endswith(str(row["lang"])), row
-        assert row["probe"] in ("p1", "p2", "p3", "p4", "p5", "p6", "p7"), row
+        assert row["probe"] in ("p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"), row
         answers = row["answers"]
         assert isinstance(answers, list) and answers and all(answers), row
 
