@@ -676,6 +676,10 @@ def is_word_not_name(name: str) -> bool:
 
 
 _COUNTED_NOUN = re.compile(r"\bhow\s+many\s+([a-z]+s)\b", re.IGNORECASE)
+# An ordinal before a role noun asked ("the first principal of X", "its founding editor").
+_ORDINAL_ROLE = re.compile(
+    r"\b(first|second|third|fourth|fifth|last|founding)\s+([a-z][\w\-]*)\b", re.IGNORECASE
+)
 _UNITS_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
 # English cardinals in words, two to ninety-nine and round hundreds (a closed class).
 _NUMBER_WORDS = re.compile(
@@ -2345,6 +2349,11 @@ def read_evidence(
     asked_at = _qualifiers(query, 0, len(query)) if expected == "NUMBER" else {}
     # "how many pages": the noun counted; a number written before another plural noun
     # ("1,200 copies") counts something else.
+    ordinal_role = (
+        _ORDINAL_ROLE.search(query)
+        if expected not in ("DATE", "NUMBER") and not _CJK.search(query)
+        else None
+    )
     counted_m = _COUNTED_NOUN.search(query) if expected == "NUMBER" else None
     counted = _stem(counted_m.group(1).lower()) if counted_m is not None else ""
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
@@ -2550,6 +2559,16 @@ def read_evidence(
                 and _another_is_born(sentence, life_event, linked_names)
             )
             shared_rel = sent_terms & relation_terms
+            ordinal_factor = 1.0
+            if ordinal_role is not None:
+                # "Who was the first principal of X": a sentence that names the role with that
+                # ordinal says who held it first; one with the role alone ("while she was
+                # principal") speaks of whoever held it at that time
+                ordinal, role = ordinal_role.group(1), re.escape(ordinal_role.group(2))
+                if re.search(rf"\b{ordinal}\s+(?:[a-z]+\s+)?{role}\b", sentence, re.IGNORECASE):
+                    ordinal_factor = 1.3
+                elif re.search(rf"\b{role}\b", sentence, re.IGNORECASE):
+                    ordinal_factor = 0.5
             if agent_forms:
                 # Either way round: "drummer Ola" for "plays drums", "directed by Ola" for
                 # "the director of".
@@ -3108,6 +3127,8 @@ def read_evidence(
                     and role_before.search(sentence, 0, a)
                 ):
                     bonus *= _SLOT_BONUS  # "Its first president was the dyer Ada Moe"
+                if ordinal_role is not None and kind not in ("DATE", "NUMBER"):
+                    bonus *= ordinal_factor  # "the first principal": not one said later
                 if _names_head(span, head):
                     bonus *= 1.5  # the name carries the noun asked for: "River Osk"
                 if kind in ("LOCATION", "NAME") and head and not cjk_query:

@@ -3897,3 +3897,20 @@ def test_a_date_another_verb_dates_is_not_the_founding() -> None:
 def test_a_count_written_in_words(query: str, text: str, answer: str) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Quellan Dairy"))
     assert best is not None and best.text == answer
+
+
+def test_the_first_holder_of_a_role_is_named_with_the_ordinal() -> None:
+    # "while she was principal" speaks of whoever held the role then, not of the first
+    texts = [
+        "Her book on cheese was written by Ysmay Quorrel while she was principal of the Quellan "
+        "Dairy School.",
+        "The first principal, Orm Quibbley, came from an agricultural college and stayed until "
+        "1899.",
+    ]
+    best, _ = read_evidence(
+        "Who was the first principal of the Quellan Dairy School",
+        "PERSON",
+        _ev(*texts, doc="d0"),
+        _linked("Quellan Dairy School"),
+    )
+    assert best is not None and best.text == "Orm Quibbley"
