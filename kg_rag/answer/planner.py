@@ -1505,17 +1505,18 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 # A statement, then a question that refers back to the new thing it introduced: "Ada's
 # teacher married a painter. Where was he born?", "X had a daughter named after her. Which
 # school did that daughter found?". The indefinite noun phrase is the new referent.
-_EN_INDEFINITE = re.compile(
-    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<obj>\s+(?:his|her|its|their)\s+[a-z]+)?"
-    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to|up|out|over|off|back))?"
+# The indefinite noun phrase both statement patterns end in: "a [mods] N [rest]".
+_INDEFINITE_NP = (
     r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
     r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
 )
+_EN_INDEFINITE = re.compile(
+    r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<obj>\s+(?:his|her|its|their)\s+[a-z]+)?"
+    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to|up|out|over|off|back))?" + _INDEFINITE_NP
+)
 _EN_INDEFINITE_OBJECT = re.compile(
     r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+ed)(?P<obj>\s+[a-z]+)"
-    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))"
-    r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
-    r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
+    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to))" + _INDEFINITE_NP
 )
 # Adverbs that stand between an auxiliary and its verb (a closed class).
 _VERB_ADVERBS = frozenset(

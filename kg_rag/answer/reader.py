@@ -250,6 +250,18 @@ _CURRENCY_AFTER = re.compile(
     r"\s?(?:(?:million|billion|thousand)\s+)?(?:dollars?|euros?|pounds?|shillings?|pence|"
     r"guineas?|francs?|yuan|yen|marks?|crowns?|kronor|rupees?)\b"
 )
+
+
+def _currency_before(sentence: str, a: int) -> bool:
+    """Does a currency sign stand right before ``sentence[a]`` ("£6.2 million")?"""
+    return a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
+
+
+def _is_money(sentence: str, a: int) -> bool:
+    """Is the amount at ``a`` written with its currency sign (on it or right before it)?"""
+    return unicodedata.category(sentence[a]) == "Sc" or _currency_before(sentence, a)
+
+
 _MEASURE_Q = re.compile(
     r"^(?:how\s+(?:long|tall|high|far|deep|wide|big|large|heavy)\b)|"
     r"\b(?:length|height|depth|elevation|distance|weight|area|size|width|duration)\s+of\b|"
@@ -2354,6 +2366,14 @@ def read_evidence(
         if expected not in ("DATE", "NUMBER") and not _CJK.search(query)
         else None
     )
+    # The role with its ordinal, and the role alone, as a sentence may name them.
+    with_ordinal = role_alone = None
+    if ordinal_role is not None:
+        role = re.escape(ordinal_role.group(2))
+        with_ordinal = re.compile(
+            rf"\b{ordinal_role.group(1)}\s+(?:[a-z]+\s+)?{role}\b", re.IGNORECASE
+        )
+        role_alone = re.compile(rf"\b{role}\b", re.IGNORECASE)
     counted_m = _COUNTED_NOUN.search(query) if expected == "NUMBER" else None
     counted = _stem(counted_m.group(1).lower()) if counted_m is not None else ""
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
@@ -2560,14 +2580,13 @@ def read_evidence(
             )
             shared_rel = sent_terms & relation_terms
             ordinal_factor = 1.0
-            if ordinal_role is not None:
+            if with_ordinal is not None and role_alone is not None:
                 # "Who was the first principal of X": a sentence that names the role with that
                 # ordinal says who held it first; one with the role alone ("while she was
                 # principal") speaks of whoever held it at that time
-                ordinal, role = ordinal_role.group(1), re.escape(ordinal_role.group(2))
-                if re.search(rf"\b{ordinal}\s+(?:[a-z]+\s+)?{role}\b", sentence, re.IGNORECASE):
+                if with_ordinal.search(sentence):
                     ordinal_factor = 1.3
-                elif re.search(rf"\b{role}\b", sentence, re.IGNORECASE):
+                elif role_alone.search(sentence):
                     ordinal_factor = 0.5
             if agent_forms:
                 # Either way round: "drummer Ola" for "plays drums", "directed by Ola" for
@@ -2633,9 +2652,7 @@ def read_evidence(
                 if not DATE_RX.fullmatch(m.group(0)) or _ZH_CLASSIFIER.match(sentence, m.end()):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
                     # "£6.2 million": the currency sign is part of the amount
-                    at = m.start()
-                    if at > 0 and unicodedata.category(sentence[at - 1]) == "Sc":
-                        at -= 1
+                    at = m.start() - 1 if _currency_before(sentence, m.start()) else m.start()
                     spans.append((at, unit.end() if unit else m.end(), "NUMBER", None))
             if counted:
                 # "sixty-four tons of cheese" for how many tons: a count in words before the
@@ -3153,19 +3170,18 @@ def read_evidence(
                 elif measure and kind == "NUMBER":
                     # … and a measure is written with its unit ("38 metres"), a price with
                     # its currency ("£25", which is no length or weight)
-                    money = unicodedata.category(sentence[a]) == "Sc" or (
-                        a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
-                    )
+                    money = _is_money(sentence, a)
                     if not re.search(r"[^\W\d_]", span) and not (priced and money):
                         bonus *= 0.5
                     if money and not priced:
                         bonus *= 0.5
-                elif sale_price and kind == "NUMBER":
-                    money = unicodedata.category(sentence[a]) == "Sc" or (
-                        a > 0 and unicodedata.category(sentence[a - 1]) == "Sc"
-                    )
-                    if not money and not _CURRENCY_AFTER.match(sentence, b):
-                        bonus *= 0.5  # "ran 23 ships": a count, not the price asked
+                elif (
+                    sale_price
+                    and kind == "NUMBER"
+                    and not _is_money(sentence, a)
+                    and not _CURRENCY_AFTER.match(sentence, b)
+                ):
+                    bonus *= 0.5  # "ran 23 ships": a count, not the price asked
                 if kind == "NUMBER" and not measure and _foreign_unit(sentence, b, terms):
                     bonus *= 0.4  # "82,278 sq mi", "102 °": a measure, not the count asked for
                 if (
