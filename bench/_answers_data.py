@@ -111,16 +111,62 @@ def load_shared(data_dir: Path, limit: int | None) -> AnswerSet:
     return AnswerSet(dataset.name, "shared", items, dataset=dataset, doc_match="id", corpus=corpus)
 
 
+_HOP_REF = re.compile(r"#(\d+)")
+
+
+def hop_items(row: dict[str, Any], lang: str) -> list[Item]:
+    """The gold hops of one generalization question, each asked as a question of its own.
+
+    Earlier hops' gold answers replace ``#n``; the deciding hop of a comparison or yes/no
+    question (the last one: "Which is earlier, #1 or #2?") is left out, and so is any hop whose
+    answer is yes/no. The hop's type is ``hop<n>`` (n = its position). Scoring only: this is
+    how ``--hops`` measures the reader on single-fact questions worded by the set's author.
+    """
+    hops = list(row.get("hops") or [])
+    answers = [str(h.get("answer", "")) for h in hops]
+    if row.get("type") in ("comparison", "yesno"):
+        hops = hops[:-1]
+    items = []
+    for n, h in enumerate(hops, start=1):
+        answer = str(h.get("answer", ""))
+        if not answer or normalize(answer) in _YES | _NO:
+            continue
+        question = _HOP_REF.sub(
+            lambda m: answers[int(m.group(1)) - 1] if int(m.group(1)) <= len(answers) else m[0],
+            str(h.get("question", "")),
+        )
+        golds = _answers(row) if n == len(row.get("hops") or []) else (answer,)
+        docs = (str(h["doc"]),) if h.get("doc") else ()
+        items.append(
+            Item(f"{row['id']}#h{n}", question, f"hop{n}", golds, (HopGold(answer, docs),), lang)
+        )
+    return items
+
+
 def load_generalization(
-    root: Path, lang: str, split: str, limit: int | None, name: str | None = None
+    root: Path,
+    lang: str,
+    split: str,
+    limit: int | None,
+    name: str | None = None,
+    hops: bool = False,
 ) -> AnswerSet:
     """``gen-en`` / ``gen-zh`` (``gen2-…`` for the second set, ``name``): questions of one
-    language (and split) over ``corpus/<lang>``."""
+    language (and split) over ``corpus/<lang>``; with ``hops``, their gold hops asked one by
+    one (:func:`hop_items`) instead."""
     rows = [r for r in _read_jsonl(root / "questions.jsonl") if r.get("lang") == lang]
     if split != "all":
         rows = [r for r in rows if r.get("split") == split]
     if limit is not None:
         rows = rows[:limit]
+    if hops:
+        return AnswerSet(
+            name or f"gen-{lang}",
+            "gen",
+            [item for r in rows for item in hop_items(r, lang)],
+            corpus_dir=root / "corpus" / lang,
+            doc_match="path",
+        )
     items = [
         Item(
             str(r["id"]),

@@ -487,7 +487,7 @@ def load_set(name: str, args: argparse.Namespace) -> AnswerSet | None:
     if not (root / "questions.jsonl").exists() or not (root / "corpus" / lang).is_dir():
         print(f"{name}: no questions.jsonl or corpus/{lang} under {root}, skipped")
         return None
-    aset = load_generalization(root, lang, args.split, args.limit, name)
+    aset = load_generalization(root, lang, args.split, args.limit, name, args.hops)
     if not aset.items:
         print(f"{name}: no {lang} questions in split {args.split!r}, skipped")
         return None
@@ -588,6 +588,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--llm", action="store_true", help="answer with the KG_RAG_LLM__* model")
     parser.add_argument("--json", type=Path, help="write everything here")
     parser.add_argument("--show-failures", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--hops",
+        action="store_true",
+        help="generalization sets: ask each gold hop as its own question (earlier hop answers "
+        "filled in; deciding hops of comparisons and yes/no left out): the reader on "
+        "single-fact questions the set's author worded",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("jieba").propagate = False  # it has its own handler: print its lines once
