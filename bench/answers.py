@@ -487,7 +487,8 @@ def load_set(name: str, args: argparse.Namespace) -> AnswerSet | None:
     if not (root / "questions.jsonl").exists() or not (root / "corpus" / lang).is_dir():
         print(f"{name}: no questions.jsonl or corpus/{lang} under {root}, skipped")
         return None
-    aset = load_generalization(root, lang, args.split, args.limit, name, args.hops)
+    hops = getattr(args, "hops", False)  # bench/probes.py builds its own arguments
+    aset = load_generalization(root, lang, args.split, args.limit, name, hops)
     if not aset.items:
         print(f"{name}: no {lang} questions in split {args.split!r}, skipped")
         return None

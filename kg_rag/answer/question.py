@@ -210,13 +210,20 @@ _ESTABLISHMENTS = frozenset(
 )
 
 
+# Sums paid and measures a question asks for by their noun ("What fee did X pay", "at what
+# age"), beside the extraction's quantity nouns (a closed class).
+_QUANTITY_NOUNS = frozenset(["fee", "fare", "wage", "rent", "sum", "payment", "age", "speed"])
+
+
 def head_noun_type(noun: str, productive: bool = True) -> NounClass:
     """The answer type of an English noun phrase's head, as the extraction classes it
     (:func:`extraction.nouns.head_noun_type`), with an establishment ("the cheese factory",
-    "the mill") an organisation."""
+    "the mill") an organisation and a sum paid ("the fee", "the wage") a quantity."""
     words = noun.lower().split()
     if words and (words[-1] in _ESTABLISHMENTS or words[-1].rstrip("s") in _ESTABLISHMENTS):
         return "ORGANIZATION"
+    if words and (words[-1] in _QUANTITY_NOUNS or words[-1].rstrip("s") in _QUANTITY_NOUNS):
+        return "NUMBER"
     return _noun_class(noun, productive)
 
 
@@ -336,7 +343,9 @@ def answer_type(question: str) -> AnswerType:
         return head_noun_type(m.group(1))
     # "What is X's date of birth?": the possessed noun (before any "of") says what is asked.
     m = re.search(
-        r"\bwhat\s+(?:is|was|are|were)\s+.+?['’]s?\s+([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s*\??$",
+        r"\bwhat\s+(?:is|was|are|were)\s+.+?['’]s?\s+([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2}?)"
+        # an adjunct may follow: "What was X's revenue in 2023?"
+        r"(?:\s+(?:in|on|at|during|by|from|after|before|as)\s+[^?]*)?\s*\??$",
         low,
     )
     possessed = head_noun_type(m.group(1).split(" of ")[0]) if m else "NAME"

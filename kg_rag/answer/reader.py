@@ -101,6 +101,32 @@ def _particle_start(sentence: str, a: int) -> int:
     return a if before and before[-1][:1].isupper() else m.start()
 
 
+_SHORT_LINE_WORDS = 8
+"""A line of fewer words than this, ended by a line break, is a cell, a label or a heading."""
+
+
+def _cap_names(sentence: str) -> list[re.Match[str]]:
+    """The ``_CAP_NAME`` matches of ``sentence``, none running over a line break that ends a
+    short line: "Position\nCentre-forward\nCurrent club" is a table's cells, not one name;
+    a long line's break wraps prose, and a name may run on over it."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    while (m := _CAP_NAME.search(sentence, pos)) is not None:
+        end = m.end()
+        nl = sentence.find("\n", m.start(), end)
+        while nl >= 0:
+            line = sentence[sentence.rfind("\n", 0, nl) + 1 : nl]
+            if len(line.split()) < _SHORT_LINE_WORDS:
+                end = nl
+                break
+            nl = sentence.find("\n", nl + 1, end)
+        cut = _CAP_NAME.match(sentence, m.start(), end) if end < m.end() else m
+        if cut is not None:
+            out.append(cut)
+        pos = max(end, m.start() + 1)
+    return out
+
+
 # Patterns built from names and terms, compiled once each (re's own cache holds only 512).
 _rx = functools.lru_cache(maxsize=8192)(re.compile)
 
@@ -1745,6 +1771,23 @@ _OWN_EVENT = 1.5
 _EVENT_BEFORE_DATE = re.compile(r"\b([a-z]+)\s+(?:in|on|during)\s+(?:the\s+)?(?:year\s+)?$")
 
 
+# A life span in brackets after a name: "Ezra Vell (1797-1868)", "(b. 1833)", "(died 1907)",
+# "(c. 1790 – 1851)". Its years are the birth and the death, no other event's.
+_LIFE_SPAN = re.compile(
+    r"\(\s*(?:(?:b|d|born|died|c|ca|fl)\.?\s*)?\d{3,4}"
+    r"(?:\s*[-–—]\s*(?:(?:c|ca)\.?\s*)?\d{2,4})?\s*\)"
+)
+
+
+def _in_life_span(sentence: str, a: int) -> bool:
+    """Is offset ``a`` inside a bracketed life span ("Ezra Vell (1797-1868)")?"""
+    start = sentence.rfind("(", max(0, a - 12), a + 1)
+    if start < 0:
+        return False
+    m = _LIFE_SPAN.match(sentence, start)
+    return m is not None and m.end() > a
+
+
 def _event_date_factor(
     sentence: str, a: int, relation_terms: Collection[str], scan: bool = False
 ) -> float:
@@ -1775,6 +1818,8 @@ def _event_date_factor(
 _DID_VERB = re.compile(
     r"\b(?:did|does|do)\s+(?:(?:the|a|an|its|his|her|their)\s+)?"
     r"(?:[A-Z][\w'’.&-]*(?:\s+(?:(?:of|and|the|de|von|van)\s+)?[A-Z][\w'’.&-]*)*|[a-z][\w-]*)"
+    # a generation word is part of the name: "When did Orm Vell junior marry"
+    rf"(?:,?\s+(?:{GENERATION_WORDS}))?"
     r"\s+([a-z]+)\b"
 )
 
@@ -2699,11 +2744,7 @@ def read_evidence(
             else:
                 # read once, used three times; a run of capitals is a heading or a shout
                 # ("ANNUAL REPORT 2019", "I LEARNED TO CUT"), no name
-                names = [
-                    m
-                    for m in _CAP_NAME.finditer(sentence)
-                    if not _CAPITALS_RUN.fullmatch(m.group(0))
-                ]
+                names = [m for m in _cap_names(sentence) if not _CAPITALS_RUN.fullmatch(m.group(0))]
                 for m in names:
                     # No English name ends in an article or a demonstrative: "the floor of
                     # Parliament The current leader" (a full stop lost) gives "Parliament".
@@ -3283,6 +3324,10 @@ def read_evidence(
                     and _AGENTIVE.search(sentence[max(0, a - 6) : a])
                 ):
                     bonus *= 1.2
+                if kind == "DATE" and life_event is None and _in_life_span(sentence, a):
+                    # "Ezra Vell (1797-1868)" for when he married or what he founded: a life
+                    # span's years are a birth and a death
+                    bonus *= _OTHER_EVENT
                 if kind == "DATE" and step_event:
                     bonus *= _event_date_factor(sentence, a, relation_terms)
                 elif kind == "DATE" and life_event is not None and not cjk_query:
@@ -3426,13 +3471,16 @@ def read_evidence(
     if best.kind == "DATE" and not YEAR_QUESTION.search(query):
         best = _precise_date(best, pool.values())
     home = evidence[best.evidence_index]
-    full = _full_name(best.text, home.text)
+    # a body's name runs on over its complement ("the Brindle School of Engraving"), a place
+    # does not ("the University of Tulsa" is no name of Tulsa)
+    over_of = best.kind in ("NAME", "ORGANIZATION") and expected not in ("LOCATION", "PERSON")
+    full = _full_name(best.text, home.text, over_of)
     if full == best.text and best.kind not in ("PERSON", "DATE", "NUMBER"):
         # "played for Athletic": the document's other pieces may write the whole name
         # ("Kelmoor Bay Athletic is a football club"); people are left alone, since two
         # people of one document may share a surname.
         same_doc = " ".join(e.text for e in ranked if e.doc_id == home.doc_id and e is not home)
-        full = _full_name(best.text, same_doc) if same_doc else full
+        full = _full_name(best.text, same_doc, over_of) if same_doc else full
     if full != best.text and normalize_name(full) not in q_norm:
         best.text = full
     elif best.kind in ("NAME", "ORGANIZATION") and expected not in ("LOCATION", "DATE", "NUMBER"):
@@ -3496,14 +3544,17 @@ def _name_run(short: str, text: str) -> str:
     return best
 
 
-def _full_name(short: str, text: str) -> str:
+def _full_name(short: str, text: str, over_of: bool = False) -> str:
     """A one-word name's full form in the same text: "Hall" → "G. Stanley Hall" when the text
-    names him so (the longest capitalised run ending in the word, possessive dropped)."""
+    names him so (the longest capitalised run ending in the word, possessive dropped); with
+    ``over_of``, a body's name whose complement the word is too: "Engraving" → "Brindle School
+    of Engraving" (not for a place, which "the University of Tulsa" only locates)."""
     if " " in short or _CJK.search(short) or not short[:1].isupper():
         return short
     # Only an initial carries a full stop ("G. Stanley Hall"): "…of Kelmoor Bay. Aldmore is"
     # ends a sentence before the name.
-    run = r"(?:(?:[A-Z]\.|[A-Z][\w\-’']*)\s+){1,3}"
+    joint = r"\s+(?:(?:of|for)\s+(?:the\s+)?)?" if over_of else r"\s+"
+    run = rf"(?:(?:[A-Z]\.|[A-Z][\w\-’']*){joint}){{1,3}}"
     found = [m.group(0) for m in _rx(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])").finditer(text)]
     found = [f for f in found if f.split()[0] not in _CAP_STOP]
     return max(found, key=len) if found else short

@@ -2128,6 +2128,12 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("How heavy is the tenor bell?", "NUMBER"),
         ("What did Wenna Dorr weigh up before she sold the mill?", "NAME"),
         ("What does Wenna Dorr do?", "NAME"),
+        # a sum paid or a measure asked by its noun; a possessed noun with an adjunct after it
+        ("What fee did Tessick Rovers pay for Wenna Dorr in 2019?", "NUMBER"),
+        ("At what age did Wenna Dorr retire?", "NUMBER"),
+        ("What was Tessick Mill's revenue in 1911?", "NUMBER"),
+        ("What was Wenna Dorr's hometown before the war?", "LOCATION"),
+        ("What was Wenna Dorr's role in the strike?", "NAME"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

@@ -19,6 +19,7 @@ from kg_rag.answer.reader import (
     _appositive_gender,
     _attributive,
     _by_surname,
+    _cap_names,
     _cjk_candidates,
     _defined_as,
     _en_relative,
@@ -3914,3 +3915,69 @@ def test_the_first_holder_of_a_role_is_named_with_the_ordinal() -> None:
         _linked("Quellan Dairy School"),
     )
     assert best is not None and best.text == "Orm Quibbley"
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        # a life span's years are the birth and the death, not the marriage
+        (
+            "When did Ysmay Quorrel marry",
+            [
+                "Ysmay Quorrel (1811-1879) was a cheese factor of Colbrey.",
+                "He married Tamsin Orle in 1838, the year the dairy opened.",
+            ],
+            "1838",
+        ),
+        # a generation word is part of the name the question's verb follows: "born in 1811"
+        # dates another event than the one asked
+        (
+            "When did Ysmay Quorrel junior marry",
+            [
+                "Ysmay Quorrel junior was born in 1811 at Colbrey, the son of a carter.",
+                "He and Tamsin Orle were married in 1838.",
+            ],
+            "1838",
+        ),
+    ],
+)
+def test_a_life_span_or_a_birth_does_not_date_another_event(
+    query: str, texts: list[str], answer: str
+) -> None:
+    linked = "Ysmay Quorrel junior" if "junior" in query else "Ysmay Quorrel"
+    best, _ = read_evidence(query, "DATE", _ev(*texts, doc="d0"), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+def test_a_body_runs_on_over_its_complement_a_place_does_not() -> None:
+    texts = ["Quorrel graduated from the Larrowby School of Dairying in 1861."]
+    evidence = _ev(*texts, doc="d0")
+    graph = _Graph({e.chunk_id: [("e5", "Dairying", "CONCEPT")] for e in evidence}, {})
+    best, _ = read_evidence(
+        "Which school did Ysmay Quorrel graduate from",
+        "ORGANIZATION",
+        evidence,
+        _linked("Ysmay Quorrel"),
+        graph,
+    )
+    assert best is not None and best.text == "Larrowby School of Dairying"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        # a table's cells, one to a line: no name runs over their breaks
+        (
+            "Name\nOrm Quibbley\nPosition\nCentre-half\nCurrent club\nQuellan Rovers",
+            ["Name", "Orm Quibbley", "Position", "Centre-half", "Current", "Quellan Rovers"],
+        ),
+        # prose wrapped at a long line: the name runs on over the break
+        (
+            "In the spring of 1902 the two brothers bought the old tannery buildings of Quellan\n"
+            "Freight on the quay.",
+            ["In", "Quellan\nFreight"],
+        ),
+    ],
+)
+def test_no_name_runs_over_the_break_of_a_short_line(sentence: str, names: list[str]) -> None:
+    assert [m.group(0) for m in _cap_names(sentence)] == names

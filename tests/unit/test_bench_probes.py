@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from bench.answers import GEN_SETS
-
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from bench.answers import GEN_SETS  # noqa: E402
+
 PROBES = REPO / "bench" / "data" / "probes" / "probes.jsonl"
 
 
