@@ -279,6 +279,36 @@ _MONEY_VERB_Q = re.compile(
 )
 
 
+# Verbs whose doer is a firm as often as a person (the verbs of the extraction's
+# person-or-firm agent nouns: buyer, acquirer, investor, sponsor, publisher, supplier …, and
+# owning): "Who bought X?" asks a person, whom a firm may stand for.
+FIRM_OR_PERSON_VERB = re.compile(
+    r"^\s*who\s+(?:(?:has|had|have|first|later|eventually|finally|then)\s+)*"
+    r"(?:bought|buys|acquired|acquires|purchased|purchases|owns|owned|took\s+over|takes\s+over|"
+    r"invested|backed|funded|financed|sponsored|sponsors|published|publishes|supplied|"
+    r"supplies|distributed|distributes|manufactured|manufactures)\b",
+    re.IGNORECASE,
+)
+
+
+# "Where did X study / train / earn her doctorate / work as a researcher?": the place of
+# schooling or of work is a body (a university, a school, an institute), as an answer says.
+_WHERE_INSTITUTION = re.compile(
+    # the subject holds no clause of its own: "Where was the woman who taught X born?" asks a
+    # birthplace
+    r"^\s*where\s+(?:did|does|do|was|is|were|has|had)\s+(?:(?!who\b|whom\b|which\b|that\b)\S+\s+)+?"
+    r"(?:study|studied|train|trained|graduate|graduated|educated|earn|earned|take|took|"
+    r"get|got|receive|received|work|worked|research|researched|teach|taught|lecture|"
+    r"lectured|qualify|qualified|enrol|enroll|enrolled|apprentice|apprenticed)\b"
+    r"(?:\s+(?:her|his|their|a|an|the)\s+(?:[a-z]+\s+)?(?:degree|doctorate|phd|diploma|"
+    r"training|master's|bachelor's|qualification)\b)?",
+    re.IGNORECASE,
+)
+_SCHOOLING_OBJECT = re.compile(
+    r"\b(?:degree|doctorate|phd|diploma|training|master's|bachelor's|qualification)\b", re.I
+)
+
+
 _CLOSING_WH: dict[str, AnswerType] = {
     "where": "LOCATION",
     "when": "DATE",
@@ -314,6 +344,14 @@ def answer_type(question: str) -> AnswerType:
         return "NUMBER"
     if re.search(r"^\s*(?:in|on|at|during|since|by|from|until)?\s*when\b", low):
         return "DATE"
+    schooled = _WHERE_INSTITUTION.match(low)
+    if schooled is not None and (
+        # "earn", "take", "get", "receive" are schooling only with its object: "Where did she
+        # earn her doctorate", not "Where did the firm get its name"
+        not re.search(r"\b(?:earn|earned|take|took|get|got|receive|received)\b", schooled[0])
+        or _SCHOOLING_OBJECT.search(schooled[0])
+    ):
+        return "ORGANIZATION"
     # "The rockman who conducted X was born where?": a wh-word closing the question asks; a
     # "who" after the subject's noun is a relative pronoun.
     closing = re.search(r"\b(where|when|whom|who)\s*\??\s*$", low)

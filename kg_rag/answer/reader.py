@@ -55,6 +55,7 @@ from kg_rag.answer.question import (
     BARE_YEAR,
     CONVERSE_ROLES,
     DATE_RX,
+    FIRM_OR_PERSON_VERB,
     KIN_GENDER,
     MEASURE_VERB_Q,
     YEAR_QUESTION,
@@ -101,6 +102,31 @@ def _particle_start(sentence: str, a: int) -> int:
     return a if before and before[-1][:1].isupper() else m.start()
 
 
+_WHOSE_NOUN = re.compile(r"^\s*whose\s+([a-z][a-z\-]*)\b", re.IGNORECASE)
+
+
+def _whose_factor(sentence: str, a: int, b: int, noun: str) -> float:
+    """For "Whose N …?": ×2 for the name the N is of ("the daughter of Jabez Kitching",
+    "Jabez Kitching's daughter"), ×0.3 for the N herself ("Ruth Kitching, the daughter of …",
+    "his daughter Ruth"); else 1."""
+    n = rf"{re.escape(noun)}s?"
+    before = sentence[max(0, a - 60) : a]
+    after = sentence[b : b + 60]
+    of_it = _rx(rf"\b{n}\s+of\s+(?:the\s+)?(?:[a-z\-]+\s+){{0,2}}$", re.IGNORECASE)
+    owner = _rx(rf"^['’]s?\s+(?:[a-z\-]+\s+)?{n}\b", re.IGNORECASE)
+    if of_it.search(before) or owner.match(after):
+        return 2.0
+    named = _rx(
+        rf"(?:\b(?:his|her|their|its|a|the)|['’]s?)\s+(?:[a-z\-]+\s+)?{n}\s*,?\s*$", re.IGNORECASE
+    )
+    apposed = _rx(rf"^\s*,\s+(?:the|a|an|his|her|their)\s+(?:[a-z\-]+\s+)?{n}\b")
+    if named.search(before) or apposed.match(after):
+        return 0.3
+    return 1.0
+
+
+_FIRM_FIT = 0.9
+"""The fit of a body's name for a who-question whose verb a firm may do ("Who bought X")."""
 _SHORT_LINE_WORDS = 8
 """A line of fewer words than this, ended by a line break, is a cell, a label or a heading."""
 
@@ -2495,6 +2521,10 @@ def read_evidence(
         i for i in range(top, min(2 * top, len(evidence))) if evidence[i].doc_id in topic_docs
     ]
     ranked = [evidence[i] for i in order]
+    firm_agent = expected == "PERSON" and FIRM_OR_PERSON_VERB.match(query) is not None
+    # "Whose daughter did X marry?": the answer is the one the daughter is of
+    whose = _WHOSE_NOUN.match(query) if not cjk_query else None
+    whose_noun = whose[1].lower() if whose is not None else ""
     mentions = view.chunk_entities([e.chunk_id for e in ranked])
     subject_kinds = {
         kind
@@ -3049,6 +3079,12 @@ def read_evidence(
                     # "River Tallow" and "Tallow River" name a river ("Best Director Award"
                     # names an award): the class of the name is the asked noun's.
                     fit = max(fit, _fit(expected, head_noun_type(head)))
+                if (
+                    firm_agent
+                    and kind in ("ORGANIZATION", "LOCATION", "NAME")
+                    and (kind == "ORGANIZATION" or _carries_org_noun(span))
+                ):
+                    fit = max(fit, _FIRM_FIT)  # "Who bought the mill": a firm may have
                 if work_head and kind in ("PERSON", "LOCATION", "ORGANIZATION"):
                     fit *= 0.4  # "which novel": a title, not its author
                 if work_head and kind in ("DATE", "NUMBER"):
@@ -3333,6 +3369,8 @@ def read_evidence(
                 elif kind == "DATE" and life_event is not None and not cjk_query:
                     # "the death of X": a date another verb of the sentence dates is not it
                     bonus *= _event_date_factor(sentence, a, _LIFE_VERBS[life_event], scan=True)
+                if whose_noun and kind in ("PERSON", "NAME"):
+                    bonus *= _whose_factor(sentence, a, b, whose_noun)
                 if (a, b) in renamed:
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):

@@ -2134,6 +2134,12 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("What was Tessick Mill's revenue in 1911?", "NUMBER"),
         ("What was Wenna Dorr's hometown before the war?", "LOCATION"),
         ("What was Wenna Dorr's role in the strike?", "NAME"),
+        # the place of schooling or of work is a body; a birthplace is a place
+        ("Where did Wenna Dorr study?", "ORGANIZATION"),
+        ("Where did Wenna Dorr earn her doctorate?", "ORGANIZATION"),
+        ("Where did Wenna Dorr work as a clerk before the war?", "ORGANIZATION"),
+        ("Where did the Tessick Mill get its name?", "LOCATION"),
+        ("Where was the woman who taught Wenna Dorr born?", "LOCATION"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

@@ -3981,3 +3981,38 @@ def test_a_body_runs_on_over_its_complement_a_place_does_not() -> None:
 )
 def test_no_name_runs_over_the_break_of_a_short_line(sentence: str, names: list[str]) -> None:
     assert [m.group(0) for m in _cap_names(sentence)] == names
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        # "Whose daughter": the one she is the daughter of, not the daughter
+        (
+            "Whose daughter did Ysmay Quorrel marry",
+            [
+                "In 1838 Ysmay Quorrel married Tamsin Orle, the daughter of Bram Orle, the "
+                "miller who kept the Quellan weir."
+            ],
+            "Bram Orle",
+        ),
+        # (control: the possessive form was read right before the rule)
+        (
+            "Whose daughter did Ysmay Quorrel marry",
+            ["Ysmay Quorrel married Bram Orle's daughter Tamsin Orle at Colbrey in 1838."],
+            "Bram Orle",
+        ),
+        # "Who bought X": a firm may have
+        (
+            "Who bought the Quellan Dairy",
+            [
+                "The Quellan Dairy was bought in 1911 by the Colbrey Creamery Company, whose "
+                "manager Ysmay Quorrel had run it for a decade."
+            ],
+            "Colbrey Creamery Company",
+        ),
+    ],
+)
+def test_whose_noun_and_a_firm_that_buys(query: str, texts: list[str], answer: str) -> None:
+    linked = "Quellan Dairy" if "Dairy" in query else "Ysmay Quorrel"
+    best, _ = read_evidence(query, "PERSON", _ev(*texts, doc="d0"), _linked(linked))
+    assert best is not None and best.text == answer
