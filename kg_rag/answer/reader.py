@@ -79,7 +79,8 @@ _CJK = re.compile(f"[{HAN}]")
 _ZH_NUMERAL_CHAR = re.compile(r"[零〇一二三四五六七八九十两百千万亿\d]")
 _CAP_NAME = re.compile(
     r"(?:[A-Z][\w\-.'’]*|[0-9]+(?:st|nd|rd|th))(?:(?:\s+|,\s+(?=[A-Z][a-z]+\b(?!\s+[A-Z])))"
-    r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*)*"
+    # a word before "$" is a currency's ("for US$412 million"), no name's
+    r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*(?![\w\-.'’]|\$))*"
 )
 # A quantity, never a piece of an ordinal or a code ("35th", "B-29" stay whole or out), nor
 # of a decimal before a Chinese unit ("3.1万" is whole, not "3").
@@ -102,6 +103,7 @@ def _particle_start(sentence: str, a: int) -> int:
     return a if before and before[-1][:1].isupper() else m.start()
 
 
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
 _WHOSE_NOUN = re.compile(r"^\s*whose\s+([a-z][a-z\-]*)\b", re.IGNORECASE)
 
 
@@ -2774,7 +2776,12 @@ def read_evidence(
             else:
                 # read once, used three times; a run of capitals is a heading or a shout
                 # ("ANNUAL REPORT 2019", "I LEARNED TO CUT"), no name
-                names = [m for m in _cap_names(sentence) if not _CAPITALS_RUN.fullmatch(m.group(0))]
+                names = [
+                    m
+                    for m in _cap_names(sentence)
+                    if not _CAPITALS_RUN.fullmatch(m.group(0))
+                    and not sentence.startswith("$", m.end())  # "US$": a currency's sign
+                ]
                 for m in names:
                     # No English name ends in an article or a demonstrative: "the floor of
                     # Parliament The current leader" (a full stop lost) gives "Parliament".
@@ -3508,6 +3515,18 @@ def read_evidence(
         _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])
     if best.kind == "DATE" and not YEAR_QUESTION.search(query):
         best = _precise_date(best, pool.values())
+    if _ACRONYM.fullmatch(best.text):
+        # "VOC" where the evidence writes "Veldane Ocean Carriers (VOC)": an abbreviation is
+        # answered with the name whose initials it is, as the evidence writes it
+        spelled = [
+            m.group(0)
+            for ev in ranked
+            for m in _CAP_NAME.finditer(ev.text)
+            if _initials(m.group(0)) == best.text
+        ]
+        if spelled:
+            best.text = max(spelled, key=spelled.count)
+            best.kind = "NAME"
     home = evidence[best.evidence_index]
     # a body's name runs on over its complement ("the Brindle School of Engraving"), a place
     # does not ("the University of Tulsa" is no name of Tulsa)
@@ -3566,7 +3585,7 @@ def _precise_date(best: _Candidate, pool: Collection[_Candidate]) -> _Candidate:
 
 
 # The capitalised words that may continue a name: no comma, no "and" (two names).
-_NAME_RUN = re.compile(r"(?:\s(?:(?:of|for)\s(?:the\s)?)?[A-Z][\w\-'’]*)+")
+_NAME_RUN = re.compile(r"(?:\s(?:(?:of|for)\s(?:the\s)?)?[A-Z][\w\-'’]*(?![\w\-'’]|\$))+")
 
 
 def _name_run(short: str, text: str) -> str:

@@ -4016,3 +4016,35 @@ def test_whose_noun_and_a_firm_that_buys(query: str, texts: list[str], answer: s
     linked = "Quellan Dairy" if "Dairy" in query else "Ysmay Quorrel"
     best, _ = read_evidence(query, "PERSON", _ev(*texts, doc="d0"), _linked(linked))
     assert best is not None and best.text == answer
+
+
+def test_an_abbreviation_is_answered_with_the_name_it_abbreviates() -> None:
+    texts = [
+        "In 2009 GOL acquired Quellan Freight, and GOL crews replaced the old ones.",
+        "Gorsebrook Ocean Lines (GOL) is a container shipping company based in Tessick.",
+    ]
+    best, _ = read_evidence(
+        "Which company acquired Quellan Freight",
+        "ORGANIZATION",
+        _ev(*texts, doc="d0"),
+        _linked("Quellan Freight"),
+    )
+    assert best is not None and best.text == "Gorsebrook Ocean Lines"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        # a word right before "$" is a currency's
+        (
+            "It was bought by Gorsebrook Ocean Lines for US$412 million.",
+            ["It", "Gorsebrook Ocean Lines", "US"],
+        ),
+        (
+            "It was bought by Gorsebrook Ocean Lines for Tessick Mills in 2009",
+            ["It", "Gorsebrook Ocean Lines for Tessick Mills"],
+        ),
+    ],
+)
+def test_no_name_runs_into_a_currency(sentence: str, names: list[str]) -> None:
+    assert [m.group(0) for m in _cap_names(sentence)] == names
