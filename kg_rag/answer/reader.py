@@ -2567,7 +2567,11 @@ def read_evidence(
 
     def names_subject(text: str) -> bool:
         return any(
-            n and _mentioned(text, n, holders.get(n, ())) and not _only_as_kin(text, n)
+            n
+            and _mentioned(text, n, holders.get(n, ()))
+            and not _only_as_kin(text, n)
+            # "Upper Quillhaven" names another place than Quillhaven
+            and (cjk_query or _names_alone(n, text))
             for n in linked_names
         )
 
@@ -3679,6 +3683,28 @@ def _names_namesake(sentence: str, names: Sequence[str], norms: Collection[str])
         and not (len(found) > len(words) and _LIFE_BRACKET.match(opening, m.end()))
         for words in targets
     )
+
+
+# A capitalised word right before a name, itself no opening word: the name is the end of a
+# longer one ("Upper Quillhaven").
+_CAP_WORD_BEFORE = re.compile(r"([A-Z][\w\-'’]*) $")
+
+
+def _names_alone(name: str, text: str) -> bool:
+    """Does ``text`` write ``name`` once as a name of its own, neither the start nor the end of
+    a longer capitalised name ("Quillhaven" is not named by "Upper Quillhaven" nor by
+    "Quillhaven Tide Observatory")?"""
+    for s0, e0 in _bounded(name, text):
+        if _CUT_NAME_AFTER.match(text, e0) is not None:
+            continue
+        before = _CAP_WORD_BEFORE.search(text, max(0, s0 - 30), s0)
+        if before is not None and before.group(1) not in _CAP_STOP:
+            line_start = text.rfind("\n", 0, s0) + 1
+            sentence_start = max(text.rfind(". ", 0, s0) + 2, line_start)
+            if before.start() > sentence_start:
+                continue
+        return True
+    return False
 
 
 def _names_whole(name: str, text: str) -> bool:

@@ -30,6 +30,7 @@ from kg_rag.answer.reader import (
     _indefinite_head,
     _name_occurrences,
     _name_run,
+    _names_alone,
     _names_head,
     _noun_adjunct,
     _office_title,
@@ -4048,3 +4049,31 @@ def test_an_abbreviation_is_answered_with_the_name_it_abbreviates() -> None:
 )
 def test_no_name_runs_into_a_currency(sentence: str, names: list[str]) -> None:
     assert [m.group(0) for m in _cap_names(sentence)] == names
+
+
+@pytest.mark.parametrize(
+    ("text", "alone"),
+    [
+        ("Do not confuse the town with Upper Tessick, a hill village.", False),
+        ("The Tessick Tide Observatory was built in 1879.", False),
+        ("It lies near Tessick, on the coast.", True),
+        ("In Tessick the tide turns twice a day.", True),
+        ("Fishermen of Tessick sold their catch at dawn.", True),
+    ],
+)
+def test_a_name_inside_a_longer_name_does_not_name_it(text: str, alone: bool) -> None:
+    assert _names_alone("Tessick", text) is alone
+
+
+def test_a_place_named_inside_another_name_is_not_the_subject() -> None:
+    texts = [
+        "Do not confuse the town with Upper Tessick, whose population is around 620.",
+        "Tessick grew quickly after the railway came, and today it has a population of 11,400.",
+    ]
+    best, _ = read_evidence(
+        "What is the population of Tessick",
+        "NUMBER",
+        _ev(*texts, doc="d0"),
+        _linked("Tessick"),
+    )
+    assert best is not None and best.text == "11,400"
