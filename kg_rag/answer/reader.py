@@ -2265,10 +2265,12 @@ def _defined_as(noun: str, texts: Sequence[str]) -> set[str]:
     article and the noun). A bracket may stand between the name and its copula: "Varn Airport
     (IATA: VRN) is a public airport", "Orm Vell (1801–1877) was a salt merchant"."""
     rx = _rx(
-        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'’.-]*)*)"
+        r"(?P<x>(?:The\s+)?[A-Z][\w'’.-]*(?:\s+(?:(?:of|the)\s+){0,2}[A-Z][\w'’.-]*)*)"
+        # a title's closing emphasis or quote may stand after it: "*The Salt Road* is a book"
+        r"[*_”\"’]{0,2}"
         r"(?:\s*\([^()]{0,80}\))?"
-        r"(?:\s+(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)|,\s+an?)\s+(?:[\w-]+\s+){0,4}?"
-        rf"{re.escape(noun)}(?:s|es)?\b"
+        r"(?:\s+(?:is|are|was|were)\s+(?:an?|the|one\s+of\s+the)|,\s+(?:an?|the))\s+"
+        rf"(?:[\w-]+\s+){{0,4}}?{re.escape(noun)}(?:s|es)?\b"
     )
     return {normalize_name(m["x"]) for text in texts for m in rx.finditer(text)}
 

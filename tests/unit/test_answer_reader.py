@@ -4077,3 +4077,25 @@ def test_a_place_named_inside_another_name_is_not_the_subject() -> None:
         _linked("Tessick"),
     )
     assert best is not None and best.text == "11,400"
+
+
+@pytest.mark.parametrize(
+    ("noun", "text", "defined"),
+    [
+        # a title in emphasis, then the copula
+        (
+            "book",
+            "*The Salt Roads of Tessick* is a book about the salt trade.",
+            "salt roads of tessick",
+        ),
+        # an appositive with "the"
+        (
+            "book",
+            "Her notes became The Salt Roads of Tessick, the book by which she is remembered.",
+            "salt roads of tessick",
+        ),
+        ("service", "It was bought by Quellwave, the streaming service, in 2019.", "quellwave"),
+    ],
+)
+def test_a_name_defined_as_the_noun_asked(noun: str, text: str, defined: str) -> None:
+    assert defined in _defined_as(noun, [text])
