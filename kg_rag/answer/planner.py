@@ -3208,6 +3208,16 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # "The capital of X is which city?" asks the phrase itself
             and not (verb[0] in _BE and verb[1].lower() in _CLAUSE_WH)
         )
+        if (
+            not closes
+            and _WH_SUBJECT_VERB.match(text[: m2.start()]) is not None
+            and head_noun_type(m2["noun"]) == "NAME"
+            and m2["noun"].split()[-1].lower() not in _TITLED_WORKS
+        ):
+            # "Who bought the barn of X?", "Which canal carried the ore of X?": the wh-word is
+            # the subject of a verb whose object is a thing of X with no class of its own (a
+            # barn, the ore): no entity to find first, the one sentence that tells it names X
+            continue
         if (m2.start() > 0 or subject) and not closes:
             noun, name = _clean(m2["noun"]), _clean(m2["name"])
             if joined:
@@ -3222,6 +3232,50 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         noun = _clean(m3["noun"])
         return 0, m3.end("name"), f"{noun} {m3['prep']} {m3['the'] or ''}{m3['name']}", noun, ""
     return None
+
+
+# Nouns of works that carry a title of their own (a closed class): "the sequel of X" is a
+# film to find first, "the barn of X" has no name.
+_TITLED_WORKS = frozenset(
+    [
+        "film",
+        "movie",
+        "sequel",
+        "prequel",
+        "remake",
+        "novel",
+        "book",
+        "album",
+        "song",
+        "single",
+        "play",
+        "opera",
+        "musical",
+        "series",
+        "episode",
+        "poem",
+        "painting",
+        "symphony",
+        "game",
+        "show",
+        "magazine",
+        "newspaper",
+        "journal",
+        "anthem",
+        "debut",
+        "adaptation",
+        "translation",
+    ]
+)
+# A wh-subject and its past or present verb, right before "the N of X" (its object): "Who
+# bought ", "Which canal carried ", "Which firm carried out ".
+_WH_SUBJECT_VERB = re.compile(
+    r"^\s*(?:who|(?:which|what)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+"
+    r"(?:first\s+|later\s+|once\s+)?(?P<verb>[a-z]+(?:ed|es|s)|"
+    + "|".join(sorted(IRREGULAR_PAST))
+    + r")(?:\s+(?:out|up|over|on|off|in))?\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 
 
 # A wh-word and a copula right before a noun phrase: the phrase is what the question asks.
