@@ -3141,6 +3141,14 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     if contact is not None:
         return contact
     m = _POSS.search(text)
+    if (
+        m
+        and _COPULA_LEAD.match(text[: m.start()])
+        and _ADJUNCT_ONLY.fullmatch(text, m.end("owner"))
+    ):
+        # "Who was X's mentor at Y?", "What was X's revenue in 2023?": the possessed noun is
+        # what the copula asks, an adjunct after it only narrows it
+        m = None
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
         if not m["noun"].islower():
@@ -3266,6 +3274,14 @@ _TITLED_WORKS = frozenset(
         "adaptation",
         "translation",
     ]
+)
+# A prepositional adjunct and nothing else, to the end of the question: " at Stellcombe?",
+# " in 2023?".
+_ADJUNCT_ONLY = re.compile(
+    r"['’]s?\s+(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*"
+    r"\s+(?:at|in|on|during|from|for|before|after|until)\s+(?!(?:the\s+)?\w+\s+(?:where|who|which|that)\b)"
+    r"[^,;]*?\s*\??\s*",
+    re.IGNORECASE,
 )
 # A wh-subject and its past or present verb, right before "the N of X" (its object): "Who
 # bought ", "Which canal carried ", "Which firm carried out ".

@@ -871,6 +871,16 @@ def test_rule_plans_from_grammar(
             ["Which canal carried the ore of the Quellby Tannery"],
         ),
         ("Who married the daughter of Ada Berg?", ["daughter of Ada Berg", "Who married #1"]),
+        # The copula asks the possessed noun itself; an adjunct after it only narrows it.
+        (
+            "Who was Ada Berg's mentor at Tollby?",
+            ["Who was Ada Berg's mentor at Tollby"],
+        ),
+        (
+            "What was Harnick Mill's revenue in 1911?",
+            ["What was Harnick Mill's revenue in 1911"],
+        ),
+        ("Where was Ada Berg's husband born?", ["husband of Ada Berg", "Where was #1 born"]),
         # Age compares births ("who"), or foundings ("which").
         (
             "Who is older, Ada Berg or Lars Moe?",
