@@ -2906,6 +2906,14 @@ def _contact_relative(text: str) -> tuple[int, int, str, str, str] | None:
         return m.start(), end, _clean(f"{noun} that {name} {clause}"), noun, ""
     if words[0] in _FUNCTION:
         return None
+    if (
+        _DO_AUX.search(text[: m.start()])
+        and not _finite_verb(words[0])
+        and not is_participle(words[0])
+    ):
+        # "In what year did the producer Ada Moe die?": after "did", the bare verb after the
+        # name is the question's own; the name is in apposition to the noun
+        return None
     if _BE_SUBJECT.search(text[: m.start()]) or _BE_QUESTION.match(text):
         # "When was the band Queen formed?", "Where was the author of the novel Tollby born?":
         # apposition and the main verb; "When was the mill Ada Moe built demolished?": the

@@ -881,6 +881,11 @@ def test_rule_plans_from_grammar(
             ["What was Harnick Mill's revenue in 1911"],
         ),
         ("Where was Ada Berg's husband born?", ["husband of Ada Berg", "Where was #1 born"]),
+        # after "did", a noun, a name and the bare verb: the name is in apposition
+        (
+            "In what year did the producer Ada Berg die?",
+            ["In what year did the producer Ada Berg die"],
+        ),
         # Age compares births ("who"), or foundings ("which").
         (
             "Who is older, Ada Berg or Lars Moe?",
