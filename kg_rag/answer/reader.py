@@ -1631,6 +1631,29 @@ def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
 # A year counted in Chinese numerals after a name makes the name an era: 咸丰元年, 光绪二十七年.
 _ZH_ERA_YEAR = re.compile(r"[元正一二三四五六七八九十廿]{1,4}年")
 
+# A Chinese quantity is its number with the unit or measure word written after it (a closed
+# class of the language): 全长563公里, 人口7200人, 3.1万人, 融资2.4亿元, 16支球队, 410万人次,
+# 3000余人. The unit belongs to the answer, as the sentence writes it.
+_ZH_UNIT_AFTER = re.compile(
+    r"(?:多|余)?(?:平方(?:公里|千米|米)|立方米|公里|千米|厘米|毫米|米|里|丈|尺|寸|亩|公顷|"
+    r"吉瓦时|兆瓦时|千瓦时|吉瓦|兆瓦|千瓦|瓦|公斤|千克|克|吨|斤|担|毫升|升|"
+    r"美元|欧元|英镑|日元|港元|元|人次|人|户|岁|个月|小时|分钟|天|倍|次|%|％|"
+    rf"{ZH_CLASSIFIERS})"
+)
+
+
+def _zh_with_unit(number: str, sentence: str) -> str:
+    """``number`` with the unit ``sentence`` writes right after it (563 → 563公里), or as it
+    is when no unit follows or the number already ends in one."""
+    if not number or (_CJK.match(number[-1]) and number[-1] not in "万亿"):
+        return number
+    for start, end in _occurrences(number, sentence):
+        unit = _ZH_UNIT_AFTER.match(sentence, end)
+        # not the tail of a longer number (200 in 7200, 1万 in 3.1万)
+        if unit is not None and not re.match(r"[\d.,]", sentence[start - 1 : start]):
+            return number + unit.group(0)
+    return number
+
 
 _INDEFINITE_BEFORE = re.compile(r"\b[Aa]n?\s+((?:[a-z][a-z\-]*\s+){0,3})$")
 
@@ -3426,6 +3449,8 @@ def read_evidence(
     if best.kind == "DATE" and not YEAR_QUESTION.search(query):
         best = _precise_date(best, pool.values())
     home = evidence[best.evidence_index]
+    if best.kind == "NUMBER" and cjk_query:
+        best.text = _zh_with_unit(best.text, home.text[best.sentence[0] : best.sentence[1]])
     full = _full_name(best.text, home.text)
     if full == best.text and best.kind not in ("PERSON", "DATE", "NUMBER"):
         # "played for Athletic": the document's other pieces may write the whole name

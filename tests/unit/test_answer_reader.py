@@ -991,14 +991,14 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "NUMBER",
         ["柳岸医院创办于1921年，现有床位1200张。"],
         ["柳岸医院"],
-        "1200",
+        "1200张",
     ),
     (
         "岑川中学有多少名学生",
         "NUMBER",
         ["岑川中学建于1956年，现有学生1800名，教师120名。"],
         ["岑川中学"],
-        "1800",
+        "1800名",
     ),
     # A birthplace, or where someone was born or died, is the most specific place of an
     # address ("from Karsby, Veltland"), not the address as a whole.
@@ -1268,7 +1268,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "NUMBER",
         ["光绪九年（1883年），鹤眠井井深已达210丈，每天产卤85担。"],
         ["鹤眠井"],
-        "85",
+        "85担",
     ),
     (
         "《渌水杂记》全书分为几卷",
@@ -1446,14 +1446,14 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
             "补入了公会的章程。"
         ],
         ["苇汀杂记"],
-        "200",
+        "200部",
     ),
     (
         "《苇汀杂记》第一版印了多少部",
         "NUMBER",
         ["此书再版于1947年，印数增至800部；首版于1936年，石印200部。"],
         ["苇汀杂记"],
-        "200",
+        "200部",
     ),
     # 生在 asks the birth as 出生 and 生于 do
     (
@@ -2776,8 +2776,8 @@ _ZH_TOWNS = (
         ("How many inhabitants did Corlby have in 1891", "NUMBER", "Corlby", _TOWNS, "7,310"),
         ("On which river does Corlbridge stand", "LOCATION", "Corlbridge", _TOWNS, "River Sade"),
         ("On which river does Corlby stand", "LOCATION", "Corlby", _TOWNS, "Wenn Water"),
-        ("苇汀镇1936年的人口是多少", "NUMBER", "苇汀镇", _ZH_TOWNS, "8600"),
-        ("苇城1936年有多少人口", "NUMBER", "苇城", _ZH_TOWNS, "3.4万"),
+        ("苇汀镇1936年的人口是多少", "NUMBER", "苇汀镇", _ZH_TOWNS, "8600人"),
+        ("苇城1936年有多少人口", "NUMBER", "苇城", _ZH_TOWNS, "3.4万人"),
         ("石埠村临哪条河流", "LOCATION", "石埠村", _ZH_TOWNS, "青溪"),
         ("鹤鸣寺嘉庆五年重修的出资者是谁", "PERSON", "鹤鸣寺", _ZH_WORKS, "祁敬舟"),
     ],
@@ -3347,7 +3347,7 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "texts"),
+    ("query", "texts", "answer"),
     [
         # a written date (年, a month) is no count, however well its sentence matches
         (
@@ -3356,6 +3356,7 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
                 "民国二年（1913年），蓼川商业学堂改为县立商业学校，招收学生，并开始兼收女生。",
                 "首届学生入学时共40名，多是钱庄子弟。",
             ),
+            "40名",
         ),
         (
             "How many pupils did the Tamsk School take in its first year",
@@ -3363,12 +3364,13 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
                 "In May 1913 the Tamsk School took pupils for the first year of its new course.",
                 "The first year brought 40 pupils.",
             ),
+            "40",
         ),
     ],
 )
-def test_a_written_date_is_no_count(query: str, texts: tuple[str, str]) -> None:
+def test_a_written_date_is_no_count(query: str, texts: tuple[str, str], answer: str) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(*texts), _linked("Tamsk School", "蓼川商业学堂"))
-    assert best is not None and best.text == "40"
+    assert best is not None and best.text == answer
 
 
 @pytest.mark.parametrize(
@@ -3528,6 +3530,59 @@ def test_a_piece_of_a_longer_name_is_no_answer_of_another_class(
 def test_a_value_is_read_at_the_year_or_round_asked(query: str, text: str, answer: str) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Varnley Labs", "蓼汀科技"))
     assert best is not None and best.text.startswith(answer), best
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        ("芷溪全长多少公里", "芷溪发源于雁屏山，全长412公里，流经三县。", "芷溪", "412公里"),
+        ("芷溪全长多少", "芷溪发源于雁屏山，全长412公里，流经三县。", "芷溪", "412公里"),
+        (
+            "1936年苓埠镇有多少人口",
+            "1936年，苓埠镇有人口5300人，多以制伞为业。",
+            "苓埠镇",
+            "5300人",
+        ),
+        ("苓城的人口是多少", "民国十九年，苓城人口约2.7万人。", "苓城", "2.7万人"),
+        (
+            "蕖川体育场有多少个座位",
+            "蕖川体育场于2009年落成，共有41000个座位。",
+            "蕖川体育场",
+            "41000个",
+        ),
+        (
+            "蓼汀科技的B轮融资额是多少",
+            "2018年，蓼汀科技完成B轮融资3.5亿元。",
+            "蓼汀科技",
+            "3.5亿元",
+        ),
+    ],
+)
+def test_a_chinese_quantity_keeps_its_unit(query: str, text: str, linked: str, answer: str) -> None:
+    """A Chinese number with the unit or measure word written after it is one quantity, and
+    the answer carries the unit as the evidence writes it (563公里, 7200人, 3.1万人)."""
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("number", "sentence", "whole"),
+    [
+        ("7200", "棠镇人口7200人。", "7200人"),
+        ("200", "人口7200人，另有船200条。", "200条"),  # not the tail of 7200
+        ("3.1万", "人口3.1万人。", "3.1万人"),
+        ("410万", "全年接待游客410万人次。", "410万人次"),
+        ("3000", "鼎盛时有工匠3000余人。", "3000余人"),
+        ("64", "桥长64米。", "64米"),
+        ("18.5", "出货量达18.5吉瓦时。", "18.5吉瓦时"),
+        ("六卷", "全书共六卷。", "六卷"),  # a count with its measure word already
+        ("286万", "常住人口约286万，是第二大城市。", "286万"),  # no unit written
+    ],
+)
+def test_the_unit_written_after_a_chinese_number(number: str, sentence: str, whole: str) -> None:
+    from kg_rag.answer.reader import _zh_with_unit
+
+    assert _zh_with_unit(number, sentence) == whole
 
 
 @pytest.mark.parametrize(
