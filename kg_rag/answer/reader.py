@@ -39,6 +39,7 @@ from extraction.language import (
     GENERATION_WORDS,
     HAN,
     NON_NAME_WORDS,
+    ZH_ERA_YEAR,
     is_participle,
     normalize_name,
     split_sentences,
@@ -1653,6 +1654,14 @@ def _zh_with_unit(number: str, sentence: str) -> str:
         if unit is not None and not re.match(r"[\d.,]", sentence[start - 1 : start]):
             return number + unit.group(0)
     return number
+
+
+def _zh_era_date(date: str, sentence: str) -> str:
+    """The era year ``sentence`` writes with the Western year ``date`` in brackets after it:
+    "嘉庆二十年（1815年）" for 1815年 is one date, written both ways, and answers as a whole;
+    ``date`` as it is when the sentence writes no era year before it."""
+    m = _rx(rf"{ZH_ERA_YEAR}\s*[（(]\s*(?:公元)?{re.escape(date)}\s*[）)]").search(sentence)
+    return m.group(0) if m is not None else date
 
 
 _INDEFINITE_BEFORE = re.compile(r"\b[Aa]n?\s+((?:[a-z][a-z\-]*\s+){0,3})$")
@@ -3451,6 +3460,8 @@ def read_evidence(
     home = evidence[best.evidence_index]
     if best.kind == "NUMBER" and cjk_query:
         best.text = _zh_with_unit(best.text, home.text[best.sentence[0] : best.sentence[1]])
+    elif best.kind == "DATE" and cjk_query:
+        best.text = _zh_era_date(best.text, home.text[best.sentence[0] : best.sentence[1]])
     full = _full_name(best.text, home.text)
     if full == best.text and best.kind not in ("PERSON", "DATE", "NUMBER"):
         # "played for Athletic": the document's other pieces may write the whole name

@@ -1424,7 +1424,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
             "泓纪伞铺在苇汀镇西街，咸丰元年（1851年）开张。",
         ],
         ["泓纪伞铺"],
-        "1851年",
+        "咸丰元年（1851年）",
     ),
     # 病故 says 去世
     (
@@ -1435,7 +1435,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
             "三年后，即咸丰四年（1854年），墨棠病故于苇汀镇。",
         ],
         ["墨棠"],
-        "1854年",
+        "咸丰四年（1854年）",
     ),
     # "first" written 头一/第一/首/初 before the counted noun: 头一版 is 初版
     (
@@ -3583,6 +3583,53 @@ def test_the_unit_written_after_a_chinese_number(number: str, sentence: str, who
     from kg_rag.answer.reader import _zh_with_unit
 
     assert _zh_with_unit(number, sentence) == whole
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        (
+            "蓿川剪铺何时开设",
+            "蓿川剪铺在荻埠镇北街，嘉庆十九年（1814年）开设。",
+            "蓿川剪铺",
+            "嘉庆十九年（1814年）",
+        ),
+        (
+            "蓿川剪铺哪一年歇业",
+            "民国二十六年(1937年)，蓿川剪铺歇业。",
+            "蓿川剪铺",
+            "民国二十六年(1937年)",
+        ),
+        (
+            "萸城惜字会何时成立",
+            "萸城惜字会成立于道光八年（公元1828年），由众纸商捐建。",
+            "萸城惜字会",
+            "道光八年（公元1828年）",
+        ),
+    ],
+)
+def test_an_era_year_with_its_western_year_in_brackets_answers_whole(
+    query: str, text: str, linked: str, answer: str
+) -> None:
+    """ "嘉庆二十年（1815年）" writes one date twice, by the era and by the Western calendar;
+    the answer is the date as the evidence writes it, both ways."""
+    best, _ = read_evidence(query, "DATE", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("date", "sentence", "whole"),
+    [
+        ("1814年", "嘉庆十九年（1814年）开设。", "嘉庆十九年（1814年）"),
+        ("1823", "道光三年（1823）重修。", "道光三年（1823）"),
+        ("1814年", "1814年开设，民国元年歇业。", "1814年"),  # no era year before it
+        ("1937年", "民国二十六年（1936年）迁址，1937年歇业。", "1937年"),  # another year's era
+    ],
+)
+def test_the_era_year_written_before_a_western_year(date: str, sentence: str, whole: str) -> None:
+    from kg_rag.answer.reader import _zh_era_date
+
+    assert _zh_era_date(date, sentence) == whole
 
 
 @pytest.mark.parametrize(
