@@ -2845,6 +2845,17 @@ def read_evidence(
                 if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
                     kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
                 if (
+                    cjk_query
+                    and kind in ("LOCATION", "NAME")
+                    and b - a >= 2
+                    and sentence[b - 1 : b] not in CHINESE_ADMIN_UNITS
+                    and sentence[b : b + 1] in CHINESE_ADMIN_UNITS
+                    and (kind == "LOCATION" or not _freq(sentence[b : b + 2]))
+                ):
+                    # 生于槎川县柳湾村 where the name was read as 柳湾: the unit written right
+                    # after a place's name closes it (柳湾村), as one place of the address.
+                    b, kind = b + 1, "LOCATION"
+                if (
                     zh_head
                     and _names_head(sentence[a:b], zh_head)
                     and (
@@ -3439,7 +3450,18 @@ def read_evidence(
         inner = [
             c
             for k, c in pool.items()
-            if (key, k) in holds and c.kind == "LOCATION" and c.score >= 0.5 * best.score
+            if (key, k) in holds
+            and c.kind == "LOCATION"
+            and (
+                c.score >= 0.5 * best.score
+                # … or, for where someone was born or died, read best in the very address that
+                # reads the larger unit best (生于筼溪县漆坞村): the graph knows the county
+                # better, but a birthplace is the village the address ends on
+                or (
+                    life_event is not None
+                    and (c.evidence_index, c.sentence) == (best.evidence_index, best.sentence)
+                )
+            )
         ]
         if inner:
             best = max(inner, key=lambda c: (c.score, len(c.text), c.text))

@@ -3632,6 +3632,42 @@ def test_the_era_year_written_before_a_western_year(date: str, sentence: str, wh
     assert _zh_era_date(date, sentence) == whole
 
 
+_ZH_PAPER_MERCHANT = [
+    "宓敬亭十三岁到蘅溪县城学徒，后来在蘅溪县开设纸行。",
+    "宓敬亭是蘅溪县最有名的纸商，蘅溪县纸业公所由他发起。",
+    "宓敬亭晚年仍住在蘅溪县。",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "born", "village"),
+    [
+        ("宓敬亭生于哪里", "宓敬亭，嘉庆十年（1805年）生于蘅溪县青山村，家中世代务农。", "青山村"),
+        ("宓敬亭生于何处", "宓敬亭生于蘅溪县江口村。", "江口村"),
+        ("宓敬亭出生在哪里", "宓敬亭，1921年出生在蘅溪县东湖村。", "东湖村"),
+    ],
+)
+def test_a_village_read_without_its_unit_is_closed_by_it(
+    query: str, born: str, village: str
+) -> None:
+    """ "生于蘅溪县青山村", where the segmenter reads the village as 青山: the unit written right
+    after a place's name closes it, so the address holds the village, and a birthplace is the
+    village it ends on, however often other passages name the county."""
+    best, _ = read_evidence(query, "LOCATION", _ev(born, *_ZH_PAPER_MERCHANT), _linked("宓敬亭"))
+    assert best is not None and best.text == village
+
+
+def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
+    """The graph relates the person to the county (蘅溪县), not to the village; the address
+    that says where he was born still ends on the village, and that is the birthplace."""
+    graph = _Graph({"c0": [("e5", "蘅溪县", "LOCATION"), ("e6", "苕湾村", "LOCATION")]}, {})
+    text = "宓敬亭，嘉庆十年（1805年）生于蘅溪县苕湾村，家中世代务农。"
+    best, _ = read_evidence(
+        "宓敬亭生于哪里", "LOCATION", _ev(text), _linked("宓敬亭"), graph, related={"e5"}
+    )
+    assert best is not None and best.text == "苕湾村"
+
+
 @pytest.mark.parametrize(
     ("query", "text", "answer"),
     [
