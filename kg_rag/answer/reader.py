@@ -1571,11 +1571,31 @@ _ZH_GENERAL_COUNTERS = frozenset("个名位人口")
 
 def _zh_other_measure(span: str, after: str, asked: str) -> bool:
     """Is the number ``span`` (followed by ``after``) counted in another measure word than the
-    one asked? ("162丈" for 多少担; 万/亿 are part of the number, not its measure.)"""
+    one asked? ("162丈" for 多少担; 万/亿 are part of the number, not its measure; "78%" for
+    多少家 is a share, no count at all.)"""
     unit = span[-1] if _CJK.match(span[-1]) and span[-1] not in "万亿" else after
+    if unit in ("%", "％"):
+        return True
     if not unit or not _CJK.match(unit) or unit == asked:
         return False
     return not {unit, asked} <= _ZH_GENERAL_COUNTERS
+
+
+# Nouns and phrases that ask a sum of money in Chinese (a closed class of the language): the
+# answer is written in a currency (3.8亿元), not in another unit (32平方公里, 48家, 78%).
+_ZH_MONEY_Q = re.compile(
+    r"价格|价钱|多少钱|金额|产值|收入|营收|利润|融资额?|投资额?|资本|奖金|对价|作价|成交价|售价|"
+    r"造价|费用|薪水|工资"
+)
+_ZH_CURRENCY = re.compile(r"(?:万|亿)?(?:美元|欧元|英镑|日元|港元|元|两|文|块)")
+
+
+def _zh_not_money(sentence: str, end: int) -> bool:
+    """Is the number ending at ``end`` written with a unit that is no currency (32平方公里,
+    48家, 78%)? A number with no unit after it may still be a sum."""
+    if _ZH_CURRENCY.match(sentence, end):
+        return False
+    return _ZH_UNIT_AFTER.match(sentence, end) is not None
 
 
 def _foreign_unit(sentence: str, end: int, terms: set[str]) -> bool:
@@ -2413,6 +2433,8 @@ def read_evidence(
     # "每天能产卤多少担", "分为几卷": the measure word the count is asked in.
     zh_measure_m = _ZH_ASKED_MEASURE.search(query)
     zh_measure = zh_measure_m.group(1) if zh_measure_m else ""
+    # "收购价格是多少", "工业总产值多少": a sum of money, written in a currency.
+    zh_money = expected == "NUMBER" and bool(_ZH_MONEY_Q.search(query))
     head = _head_noun(query)
     place_head = _place_head(head, expected)
     kin_gender = KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
@@ -3233,6 +3255,8 @@ def read_evidence(
                     and _zh_other_measure(span, sentence[b : b + 1], zh_measure)
                 ):
                     bonus *= 0.4  # "162丈" for 多少担: the measure of something else
+                if kind == "NUMBER" and zh_money and _zh_not_money(sentence, b):
+                    bonus *= 0.4  # "规划面积32平方公里" for 产值多少: no sum of money
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
                 # The name nearest before a value (or a Chinese organisation), when it is

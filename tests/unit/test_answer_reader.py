@@ -3586,6 +3586,66 @@ def test_the_unit_written_after_a_chinese_number(number: str, sentence: str, who
 
 
 @pytest.mark.parametrize(
+    ("query", "texts", "linked", "answer"),
+    [
+        # a sum of money is written in a currency, not in square kilometres or shops
+        (
+            "苓溪产业园2023年实现工业总产值多少",
+            [
+                "苓溪产业园2023年度情况：苓溪产业园规划面积32平方公里，入驻企业86家。",
+                "2023年园区全年实现产值620亿元。",
+            ],
+            "苓溪产业园",
+            "620亿元",
+        ),
+        (
+            "蘩川旅行社的收购价格是多少",
+            [
+                "蘩川旅行社旗下拥有48家门店，2016年被芷汀酒店集团收购。",
+                "芷汀酒店集团以3.8亿元收购了蘩川旅行社。",
+            ],
+            "蘩川旅行社",
+            "3.8亿元",
+        ),
+        # a share (78%) counts nothing in the measure word asked (多少家)
+        (
+            "2023年芷汀酒店集团旗下有多少家酒店",
+            [
+                "2023年芷汀酒店集团旗下酒店平均入住率达到78%，资产负债率约为46%。",
+                "截至2023年底，芷汀酒店集团旗下共有酒店126家。",
+            ],
+            "芷汀酒店集团",
+            "126家",
+        ),
+    ],
+)
+def test_the_unit_of_a_chinese_quantity_says_what_it_measures(
+    query: str, texts: list[str], linked: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(*texts), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "number", "not_money"),
+    [
+        ("规划面积32平方公里。", "32", True),
+        ("旗下拥有48家门店。", "48", True),
+        ("入住率达到78%。", "78", True),
+        ("作价3.8亿元。", "3.8亿", False),
+        ("资本定为20万两。", "20万", False),
+        ("作价约12.6亿。", "12.6亿", False),  # no unit: may still be a sum
+    ],
+)
+def test_a_chinese_number_written_in_no_currency(
+    sentence: str, number: str, not_money: bool
+) -> None:
+    from kg_rag.answer.reader import _zh_not_money
+
+    assert _zh_not_money(sentence, sentence.index(number) + len(number)) is not_money
+
+
+@pytest.mark.parametrize(
     ("query", "text", "linked", "answer"),
     [
         (
