@@ -1323,6 +1323,11 @@ def _zh_common_word(name: str) -> bool:
     return len(words) == 1 and words[0][1] in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
 
 
+# Characters that end a phrase inside a sentence (的, conjunctions, prepositions, verbs of
+# being): no run of a name crosses them.
+_ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了着过")
+
+
 def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
@@ -1343,6 +1348,11 @@ def _zh_head_noun(query: str) -> str:
             return str(words[0])  # "苏世仁修建的桥": a one-character noun heads the phrase alone
         return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
+    # 哪家酒店集团收购, 哪家硅片企业: a run of common nouns is one noun phrase, headed by its
+    # last noun (集团, 企业); the nouns before it say what kind.
+    nouns = [w for w, _ in itertools.takewhile(lambda wf: wf[1] == "n", _zh_words(m.group(1)))]
+    if len(nouns) >= 2 and all(len(w) >= 2 for w in nouns):  # 笔 in 哪一笔交易 is a measure
+        return nouns[-1]
     return words[0] if words and len(words[0]) >= 2 else ""
 
 
@@ -3498,6 +3508,13 @@ def read_evidence(
             best = apposed
         elif best.kind == "PERSON" and _HAN_NAME.fullmatch(rest):
             best = replace(best, text=rest, entity_id=None)
+    if zh_head and best.kind in ("LOCATION", "NAME", "ORGANIZATION") and len(zh_head) >= 2:
+        # "考入棠川烹饪学校" read as 棠川 for 哪所学校: a name the sentence runs on from to the
+        # asked noun (over a few characters, no function word) is the whole name of that class.
+        where = evidence[best.evidence_index].text[best.sentence[0] : best.sentence[1]]
+        run = _rx(rf"{re.escape(best.text)}([{HAN}]{{1,4}}?){re.escape(zh_head)}").search(where)
+        if run is not None and not any(c in _ZH_NAME_BREAK for c in run.group(1)):
+            best = replace(best, text=run.group(0), kind=zh_noun_type(zh_head), entity_id=None)
     if _log.isEnabledFor(logging.DEBUG):
         ranked_pool = sorted(pool.values(), key=lambda c: -c.score)[:6]
         _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])

@@ -3717,6 +3717,46 @@ def test_a_village_read_without_its_unit_is_closed_by_it(
     assert best is not None and best.text == village
 
 
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        # the name runs on from the candidate to the asked noun: 附属第二医院 for 哪家医院
+        (
+            "宓晓舟曾任哪家医院的院长",
+            "宓晓舟1995年起担任鹤屿医学院附属第二医院院长，任期十年。",
+            "宓晓舟",
+            "鹤屿医学院附属第二医院",
+        ),
+        # a run of nouns is headed by its last (酒店集团 → 集团), and the name ends there
+        (
+            "荻川旅行社被哪家酒店集团收购",
+            "2016年3月，荻川旅行社被芷汀酒店集团收购，成为后者的全资子公司。",
+            "荻川旅行社",
+            "芷汀酒店集团",
+        ),
+    ],
+)
+def test_a_chinese_name_runs_on_to_the_asked_noun(
+    query: str, text: str, linked: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "head"),
+    [
+        ("荻川旅行社被哪家酒店集团收购", "集团"),
+        ("远帆光伏收购了哪家硅片企业", "企业"),
+        ("蕖溪乐队与哪家唱片公司签约", "公司"),
+    ],
+)
+def test_a_run_of_chinese_nouns_is_headed_by_its_last(query: str, head: str) -> None:
+    from kg_rag.answer.reader import _zh_head_noun
+
+    assert _zh_head_noun(query) == head
+
+
 def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
     """The graph relates the person to the county (蘅溪县), not to the village; the address
     that says where he was born still ends on the village, and that is the birthplace."""
