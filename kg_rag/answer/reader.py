@@ -2421,6 +2421,13 @@ def read_evidence(
     # "How many staff did X have in 2017", "B轮融资额是多少": the qualifiers the value is
     # asked at (a year, a funding round); a value is said at the one nearest it in its clause.
     asked_at = _qualifiers(query, 0, len(query)) if expected == "NUMBER" else {}
+    zh_year_at = (
+        {"year": _qualifiers(query, 0, len(query)).get("year", [])}
+        if _CJK.search(query) and expected in ("PERSON", "NAME", "ORGANIZATION")
+        else {}
+    )
+    if not zh_year_at.get("year"):
+        zh_year_at = {}
     # "how many pages": the noun counted; a number written before another plural noun
     # ("1,200 copies") counts something else.
     ordinal_role = (
@@ -3336,6 +3343,11 @@ def read_evidence(
                             bonus *= 0.5  # "1,200 copies" for how many pages
                 if asked_at and kind == "NUMBER":
                     bonus *= _qualifier_factor(sentence, a, b, asked_at)
+                elif zh_year_at and kind in ("PERSON", "NAME", "ORGANIZATION", "TITLE"):
+                    # "2013年丰稔育种奖授予了谁": the year a Chinese question opens with dates
+                    # the fact asked; a name said in a clause of another year
+                    # ("2006年的首届奖项授予孔令渊") is another holder.
+                    bonus *= _qualifier_factor(sentence, a, b, zh_year_at)
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:

@@ -3757,6 +3757,28 @@ def test_a_run_of_chinese_nouns_is_headed_by_its_last(query: str, head: str) -> 
     assert _zh_head_noun(query) == head
 
 
+@pytest.mark.parametrize(
+    ("query", "texts"),
+    [
+        (
+            "2015年蘩川文学奖授予了谁",
+            ["2009年的首届蘩川文学奖授予宓敬亭。", "谷少川2015年凭长篇小说获得蘩川文学奖。"],
+        ),
+        (
+            "2015年蘩川文学奖得主是谁",
+            ["2009年蘩川文学奖的得主是宓敬亭。", "谷少川于2015年获得蘩川文学奖。"],
+        ),
+    ],
+)
+def test_the_year_a_chinese_question_opens_with_dates_the_holder(
+    query: str, texts: list[str]
+) -> None:
+    """ "2015年X奖得主是谁": a name said in a clause of another year (2009年…宓敬亭) holds the
+    prize for that year, not the one asked."""
+    best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked("蘩川文学奖"))
+    assert best is not None and best.text == "谷少川"
+
+
 def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
     """The graph relates the person to the county (蘅溪县), not to the village; the address
     that says where he was born still ends on the village, and that is the birthplace."""
