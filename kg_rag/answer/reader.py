@@ -1323,6 +1323,34 @@ def _zh_common_word(name: str) -> bool:
     return len(words) == 1 and words[0][1] in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
 
 
+# A surname with a title after it ("温先生", "邵老师") stands for a person the text has named in
+# full with a title ("温景和先生"): the full name answers.
+_ZH_PERSON_TITLE = "先生|老师|师傅|师父|教授|女士"
+_ZH_SURNAME_TITLE = re.compile(rf"(?P<surname>[{HAN}]{{1,2}})(?P<title>{_ZH_PERSON_TITLE})")
+
+
+def _zh_full_name_of_title(
+    best: _Candidate, texts: Sequence[str], teacher: bool = False
+) -> _Candidate:
+    """``best`` when it is a full name; for a surname and a title ("温先生"), the full name the
+    texts write with a title ("导师是温景和先生"), the first text first. For a step that asks a
+    teacher, a two-character name the first text writes right before one more character and a
+    title ("导师是葛蔚和先生", 和 read as "and") is cut: the title closes the whole name."""
+    m = _ZH_SURNAME_TITLE.fullmatch(best.text)
+    if m is None and teacher and len(best.text) == 2 and best.text[0] in CHINESE_SURNAMES:
+        run = _rx(rf"{re.escape(best.text)}[^\W\d的了是在与及把被从向为](?={_ZH_PERSON_TITLE})")
+        found = run.search(texts[0]) if texts else None
+        return replace(best, text=found.group(0), entity_id=None) if found is not None else best
+    if m is None or m["surname"] not in CHINESE_SURNAMES:
+        return best
+    full = _rx(rf"{re.escape(m['surname'])}(?![老小])[{HAN}]{{1,2}}?(?={_ZH_PERSON_TITLE})")
+    for text in texts:
+        found = full.search(text)
+        if found is not None:
+            return replace(best, text=found.group(0), kind="PERSON", entity_id=None)
+    return best
+
+
 # Characters that end a phrase inside a sentence (的, conjunctions, prepositions, verbs of
 # being): no run of a name crosses them.
 _ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了着过")
@@ -1337,8 +1365,9 @@ def _zh_head_noun(query: str) -> str:
         return one.group(1)  # "迁到了哪座城": a one-character noun ends the question
     m = re.search(rf"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([{HAN}]{{2,6}})", query)
     if m is None:
-        # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
-        tail = re.search(rf"的([{HAN}]{{1,6}})$", query)
+        # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学; the copula
+        # and wh-word after it ask for it ("谷少川的导师是谁" → 导师).
+        tail = re.search(rf"的([{HAN}]{{1,6}}?)(?:是谁|是什么|是哪[里位个]?)?[？?]?$", query)
         if tail is None:
             return ""
         words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
@@ -2147,7 +2176,9 @@ def _zh_holds_role(
         gap = sentence[b:e0]
         if e0 < b or len(gap) > 16 or _ZH_CLAUSE_BREAK.search(gap):
             continue
-        if _ZH_MODIFIER_AFTER.match(sentence, b):
+        if _ZH_MODIFIER_AFTER.match(sentence, b) or (sentence[:a].endswith("是") and "的" in gap):
+            # 是鸿新剪铺创办人卜允昌的侄子: a name after the copula opens the noun phrase the
+            # asked noun heads; it modifies the noun, the clause's subject holds the role
             return 0.5
         breaks = _breaks_before(sentence, a)
         clause_start = breaks[-1] + 1 if breaks else 0
@@ -3527,6 +3558,10 @@ def read_evidence(
         run = _rx(rf"{re.escape(best.text)}([{HAN}]{{1,4}}?){re.escape(zh_head)}").search(where)
         if run is not None and not any(c in _ZH_NAME_BREAK for c in run.group(1)):
             best = replace(best, text=run.group(0), kind=zh_noun_type(zh_head), entity_id=None)
+    if cjk_query and best.kind in ("PERSON", "NAME"):
+        best = _zh_full_name_of_title(
+            best, [evidence[best.evidence_index].text, *(e.text for e in ranked)], zh_teacher
+        )
     if _log.isEnabledFor(logging.DEBUG):
         ranked_pool = sorted(pool.values(), key=lambda c: -c.score)[:6]
         _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])

@@ -3779,6 +3779,59 @@ def test_the_year_a_chinese_question_opens_with_dates_the_holder(
     assert best is not None and best.text == "谷少川"
 
 
+@pytest.mark.parametrize(
+    ("query", "texts", "teacher"),
+    [
+        # a surname with a title stands for the person the text names in full with a title
+        (
+            "谷少川的师父是谁",
+            [
+                "谷少川十五岁进窑场，拜邵怀川师傅学艺。邵师傅教他拉坯。",
+                "谷少川常说，手艺是邵师傅给的。",
+            ],
+            "邵怀川",
+        ),
+        # the title closes a teacher's name the segmenter cut before 和 ("and")
+        (
+            "谷少川的硕士导师是谁",
+            [
+                "谷少川：1990年考进荻川农科所读硕士，导师是葛蔚和先生。葛先生教我的第一件事是认稻子。"
+            ],
+            "葛蔚和",
+        ),
+    ],
+)
+def test_a_chinese_teacher_is_answered_by_the_full_name(
+    query: str, texts: list[str], teacher: str
+) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked("谷少川"))
+    assert best is not None and best.text == teacher
+
+
+@pytest.mark.parametrize(
+    ("query", "head"),
+    [
+        ("谷少川的导师是谁", "导师"),
+        ("柯秋苇的师父是谁", "师父"),
+        ("桐苇中学的校长是谁？", "校长"),
+    ],
+)
+def test_the_copula_and_wh_word_after_a_chinese_head_noun(query: str, head: str) -> None:
+    from kg_rag.answer.reader import _zh_head_noun
+
+    assert _zh_head_noun(query) == head
+
+
+def test_a_name_after_the_copula_modifies_the_asked_noun() -> None:
+    """是蘩川剪铺创办人苗德顺的侄子: the name opens the predicate's noun phrase, so it does not
+    hold the role 侄子 (the clause's subject does)."""
+    from kg_rag.answer.reader import _zh_holds_role
+
+    s = "苗德安，咸丰元年出生，是蘩川剪铺创办人苗德顺的侄子。"
+    a = s.index("蘩川剪铺")
+    assert _zh_holds_role(s, a, a + 4, "侄子", [(a, a + 4, "NAME", None)]) == 0.5
+
+
 def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
     """The graph relates the person to the county (蘅溪县), not to the village; the address
     that says where he was born still ends on the village, and that is the birthplace."""
