@@ -1351,6 +1351,55 @@ def _zh_full_name_of_title(
     return best
 
 
+# Chinese verbs of the events a date is asked for, by event (a closed class of the language):
+# 成立 and 创办 say one founding, 歇业 and 倒闭 one closing.
+_ZH_EVENT_FAMILIES = (
+    frozenset(
+        [
+            "成立",
+            "创办",
+            "创立",
+            "创建",
+            "建立",
+            "开办",
+            "兴办",
+            "创设",
+            "设立",
+            "开设",
+            "开业",
+            "开张",
+            "开馆",
+            "建成",
+            "落成",
+            "始建",
+        ]
+    ),
+    frozenset(["歇业", "关门", "倒闭", "停业", "关闭", "停办", "解散"]),
+    frozenset(["加入", "并入", "合并"]),
+    frozenset(["收购", "买下", "并购", "兼并", "出售", "卖给"]),
+    frozenset(["迁往", "迁到", "迁至", "搬到", "搬往", "迁入", "迁址"]),
+    frozenset(["改名", "更名", "易名", "改称", "改组", "改制"]),
+)
+_ZH_OTHER_EVENT_WORDS = frozenset().union(*_ZH_EVENT_FAMILIES)
+
+
+def _zh_event_date_factor(sentence: str, end: int, event: Collection[str]) -> float:
+    """How the date ending at ``end`` dates the asked ``event``: the clause it opens (after a
+    comma too: "2016年3月，鼎味轩正式加入臻和餐饮集团") tells its event. A verb of the asked
+    event there, or none, says nothing against it (1.0); only another event's verb (加入 for
+    创办于哪一年) makes it another event's date (0.5)."""
+    stop = re.compile(r"[。；;！？\n|]").search(sentence, end)
+    clause = sentence[end : stop.start() if stop else len(sentence)]
+    # the clause the date opens, and the one after its comma when it stands first
+    parts = re.split(r"[，,]", clause)
+    said = parts[0] + (parts[1] if len(parts) > 1 and not parts[0].strip() else "")
+    if any(w in said for w in event):
+        return 1.0  # (成立一年的云栈网络: a verb of the event may only modify a name there)
+    if any(w in said for w in _ZH_OTHER_EVENT_WORDS):
+        return 0.5
+    return 1.0
+
+
 # Characters that end a phrase inside a sentence (的, conjunctions, prepositions, verbs of
 # being): no run of a name crosses them.
 _ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了着过")
@@ -2596,6 +2645,12 @@ def read_evidence(
             for n in linked_names
         )
 
+    # A Chinese step's event (成立于哪一年: a founding), as the family of verbs that say it.
+    zh_event = (
+        next((f for f in _ZH_EVENT_FAMILIES if any(w in query for w in f)), frozenset())
+        if cjk_query and expected == "DATE"
+        else frozenset()
+    )
     # The step's own event verb, when it has one ("merged", "founded"): a date another
     # event's participle dates is not its date.
     # Or the verb after "did" ("When did X close?"): the evidence writes it as a participle.
@@ -3405,6 +3460,8 @@ def read_evidence(
                     bonus *= 1.2
                 if kind == "DATE" and step_event:
                     bonus *= _event_date_factor(sentence, a, relation_terms)
+                elif kind == "DATE" and zh_event:
+                    bonus *= _zh_event_date_factor(sentence, b, zh_event)
                 elif kind == "DATE" and life_event is not None and not cjk_query:
                     # "the death of X": a date another verb of the sentence dates is not it
                     bonus *= _event_date_factor(sentence, a, _LIFE_VERBS[life_event], scan=True)

@@ -3832,6 +3832,41 @@ def test_a_name_after_the_copula_modifies_the_asked_noun() -> None:
     assert _zh_holds_role(s, a, a + 4, "侄子", [(a, a + 4, "NAME", None)]) == 0.5
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        "九十年代末，荻味轩开出第一家分店。2016年3月，荻味轩正式加入蘩和餐饮集团，品牌名称保持不变。",
+        "2019年，荻味轩被蘩和餐饮集团收购。",
+    ],
+)
+def test_a_chinese_date_of_another_event_is_not_the_founding(other: str) -> None:
+    """The clause a date opens tells its event: 2016年3月，…加入… dates a joining, 2019年…收购
+    a sale, and neither answers 创办于哪一年."""
+    best, _ = read_evidence(
+        "荻味轩创办于哪一年",
+        "DATE",
+        _ev(other, "荻味轩的首店1987年在苓川市开业。"),
+        _linked("荻味轩"),
+    )
+    assert best is not None and best.text == "1987年"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "date", "factor"),
+    [
+        ("2016年3月，荻味轩正式加入蘩和餐饮集团。", "2016年3月", 0.5),  # another event
+        ("1987年，荻味轩在苓川市开业。", "1987年", 1.0),  # the asked event
+        ("2010年，成立仅一年的荻川网络被收购。", "2010年", 1.0),  # both: no objection
+        ("1987年，荻味轩的首店迎来第一位客人。", "1987年", 1.0),  # no event verb
+    ],
+)
+def test_the_event_a_chinese_date_opens(sentence: str, date: str, factor: float) -> None:
+    from kg_rag.answer.reader import _ZH_EVENT_FAMILIES, _zh_event_date_factor
+
+    end = sentence.index(date) + len(date)
+    assert _zh_event_date_factor(sentence, end, _ZH_EVENT_FAMILIES[0]) == factor
+
+
 def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
     """The graph relates the person to the county (蘅溪县), not to the village; the address
     that says where he was born still ends on the village, and that is the birthplace."""
