@@ -1416,7 +1416,7 @@ def _zh_head_noun(query: str) -> str:
     if m is None:
         # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学; the copula
         # and wh-word after it ask for it ("谷少川的导师是谁" → 导师).
-        tail = re.search(rf"的([{HAN}]{{1,6}}?)(?:是谁|是什么|是哪[里位个]?)?[？?]?$", query)
+        tail = re.search(rf"的([{HAN}]{{1,6}}?)(?:是谁|是什么|是多少|是哪[里位个]?)?[？?]?$", query)
         if tail is None:
             return ""
         words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]

@@ -3814,6 +3814,7 @@ def test_a_chinese_teacher_is_answered_by_the_full_name(
         ("谷少川的导师是谁", "导师"),
         ("柯秋苇的师父是谁", "师父"),
         ("桐苇中学的校长是谁？", "校长"),
+        ("苓城1930年的人口是多少", "人口"),
     ],
 )
 def test_the_copula_and_wh_word_after_a_chinese_head_noun(query: str, head: str) -> None:
