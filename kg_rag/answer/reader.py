@@ -48,6 +48,7 @@ from extraction.lexicon import (
     CALENDAR_WORDS,
     CHINESE_ADMIN_UNITS,
     CHINESE_KIN_WORDS,
+    CHINESE_ORG_LEGAL_FORMS,
     CHINESE_SURNAMES,
     HONORIFICS,
 )
@@ -1321,6 +1322,32 @@ def _zh_common_word(name: str) -> bool:
     """Is ``name`` one jieba word tagged a common noun or verb (商业, 回国), not a name?"""
     words = _zh_words(name)
     return len(words) == 1 and words[0][1] in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
+
+
+def _zh_whole_firm(best: _Candidate, sentence: str) -> _Candidate:
+    """A firm's name read without its own name, as its trade and legal form ("种业股份有限公司"
+    of "稷川穗岭种业股份有限公司"): the words before it back to a verb, a function word or a
+    break are its name. Any other candidate is returned as it is."""
+    if not best.text.endswith(tuple(CHINESE_ORG_LEGAL_FORMS)):
+        return best
+    at = sentence.find(best.text)
+    if at <= 0:
+        return best
+    start = at
+    lead = sentence[max(0, at - 12) : at]
+    lead = lead[max((lead.rfind(c) for c in lead if not _CJK.match(c)), default=-1) + 1 :]
+    for word, flag in reversed(_zh_words(lead)):
+        # (a rare character the segmenter knows nothing of, x, is a piece of the name: 苓)
+        if flag.startswith("v") or (flag.startswith(_ZH_FUNCTION_FLAGS) and flag != "x"):
+            break
+        # a function character the segmenter glued on (了霁阳): the name starts after it
+        cut = max((word.rfind(c) for c in _ZH_NAME_BREAK if c in word), default=-1)
+        start -= len(word) - cut - 1
+        if cut >= 0:
+            break
+    if start == at:
+        return best
+    return replace(best, text=sentence[start : at + len(best.text)], entity_id=None)
 
 
 # A surname with a title after it ("温先生", "邵老师") stands for a person the text has named in
@@ -3615,6 +3642,8 @@ def read_evidence(
         run = _rx(rf"{re.escape(best.text)}([{HAN}]{{1,4}}?){re.escape(zh_head)}").search(where)
         if run is not None and not any(c in _ZH_NAME_BREAK for c in run.group(1)):
             best = replace(best, text=run.group(0), kind=zh_noun_type(zh_head), entity_id=None)
+    if cjk_query and best.kind in ("ORGANIZATION", "NAME"):
+        best = _zh_whole_firm(best, evidence[best.evidence_index].text[slice(*best.sentence)])
     if cjk_query and best.kind in ("PERSON", "NAME"):
         best = _zh_full_name_of_title(
             best, [evidence[best.evidence_index].text, *(e.text for e in ranked)], zh_teacher

@@ -3868,6 +3868,41 @@ def test_the_event_a_chinese_date_opens(sentence: str, date: str, factor: float)
     assert _zh_event_date_factor(sentence, end, _ZH_EVENT_FAMILIES[0]) == factor
 
 
+def test_a_firm_read_as_its_trade_and_legal_form_takes_its_name() -> None:
+    """ "苓川蘩岭种业股份有限公司" read as 种业股份有限公司: the words before it are its name."""
+    text = (
+        "（2016年3月18日，苓川）苓川蘩岭种业股份有限公司今日宣布，已完成对荻汀种苗有限公司的收购。"
+    )
+    best, _ = read_evidence(
+        "哪家公司收购了荻汀种苗", "ORGANIZATION", _ev(text), _linked("荻汀种苗")
+    )
+    assert best is not None and best.text == "苓川蘩岭种业股份有限公司"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "read", "whole"),
+    [
+        (
+            "（苓川）苓川蘩岭种业股份有限公司今日宣布收购。",
+            "种业股份有限公司",
+            "苓川蘩岭种业股份有限公司",
+        ),
+        # back to the verb or a function character (glued on: 了芡阳), no further
+        (
+            "2021年，蕖锂新能源收购了芡阳荻汀储能系统有限公司。",
+            "系统有限公司",
+            "芡阳荻汀储能系统有限公司",
+        ),
+        ("今日宣布收购蕖锂系统有限公司。", "系统有限公司", "蕖锂系统有限公司"),
+        ("蕖锂新能源今日宣布收购。", "蕖锂新能源", "蕖锂新能源"),  # no legal form: as it is
+    ],
+)
+def test_the_name_before_a_firms_legal_form(sentence: str, read: str, whole: str) -> None:
+    from kg_rag.answer.reader import _Candidate, _zh_whole_firm
+
+    assert _zh_whole_firm(_Candidate(text=read, kind="ORGANIZATION"), sentence).text == whole
+
+
 def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
     """The graph relates the person to the county (蘅溪县), not to the village; the address
     that says where he was born still ends on the village, and that is the birthplace."""
