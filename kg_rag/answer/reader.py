@@ -39,6 +39,7 @@ from extraction.language import (
     GENERATION_WORDS,
     HAN,
     NON_NAME_WORDS,
+    ZH_ERA_YEAR,
     is_participle,
     normalize_name,
     split_sentences,
@@ -47,6 +48,7 @@ from extraction.lexicon import (
     CALENDAR_WORDS,
     CHINESE_ADMIN_UNITS,
     CHINESE_KIN_WORDS,
+    CHINESE_ORG_LEGAL_FORMS,
     CHINESE_SURNAMES,
     HONORIFICS,
 )
@@ -1376,6 +1378,114 @@ def _zh_common_word(name: str) -> bool:
     return len(words) == 1 and words[0][1] in ("n", "vn", "an", "ng", "v", "vd", "a", "d")
 
 
+def _zh_whole_firm(best: _Candidate, sentence: str) -> _Candidate:
+    """A firm's name read without its own name, as its trade and legal form ("种业股份有限公司"
+    of "稷川穗岭种业股份有限公司"): the words before it back to a verb, a function word or a
+    break are its name. Any other candidate is returned as it is."""
+    if not best.text.endswith(tuple(CHINESE_ORG_LEGAL_FORMS)):
+        return best
+    at = sentence.find(best.text)
+    if at <= 0:
+        return best
+    start = at
+    lead = sentence[max(0, at - 12) : at]
+    lead = lead[max((lead.rfind(c) for c in lead if not _CJK.match(c)), default=-1) + 1 :]
+    for word, flag in reversed(_zh_words(lead)):
+        # (a rare character the segmenter knows nothing of, x, is a piece of the name: 苓)
+        if flag.startswith("v") or (flag.startswith(_ZH_FUNCTION_FLAGS) and flag != "x"):
+            break
+        # a function character the segmenter glued on (了霁阳): the name starts after it
+        cut = max((word.rfind(c) for c in _ZH_NAME_BREAK if c in word), default=-1)
+        start -= len(word) - cut - 1
+        if cut >= 0:
+            break
+    if start == at:
+        return best
+    return replace(best, text=sentence[start : at + len(best.text)], entity_id=None)
+
+
+# A surname with a title after it ("温先生", "邵老师") stands for a person the text has named in
+# full with a title ("温景和先生"): the full name answers.
+_ZH_PERSON_TITLE = "先生|老师|师傅|师父|教授|女士"
+_ZH_SURNAME_TITLE = re.compile(rf"(?P<surname>[{HAN}]{{1,2}})(?P<title>{_ZH_PERSON_TITLE})")
+
+
+def _zh_full_name_of_title(
+    best: _Candidate, texts: Sequence[str], teacher: bool = False
+) -> _Candidate:
+    """``best`` when it is a full name; for a surname and a title ("温先生"), the full name the
+    texts write with a title ("导师是温景和先生"), the first text first. For a step that asks a
+    teacher, a two-character name the first text writes right before one more character and a
+    title ("导师是葛蔚和先生", 和 read as "and") is cut: the title closes the whole name."""
+    m = _ZH_SURNAME_TITLE.fullmatch(best.text)
+    if m is None and teacher and len(best.text) == 2 and best.text[0] in CHINESE_SURNAMES:
+        run = _rx(rf"{re.escape(best.text)}[^\W\d的了是在与及把被从向为](?={_ZH_PERSON_TITLE})")
+        found = run.search(texts[0]) if texts else None
+        return replace(best, text=found.group(0), entity_id=None) if found is not None else best
+    if m is None or m["surname"] not in CHINESE_SURNAMES:
+        return best
+    full = _rx(rf"{re.escape(m['surname'])}(?![老小])[{HAN}]{{1,2}}?(?={_ZH_PERSON_TITLE})")
+    for text in texts:
+        found = full.search(text)
+        if found is not None:
+            return replace(best, text=found.group(0), kind="PERSON", entity_id=None)
+    return best
+
+
+# Chinese verbs of the events a date is asked for, by event (a closed class of the language):
+# 成立 and 创办 say one founding, 歇业 and 倒闭 one closing.
+_ZH_EVENT_FAMILIES = (
+    frozenset(
+        [
+            "成立",
+            "创办",
+            "创立",
+            "创建",
+            "建立",
+            "开办",
+            "兴办",
+            "创设",
+            "设立",
+            "开设",
+            "开业",
+            "开张",
+            "开馆",
+            "建成",
+            "落成",
+            "始建",
+        ]
+    ),
+    frozenset(["歇业", "关门", "倒闭", "停业", "关闭", "停办", "解散"]),
+    frozenset(["加入", "并入", "合并"]),
+    frozenset(["收购", "买下", "并购", "兼并", "出售", "卖给"]),
+    frozenset(["迁往", "迁到", "迁至", "搬到", "搬往", "迁入", "迁址"]),
+    frozenset(["改名", "更名", "易名", "改称", "改组", "改制"]),
+)
+_ZH_OTHER_EVENT_WORDS = frozenset().union(*_ZH_EVENT_FAMILIES)
+
+
+def _zh_event_date_factor(sentence: str, end: int, event: Collection[str]) -> float:
+    """How the date ending at ``end`` dates the asked ``event``: the clause it opens (after a
+    comma too: "2016年3月，鼎味轩正式加入臻和餐饮集团") tells its event. A verb of the asked
+    event there, or none, says nothing against it (1.0); only another event's verb (加入 for
+    创办于哪一年) makes it another event's date (0.5)."""
+    stop = re.compile(r"[。；;！？\n|]").search(sentence, end)
+    clause = sentence[end : stop.start() if stop else len(sentence)]
+    # the clause the date opens, and the one after its comma when it stands first
+    parts = re.split(r"[，,]", clause)
+    said = parts[0] + (parts[1] if len(parts) > 1 and not parts[0].strip() else "")
+    if any(w in said for w in event):
+        return 1.0  # (成立一年的云栈网络: a verb of the event may only modify a name there)
+    if any(w in said for w in _ZH_OTHER_EVENT_WORDS):
+        return 0.5
+    return 1.0
+
+
+# Characters that end a phrase inside a sentence (的, conjunctions, prepositions, verbs of
+# being): no run of a name crosses them.
+_ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了着过")
+
+
 def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
@@ -1385,8 +1495,9 @@ def _zh_head_noun(query: str) -> str:
         return one.group(1)  # "迁到了哪座城": a one-character noun ends the question
     m = re.search(rf"(?:什么|哪一|哪)[个部家所座位条本首支名种]?([{HAN}]{{2,6}})", query)
     if m is None:
-        # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学.
-        tail = re.search(rf"的([{HAN}]{{1,6}})$", query)
+        # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学; the copula
+        # and wh-word after it ask for it ("谷少川的导师是谁" → 导师).
+        tail = re.search(rf"的([{HAN}]{{1,6}}?)(?:是谁|是什么|是多少|是哪[里位个]?)?[？?]?$", query)
         if tail is None:
             return ""
         words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
@@ -1396,6 +1507,11 @@ def _zh_head_noun(query: str) -> str:
             return str(words[0])  # "苏世仁修建的桥": a one-character noun heads the phrase alone
         return words[-1] if words and len(words[-1]) >= 2 else ""
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
+    # 哪家酒店集团收购, 哪家硅片企业: a run of common nouns is one noun phrase, headed by its
+    # last noun (集团, 企业); the nouns before it say what kind.
+    nouns = [w for w, _ in itertools.takewhile(lambda wf: wf[1] == "n", _zh_words(m.group(1)))]
+    if len(nouns) >= 2 and all(len(w) >= 2 for w in nouns):  # 笔 in 哪一笔交易 is a measure
+        return nouns[-1]
     return words[0] if words and len(words[0]) >= 2 else ""
 
 
@@ -1624,11 +1740,31 @@ _ZH_GENERAL_COUNTERS = frozenset("个名位人口")
 
 def _zh_other_measure(span: str, after: str, asked: str) -> bool:
     """Is the number ``span`` (followed by ``after``) counted in another measure word than the
-    one asked? ("162丈" for 多少担; 万/亿 are part of the number, not its measure.)"""
+    one asked? ("162丈" for 多少担; 万/亿 are part of the number, not its measure; "78%" for
+    多少家 is a share, no count at all.)"""
     unit = span[-1] if _CJK.match(span[-1]) and span[-1] not in "万亿" else after
+    if unit in ("%", "％"):
+        return True
     if not unit or not _CJK.match(unit) or unit == asked:
         return False
     return not {unit, asked} <= _ZH_GENERAL_COUNTERS
+
+
+# Nouns and phrases that ask a sum of money in Chinese (a closed class of the language): the
+# answer is written in a currency (3.8亿元), not in another unit (32平方公里, 48家, 78%).
+_ZH_MONEY_Q = re.compile(
+    r"价格|价钱|多少钱|金额|产值|收入|营收|利润|融资额?|投资额?|资本|奖金|对价|作价|成交价|售价|"
+    r"造价|费用|薪水|工资"
+)
+_ZH_CURRENCY = re.compile(r"(?:万|亿)?(?:美元|欧元|英镑|日元|港元|元|两|文|块)")
+
+
+def _zh_not_money(sentence: str, end: int) -> bool:
+    """Is the number ending at ``end`` written with a unit that is no currency (32平方公里,
+    48家, 78%)? A number with no unit after it may still be a sum."""
+    if _ZH_CURRENCY.match(sentence, end):
+        return False
+    return _ZH_UNIT_AFTER.match(sentence, end) is not None
 
 
 def _foreign_unit(sentence: str, end: int, terms: set[str]) -> bool:
@@ -1684,6 +1820,37 @@ def _attributive(sentence: str, a: int, b: int, span: str, kind: str) -> bool:
 
 # A year counted in Chinese numerals after a name makes the name an era: 咸丰元年, 光绪二十七年.
 _ZH_ERA_YEAR = re.compile(r"[元正一二三四五六七八九十廿]{1,4}年")
+
+# A Chinese quantity is its number with the unit or measure word written after it (a closed
+# class of the language): 全长563公里, 人口7200人, 3.1万人, 融资2.4亿元, 16支球队, 410万人次,
+# 3000余人. The unit belongs to the answer, as the sentence writes it.
+_ZH_UNIT_AFTER = re.compile(
+    r"(?:多|余)?(?:平方(?:公里|千米|米)|立方米|公里|千米|厘米|毫米|米|里|丈|尺|寸|亩|公顷|"
+    r"吉瓦时|兆瓦时|千瓦时|吉瓦|兆瓦|千瓦|瓦|公斤|千克|克|吨|斤|担|毫升|升|"
+    r"美元|欧元|英镑|日元|港元|元|人次|人|户|岁|个月|小时|分钟|天|倍|次|%|％|"
+    rf"{ZH_CLASSIFIERS})"
+)
+
+
+def _zh_with_unit(number: str, sentence: str) -> str:
+    """``number`` with the unit ``sentence`` writes right after it (563 → 563公里), or as it
+    is when no unit follows or the number already ends in one."""
+    if not number or (_CJK.match(number[-1]) and number[-1] not in "万亿"):
+        return number
+    for start, end in _occurrences(number, sentence):
+        unit = _ZH_UNIT_AFTER.match(sentence, end)
+        # not the tail of a longer number (200 in 7200, 1万 in 3.1万)
+        if unit is not None and not re.match(r"[\d.,]", sentence[start - 1 : start]):
+            return number + unit.group(0)
+    return number
+
+
+def _zh_era_date(date: str, sentence: str) -> str:
+    """The era year ``sentence`` writes with the Western year ``date`` in brackets after it:
+    "嘉庆二十年（1815年）" for 1815年 is one date, written both ways, and answers as a whole;
+    ``date`` as it is when the sentence writes no era year before it."""
+    m = _rx(rf"{ZH_ERA_YEAR}\s*[（(]\s*(?:公元)?{re.escape(date)}\s*[）)]").search(sentence)
+    return m.group(0) if m is not None else date
 
 
 _INDEFINITE_BEFORE = re.compile(r"\b[Aa]n?\s+((?:[a-z][a-z\-]*\s+){0,3})$")
@@ -2158,7 +2325,9 @@ def _zh_holds_role(
         gap = sentence[b:e0]
         if e0 < b or len(gap) > 16 or _ZH_CLAUSE_BREAK.search(gap):
             continue
-        if _ZH_MODIFIER_AFTER.match(sentence, b):
+        if _ZH_MODIFIER_AFTER.match(sentence, b) or (sentence[:a].endswith("是") and "的" in gap):
+            # 是鸿新剪铺创办人卜允昌的侄子: a name after the copula opens the noun phrase the
+            # asked noun heads; it modifies the noun, the clause's subject holds the role
             return 0.5
         breaks = _breaks_before(sentence, a)
         clause_start = breaks[-1] + 1 if breaks else 0
@@ -2434,6 +2603,13 @@ def read_evidence(
     # "How many staff did X have in 2017", "B轮融资额是多少": the qualifiers the value is
     # asked at (a year, a funding round); a value is said at the one nearest it in its clause.
     asked_at = _qualifiers(query, 0, len(query)) if expected == "NUMBER" else {}
+    zh_year_at = (
+        {"year": _qualifiers(query, 0, len(query)).get("year", [])}
+        if _CJK.search(query) and expected in ("PERSON", "NAME", "ORGANIZATION")
+        else {}
+    )
+    if not zh_year_at.get("year"):
+        zh_year_at = {}
     # "how many pages": the noun counted; a number written before another plural noun
     # ("1,200 copies") counts something else.
     ordinal_role = (
@@ -2456,6 +2632,8 @@ def read_evidence(
     # "每天能产卤多少担", "分为几卷": the measure word the count is asked in.
     zh_measure_m = _ZH_ASKED_MEASURE.search(query)
     zh_measure = zh_measure_m.group(1) if zh_measure_m else ""
+    # "收购价格是多少", "工业总产值多少": a sum of money, written in a currency.
+    zh_money = expected == "NUMBER" and bool(_ZH_MONEY_Q.search(query))
     head = _head_noun(query)
     place_head = _place_head(head, expected)
     kin_gender = KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
@@ -2577,6 +2755,12 @@ def read_evidence(
             for n in linked_names
         )
 
+    # A Chinese step's event (成立于哪一年: a founding), as the family of verbs that say it.
+    zh_event = (
+        next((f for f in _ZH_EVENT_FAMILIES if any(w in query for w in f)), frozenset())
+        if cjk_query and expected == "DATE"
+        else frozenset()
+    )
     # The step's own event verb, when it has one ("merged", "founded"): a date another
     # event's participle dates is not its date.
     # Or the verb after "did" ("When did X close?"): the evidence writes it as a participle.
@@ -2896,6 +3080,17 @@ def read_evidence(
                     kind = "TITLE" if sentence[b : b + 1] == "》" else kind
                 if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
                     kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
+                if (
+                    cjk_query
+                    and kind in ("LOCATION", "NAME")
+                    and b - a >= 2
+                    and sentence[b - 1 : b] not in CHINESE_ADMIN_UNITS
+                    and sentence[b : b + 1] in CHINESE_ADMIN_UNITS
+                    and (kind == "LOCATION" or not _freq(sentence[b : b + 2]))
+                ):
+                    # 生于槎川县柳湾村 where the name was read as 柳湾: the unit written right
+                    # after a place's name closes it (柳湾村), as one place of the address.
+                    b, kind = b + 1, "LOCATION"
                 if (
                     zh_head
                     and _names_head(sentence[a:b], zh_head)
@@ -3280,6 +3475,8 @@ def read_evidence(
                     and _zh_other_measure(span, sentence[b : b + 1], zh_measure)
                 ):
                     bonus *= 0.4  # "162丈" for 多少担: the measure of something else
+                if kind == "NUMBER" and zh_money and _zh_not_money(sentence, b):
+                    bonus *= 0.4  # "规划面积32平方公里" for 产值多少: no sum of money
                 if kind == "NUMBER" and count and _DECIMAL.search(span):
                     bonus *= 0.4  # a count is a whole number: "35.1" is a density, a ratio
                 # The name nearest before a value (or a Chinese organisation), when it is
@@ -3349,6 +3546,11 @@ def read_evidence(
                             bonus *= 0.5  # "1,200 copies" for how many pages
                 if asked_at and kind == "NUMBER":
                     bonus *= _qualifier_factor(sentence, a, b, asked_at)
+                elif zh_year_at and kind in ("PERSON", "NAME", "ORGANIZATION", "TITLE"):
+                    # "2013年丰稔育种奖授予了谁": the year a Chinese question opens with dates
+                    # the fact asked; a name said in a clause of another year
+                    # ("2006年的首届奖项授予孔令渊") is another holder.
+                    bonus *= _qualifier_factor(sentence, a, b, zh_year_at)
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:
@@ -3379,6 +3581,8 @@ def read_evidence(
                     bonus *= _OTHER_EVENT
                 if kind == "DATE" and step_event:
                     bonus *= _event_date_factor(sentence, a, relation_terms)
+                elif kind == "DATE" and zh_event:
+                    bonus *= _zh_event_date_factor(sentence, b, zh_event)
                 elif kind == "DATE" and life_event is not None and not cjk_query:
                     # "the death of X": a date another verb of the sentence dates is not it
                     bonus *= _event_date_factor(sentence, a, _LIFE_VERBS[life_event], scan=True)
@@ -3503,7 +3707,18 @@ def read_evidence(
         inner = [
             c
             for k, c in pool.items()
-            if (key, k) in holds and c.kind == "LOCATION" and c.score >= 0.5 * best.score
+            if (key, k) in holds
+            and c.kind == "LOCATION"
+            and (
+                c.score >= 0.5 * best.score
+                # … or, for where someone was born or died, read best in the very address that
+                # reads the larger unit best (生于筼溪县漆坞村): the graph knows the county
+                # better, but a birthplace is the village the address ends on
+                or (
+                    life_event is not None
+                    and (c.evidence_index, c.sentence) == (best.evidence_index, best.sentence)
+                )
+            )
         ]
         if inner:
             best = max(inner, key=lambda c: (c.score, len(c.text), c.text))
@@ -3516,6 +3731,19 @@ def read_evidence(
             best = apposed
         elif best.kind == "PERSON" and _HAN_NAME.fullmatch(rest):
             best = replace(best, text=rest, entity_id=None)
+    if zh_head and best.kind in ("LOCATION", "NAME", "ORGANIZATION") and len(zh_head) >= 2:
+        # "考入棠川烹饪学校" read as 棠川 for 哪所学校: a name the sentence runs on from to the
+        # asked noun (over a few characters, no function word) is the whole name of that class.
+        where = evidence[best.evidence_index].text[best.sentence[0] : best.sentence[1]]
+        run = _rx(rf"{re.escape(best.text)}([{HAN}]{{1,4}}?){re.escape(zh_head)}").search(where)
+        if run is not None and not any(c in _ZH_NAME_BREAK for c in run.group(1)):
+            best = replace(best, text=run.group(0), kind=zh_noun_type(zh_head), entity_id=None)
+    if cjk_query and best.kind in ("ORGANIZATION", "NAME"):
+        best = _zh_whole_firm(best, evidence[best.evidence_index].text[slice(*best.sentence)])
+    if cjk_query and best.kind in ("PERSON", "NAME"):
+        best = _zh_full_name_of_title(
+            best, [evidence[best.evidence_index].text, *(e.text for e in ranked)], zh_teacher
+        )
     if _log.isEnabledFor(logging.DEBUG):
         ranked_pool = sorted(pool.values(), key=lambda c: -c.score)[:6]
         _log.debug("read %r: %s", query, [(c.text, c.kind, round(c.score, 2)) for c in ranked_pool])
@@ -3534,6 +3762,10 @@ def read_evidence(
             best.text = max(spelled, key=spelled.count)
             best.kind = "NAME"
     home = evidence[best.evidence_index]
+    if best.kind == "NUMBER" and cjk_query:
+        best.text = _zh_with_unit(best.text, home.text[best.sentence[0] : best.sentence[1]])
+    elif best.kind == "DATE" and cjk_query:
+        best.text = _zh_era_date(best.text, home.text[best.sentence[0] : best.sentence[1]])
     # a body's name runs on over its complement ("the Brindle School of Engraving"), a place
     # does not ("the University of Tulsa" is no name of Tulsa)
     over_of = best.kind in ("NAME", "ORGANIZATION") and expected not in ("LOCATION", "PERSON")

@@ -993,14 +993,14 @@ CONSTRUCTIONS: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "NUMBER",
         ["柳岸医院创办于1921年，现有床位1200张。"],
         ["柳岸医院"],
-        "1200",
+        "1200张",
     ),
     (
         "岑川中学有多少名学生",
         "NUMBER",
         ["岑川中学建于1956年，现有学生1800名，教师120名。"],
         ["岑川中学"],
-        "1800",
+        "1800名",
     ),
     # A birthplace, or where someone was born or died, is the most specific place of an
     # address ("from Karsby, Veltland"), not the address as a whole.
@@ -1270,7 +1270,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
         "NUMBER",
         ["光绪九年（1883年），鹤眠井井深已达210丈，每天产卤85担。"],
         ["鹤眠井"],
-        "85",
+        "85担",
     ),
     (
         "《渌水杂记》全书分为几卷",
@@ -1426,7 +1426,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
             "泓纪伞铺在苇汀镇西街，咸丰元年（1851年）开张。",
         ],
         ["泓纪伞铺"],
-        "1851年",
+        "咸丰元年（1851年）",
     ),
     # 病故 says 去世
     (
@@ -1437,7 +1437,7 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
             "三年后，即咸丰四年（1854年），墨棠病故于苇汀镇。",
         ],
         ["墨棠"],
-        "1854年",
+        "咸丰四年（1854年）",
     ),
     # "first" written 头一/第一/首/初 before the counted noun: 头一版 is 初版
     (
@@ -1448,14 +1448,14 @@ READING_RULES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
             "补入了公会的章程。"
         ],
         ["苇汀杂记"],
-        "200",
+        "200部",
     ),
     (
         "《苇汀杂记》第一版印了多少部",
         "NUMBER",
         ["此书再版于1947年，印数增至800部；首版于1936年，石印200部。"],
         ["苇汀杂记"],
-        "200",
+        "200部",
     ),
     # 生在 asks the birth as 出生 and 生于 do
     (
@@ -2778,8 +2778,8 @@ _ZH_TOWNS = (
         ("How many inhabitants did Corlby have in 1891", "NUMBER", "Corlby", _TOWNS, "7,310"),
         ("On which river does Corlbridge stand", "LOCATION", "Corlbridge", _TOWNS, "River Sade"),
         ("On which river does Corlby stand", "LOCATION", "Corlby", _TOWNS, "Wenn Water"),
-        ("苇汀镇1936年的人口是多少", "NUMBER", "苇汀镇", _ZH_TOWNS, "8600"),
-        ("苇城1936年有多少人口", "NUMBER", "苇城", _ZH_TOWNS, "3.4万"),
+        ("苇汀镇1936年的人口是多少", "NUMBER", "苇汀镇", _ZH_TOWNS, "8600人"),
+        ("苇城1936年有多少人口", "NUMBER", "苇城", _ZH_TOWNS, "3.4万人"),
         ("石埠村临哪条河流", "LOCATION", "石埠村", _ZH_TOWNS, "青溪"),
         ("鹤鸣寺嘉庆五年重修的出资者是谁", "PERSON", "鹤鸣寺", _ZH_WORKS, "祁敬舟"),
     ],
@@ -3349,7 +3349,7 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "texts"),
+    ("query", "texts", "answer"),
     [
         # a written date (年, a month) is no count, however well its sentence matches
         (
@@ -3358,6 +3358,7 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
                 "民国二年（1913年），蓼川商业学堂改为县立商业学校，招收学生，并开始兼收女生。",
                 "首届学生入学时共40名，多是钱庄子弟。",
             ),
+            "40名",
         ),
         (
             "How many pupils did the Tamsk School take in its first year",
@@ -3365,12 +3366,13 @@ def test_an_opening_dates_a_founding_not_a_closing() -> None:
                 "In May 1913 the Tamsk School took pupils for the first year of its new course.",
                 "The first year brought 40 pupils.",
             ),
+            "40",
         ),
     ],
 )
-def test_a_written_date_is_no_count(query: str, texts: tuple[str, str]) -> None:
+def test_a_written_date_is_no_count(query: str, texts: tuple[str, str], answer: str) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(*texts), _linked("Tamsk School", "蓼川商业学堂"))
-    assert best is not None and best.text == "40"
+    assert best is not None and best.text == answer
 
 
 @pytest.mark.parametrize(
@@ -3530,6 +3532,388 @@ def test_a_piece_of_a_longer_name_is_no_answer_of_another_class(
 def test_a_value_is_read_at_the_year_or_round_asked(query: str, text: str, answer: str) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Varnley Labs", "蓼汀科技"))
     assert best is not None and best.text.startswith(answer), best
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        ("芷溪全长多少公里", "芷溪发源于雁屏山，全长412公里，流经三县。", "芷溪", "412公里"),
+        ("芷溪全长多少", "芷溪发源于雁屏山，全长412公里，流经三县。", "芷溪", "412公里"),
+        (
+            "1936年苓埠镇有多少人口",
+            "1936年，苓埠镇有人口5300人，多以制伞为业。",
+            "苓埠镇",
+            "5300人",
+        ),
+        ("苓城的人口是多少", "民国十九年，苓城人口约2.7万人。", "苓城", "2.7万人"),
+        (
+            "蕖川体育场有多少个座位",
+            "蕖川体育场于2009年落成，共有41000个座位。",
+            "蕖川体育场",
+            "41000个",
+        ),
+        (
+            "蓼汀科技的B轮融资额是多少",
+            "2018年，蓼汀科技完成B轮融资3.5亿元。",
+            "蓼汀科技",
+            "3.5亿元",
+        ),
+    ],
+)
+def test_a_chinese_quantity_keeps_its_unit(query: str, text: str, linked: str, answer: str) -> None:
+    """A Chinese number with the unit or measure word written after it is one quantity, and
+    the answer carries the unit as the evidence writes it (563公里, 7200人, 3.1万人)."""
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("number", "sentence", "whole"),
+    [
+        ("7200", "棠镇人口7200人。", "7200人"),
+        ("200", "人口7200人，另有船200条。", "200条"),  # not the tail of 7200
+        ("3.1万", "人口3.1万人。", "3.1万人"),
+        ("410万", "全年接待游客410万人次。", "410万人次"),
+        ("3000", "鼎盛时有工匠3000余人。", "3000余人"),
+        ("64", "桥长64米。", "64米"),
+        ("18.5", "出货量达18.5吉瓦时。", "18.5吉瓦时"),
+        ("六卷", "全书共六卷。", "六卷"),  # a count with its measure word already
+        ("286万", "常住人口约286万，是第二大城市。", "286万"),  # no unit written
+    ],
+)
+def test_the_unit_written_after_a_chinese_number(number: str, sentence: str, whole: str) -> None:
+    from kg_rag.answer.reader import _zh_with_unit
+
+    assert _zh_with_unit(number, sentence) == whole
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "linked", "answer"),
+    [
+        # a sum of money is written in a currency, not in square kilometres or shops
+        (
+            "苓溪产业园2023年实现工业总产值多少",
+            [
+                "苓溪产业园2023年度情况：苓溪产业园规划面积32平方公里，入驻企业86家。",
+                "2023年园区全年实现产值620亿元。",
+            ],
+            "苓溪产业园",
+            "620亿元",
+        ),
+        (
+            "蘩川旅行社的收购价格是多少",
+            [
+                "蘩川旅行社旗下拥有48家门店，2016年被芷汀酒店集团收购。",
+                "芷汀酒店集团以3.8亿元收购了蘩川旅行社。",
+            ],
+            "蘩川旅行社",
+            "3.8亿元",
+        ),
+        # a share (78%) counts nothing in the measure word asked (多少家)
+        (
+            "2023年芷汀酒店集团旗下有多少家酒店",
+            [
+                "2023年芷汀酒店集团旗下酒店平均入住率达到78%，资产负债率约为46%。",
+                "截至2023年底，芷汀酒店集团旗下共有酒店126家。",
+            ],
+            "芷汀酒店集团",
+            "126家",
+        ),
+    ],
+)
+def test_the_unit_of_a_chinese_quantity_says_what_it_measures(
+    query: str, texts: list[str], linked: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(*texts), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "number", "not_money"),
+    [
+        ("规划面积32平方公里。", "32", True),
+        ("旗下拥有48家门店。", "48", True),
+        ("入住率达到78%。", "78", True),
+        ("作价3.8亿元。", "3.8亿", False),
+        ("资本定为20万两。", "20万", False),
+        ("作价约12.6亿。", "12.6亿", False),  # no unit: may still be a sum
+    ],
+)
+def test_a_chinese_number_written_in_no_currency(
+    sentence: str, number: str, not_money: bool
+) -> None:
+    from kg_rag.answer.reader import _zh_not_money
+
+    assert _zh_not_money(sentence, sentence.index(number) + len(number)) is not_money
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        (
+            "蓿川剪铺何时开设",
+            "蓿川剪铺在荻埠镇北街，嘉庆十九年（1814年）开设。",
+            "蓿川剪铺",
+            "嘉庆十九年（1814年）",
+        ),
+        (
+            "蓿川剪铺哪一年歇业",
+            "民国二十六年(1937年)，蓿川剪铺歇业。",
+            "蓿川剪铺",
+            "民国二十六年(1937年)",
+        ),
+        (
+            "萸城惜字会何时成立",
+            "萸城惜字会成立于道光八年（公元1828年），由众纸商捐建。",
+            "萸城惜字会",
+            "道光八年（公元1828年）",
+        ),
+    ],
+)
+def test_an_era_year_with_its_western_year_in_brackets_answers_whole(
+    query: str, text: str, linked: str, answer: str
+) -> None:
+    """ "嘉庆二十年（1815年）" writes one date twice, by the era and by the Western calendar;
+    the answer is the date as the evidence writes it, both ways."""
+    best, _ = read_evidence(query, "DATE", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("date", "sentence", "whole"),
+    [
+        ("1814年", "嘉庆十九年（1814年）开设。", "嘉庆十九年（1814年）"),
+        ("1823", "道光三年（1823）重修。", "道光三年（1823）"),
+        ("1814年", "1814年开设，民国元年歇业。", "1814年"),  # no era year before it
+        ("1937年", "民国二十六年（1936年）迁址，1937年歇业。", "1937年"),  # another year's era
+    ],
+)
+def test_the_era_year_written_before_a_western_year(date: str, sentence: str, whole: str) -> None:
+    from kg_rag.answer.reader import _zh_era_date
+
+    assert _zh_era_date(date, sentence) == whole
+
+
+_ZH_PAPER_MERCHANT = [
+    "宓敬亭十三岁到蘅溪县城学徒，后来在蘅溪县开设纸行。",
+    "宓敬亭是蘅溪县最有名的纸商，蘅溪县纸业公所由他发起。",
+    "宓敬亭晚年仍住在蘅溪县。",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "born", "village"),
+    [
+        ("宓敬亭生于哪里", "宓敬亭，嘉庆十年（1805年）生于蘅溪县青山村，家中世代务农。", "青山村"),
+        ("宓敬亭生于何处", "宓敬亭生于蘅溪县江口村。", "江口村"),
+        ("宓敬亭出生在哪里", "宓敬亭，1921年出生在蘅溪县东湖村。", "东湖村"),
+    ],
+)
+def test_a_village_read_without_its_unit_is_closed_by_it(
+    query: str, born: str, village: str
+) -> None:
+    """ "生于蘅溪县青山村", where the segmenter reads the village as 青山: the unit written right
+    after a place's name closes it, so the address holds the village, and a birthplace is the
+    village it ends on, however often other passages name the county."""
+    best, _ = read_evidence(query, "LOCATION", _ev(born, *_ZH_PAPER_MERCHANT), _linked("宓敬亭"))
+    assert best is not None and best.text == village
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        # the name runs on from the candidate to the asked noun: 附属第二医院 for 哪家医院
+        (
+            "宓晓舟曾任哪家医院的院长",
+            "宓晓舟1995年起担任鹤屿医学院附属第二医院院长，任期十年。",
+            "宓晓舟",
+            "鹤屿医学院附属第二医院",
+        ),
+        # a run of nouns is headed by its last (酒店集团 → 集团), and the name ends there
+        (
+            "荻川旅行社被哪家酒店集团收购",
+            "2016年3月，荻川旅行社被芷汀酒店集团收购，成为后者的全资子公司。",
+            "荻川旅行社",
+            "芷汀酒店集团",
+        ),
+    ],
+)
+def test_a_chinese_name_runs_on_to_the_asked_noun(
+    query: str, text: str, linked: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "head"),
+    [
+        ("荻川旅行社被哪家酒店集团收购", "集团"),
+        ("远帆光伏收购了哪家硅片企业", "企业"),
+        ("蕖溪乐队与哪家唱片公司签约", "公司"),
+    ],
+)
+def test_a_run_of_chinese_nouns_is_headed_by_its_last(query: str, head: str) -> None:
+    from kg_rag.answer.reader import _zh_head_noun
+
+    assert _zh_head_noun(query) == head
+
+
+@pytest.mark.parametrize(
+    ("query", "texts"),
+    [
+        (
+            "2015年蘩川文学奖授予了谁",
+            ["2009年的首届蘩川文学奖授予宓敬亭。", "谷少川2015年凭长篇小说获得蘩川文学奖。"],
+        ),
+        (
+            "2015年蘩川文学奖得主是谁",
+            ["2009年蘩川文学奖的得主是宓敬亭。", "谷少川于2015年获得蘩川文学奖。"],
+        ),
+    ],
+)
+def test_the_year_a_chinese_question_opens_with_dates_the_holder(
+    query: str, texts: list[str]
+) -> None:
+    """ "2015年X奖得主是谁": a name said in a clause of another year (2009年…宓敬亭) holds the
+    prize for that year, not the one asked."""
+    best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked("蘩川文学奖"))
+    assert best is not None and best.text == "谷少川"
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "teacher"),
+    [
+        # a surname with a title stands for the person the text names in full with a title
+        (
+            "谷少川的师父是谁",
+            [
+                "谷少川十五岁进窑场，拜邵怀川师傅学艺。邵师傅教他拉坯。",
+                "谷少川常说，手艺是邵师傅给的。",
+            ],
+            "邵怀川",
+        ),
+        # the title closes a teacher's name the segmenter cut before 和 ("and")
+        (
+            "谷少川的硕士导师是谁",
+            [
+                "谷少川：1990年考进荻川农科所读硕士，导师是葛蔚和先生。葛先生教我的第一件事是认稻子。"
+            ],
+            "葛蔚和",
+        ),
+    ],
+)
+def test_a_chinese_teacher_is_answered_by_the_full_name(
+    query: str, texts: list[str], teacher: str
+) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked("谷少川"))
+    assert best is not None and best.text == teacher
+
+
+@pytest.mark.parametrize(
+    ("query", "head"),
+    [
+        ("谷少川的导师是谁", "导师"),
+        ("柯秋苇的师父是谁", "师父"),
+        ("桐苇中学的校长是谁？", "校长"),
+        ("苓城1930年的人口是多少", "人口"),
+    ],
+)
+def test_the_copula_and_wh_word_after_a_chinese_head_noun(query: str, head: str) -> None:
+    from kg_rag.answer.reader import _zh_head_noun
+
+    assert _zh_head_noun(query) == head
+
+
+def test_a_name_after_the_copula_modifies_the_asked_noun() -> None:
+    """是蘩川剪铺创办人苗德顺的侄子: the name opens the predicate's noun phrase, so it does not
+    hold the role 侄子 (the clause's subject does)."""
+    from kg_rag.answer.reader import _zh_holds_role
+
+    s = "苗德安，咸丰元年出生，是蘩川剪铺创办人苗德顺的侄子。"
+    a = s.index("蘩川剪铺")
+    assert _zh_holds_role(s, a, a + 4, "侄子", [(a, a + 4, "NAME", None)]) == 0.5
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "九十年代末，荻味轩开出第一家分店。2016年3月，荻味轩正式加入蘩和餐饮集团，品牌名称保持不变。",
+        "2019年，荻味轩被蘩和餐饮集团收购。",
+    ],
+)
+def test_a_chinese_date_of_another_event_is_not_the_founding(other: str) -> None:
+    """The clause a date opens tells its event: 2016年3月，…加入… dates a joining, 2019年…收购
+    a sale, and neither answers 创办于哪一年."""
+    best, _ = read_evidence(
+        "荻味轩创办于哪一年",
+        "DATE",
+        _ev(other, "荻味轩的首店1987年在苓川市开业。"),
+        _linked("荻味轩"),
+    )
+    assert best is not None and best.text == "1987年"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "date", "factor"),
+    [
+        ("2016年3月，荻味轩正式加入蘩和餐饮集团。", "2016年3月", 0.5),  # another event
+        ("1987年，荻味轩在苓川市开业。", "1987年", 1.0),  # the asked event
+        ("2010年，成立仅一年的荻川网络被收购。", "2010年", 1.0),  # both: no objection
+        ("1987年，荻味轩的首店迎来第一位客人。", "1987年", 1.0),  # no event verb
+    ],
+)
+def test_the_event_a_chinese_date_opens(sentence: str, date: str, factor: float) -> None:
+    from kg_rag.answer.reader import _ZH_EVENT_FAMILIES, _zh_event_date_factor
+
+    end = sentence.index(date) + len(date)
+    assert _zh_event_date_factor(sentence, end, _ZH_EVENT_FAMILIES[0]) == factor
+
+
+def test_a_firm_read_as_its_trade_and_legal_form_takes_its_name() -> None:
+    """ "苓川蘩岭种业股份有限公司" read as 种业股份有限公司: the words before it are its name."""
+    text = (
+        "（2016年3月18日，苓川）苓川蘩岭种业股份有限公司今日宣布，已完成对荻汀种苗有限公司的收购。"
+    )
+    best, _ = read_evidence(
+        "哪家公司收购了荻汀种苗", "ORGANIZATION", _ev(text), _linked("荻汀种苗")
+    )
+    assert best is not None and best.text == "苓川蘩岭种业股份有限公司"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "read", "whole"),
+    [
+        (
+            "（苓川）苓川蘩岭种业股份有限公司今日宣布收购。",
+            "种业股份有限公司",
+            "苓川蘩岭种业股份有限公司",
+        ),
+        # back to the verb or a function character (glued on: 了芡阳), no further
+        (
+            "2021年，蕖锂新能源收购了芡阳荻汀储能系统有限公司。",
+            "系统有限公司",
+            "芡阳荻汀储能系统有限公司",
+        ),
+        ("今日宣布收购蕖锂系统有限公司。", "系统有限公司", "蕖锂系统有限公司"),
+        ("蕖锂新能源今日宣布收购。", "蕖锂新能源", "蕖锂新能源"),  # no legal form: as it is
+    ],
+)
+def test_the_name_before_a_firms_legal_form(sentence: str, read: str, whole: str) -> None:
+    from kg_rag.answer.reader import _Candidate, _zh_whole_firm
+
+    assert _zh_whole_firm(_Candidate(text=read, kind="ORGANIZATION"), sentence).text == whole
+
+
+def test_a_birthplace_is_the_last_unit_of_its_address_whatever_the_graph_knows() -> None:
+    """The graph relates the person to the county (蘅溪县), not to the village; the address
+    that says where he was born still ends on the village, and that is the birthplace."""
+    graph = _Graph({"c0": [("e5", "蘅溪县", "LOCATION"), ("e6", "苕湾村", "LOCATION")]}, {})
+    text = "宓敬亭，嘉庆十年（1805年）生于蘅溪县苕湾村，家中世代务农。"
+    best, _ = read_evidence(
+        "宓敬亭生于哪里", "LOCATION", _ev(text), _linked("宓敬亭"), graph, related={"e5"}
+    )
+    assert best is not None and best.text == "苕湾村"
 
 
 @pytest.mark.parametrize(
