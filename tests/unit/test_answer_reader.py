@@ -4334,20 +4334,6 @@ def test_a_life_span_or_a_birth_does_not_date_another_event(
     assert best is not None and best.text == answer
 
 
-def test_a_body_runs_on_over_its_complement_a_place_does_not() -> None:
-    texts = ["Quorrel graduated from the Larrowby School of Dairying in 1861."]
-    evidence = _ev(*texts, doc="d0")
-    graph = _Graph({e.chunk_id: [("e5", "Dairying", "CONCEPT")] for e in evidence}, {})
-    best, _ = read_evidence(
-        "Which school did Ysmay Quorrel graduate from",
-        "ORGANIZATION",
-        evidence,
-        _linked("Ysmay Quorrel"),
-        graph,
-    )
-    assert best is not None and best.text == "Larrowby School of Dairying"
-
-
 @pytest.mark.parametrize(
     ("sentence", "names"),
     [
@@ -4403,20 +4389,6 @@ def test_whose_noun_and_a_firm_that_buys(query: str, texts: list[str], answer: s
     assert best is not None and best.text == answer
 
 
-def test_an_abbreviation_is_answered_with_the_name_it_abbreviates() -> None:
-    texts = [
-        "In 2009 GOL acquired Quellan Freight, and GOL crews replaced the old ones.",
-        "Gorsebrook Ocean Lines (GOL) is a container shipping company based in Tessick.",
-    ]
-    best, _ = read_evidence(
-        "Which company acquired Quellan Freight",
-        "ORGANIZATION",
-        _ev(*texts, doc="d0"),
-        _linked("Quellan Freight"),
-    )
-    assert best is not None and best.text == "Gorsebrook Ocean Lines"
-
-
 @pytest.mark.parametrize(
     ("sentence", "names"),
     [
@@ -4449,20 +4421,6 @@ def test_a_name_inside_a_longer_name_does_not_name_it(text: str, alone: bool) ->
     assert _names_alone("Tessick", text) is alone
 
 
-def test_a_place_named_inside_another_name_is_not_the_subject() -> None:
-    texts = [
-        "Do not confuse the town with Upper Tessick, whose population is around 620.",
-        "Tessick grew quickly after the railway came, and today it has a population of 11,400.",
-    ]
-    best, _ = read_evidence(
-        "What is the population of Tessick",
-        "NUMBER",
-        _ev(*texts, doc="d0"),
-        _linked("Tessick"),
-    )
-    assert best is not None and best.text == "11,400"
-
-
 @pytest.mark.parametrize(
     ("noun", "text", "defined"),
     [
@@ -4483,3 +4441,56 @@ def test_a_place_named_inside_another_name_is_not_the_subject() -> None:
 )
 def test_a_name_defined_as_the_noun_asked(noun: str, text: str, defined: str) -> None:
     assert defined in _defined_as(noun, [text])
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "texts", "linked", "entities", "answer"),
+    [
+        # a one-word entity runs on to the body whose complement it is
+        (
+            "Which school did Ysmay Quorrel graduate from",
+            "ORGANIZATION",
+            ["Quorrel graduated from the Larrowby School of Dairying in 1861."],
+            "Ysmay Quorrel",
+            [("e5", "Dairying", "CONCEPT")],
+            "Larrowby School of Dairying",
+        ),
+        # an abbreviation is answered with the name whose initials it is
+        (
+            "Which company acquired Quellan Freight",
+            "ORGANIZATION",
+            [
+                "In 2009 GOL acquired Quellan Freight, and GOL crews replaced the old ones.",
+                "Gorsebrook Ocean Lines (GOL) is a container shipping company based in Tessick.",
+            ],
+            "Quellan Freight",
+            [],
+            "Gorsebrook Ocean Lines",
+        ),
+        # a place named inside another name ("Upper Tessick") is not the subject
+        (
+            "What is the population of Tessick",
+            "NUMBER",
+            [
+                "Do not confuse the town with Upper Tessick, whose population is around 620.",
+                "Tessick grew quickly after the railway came, and today it has a population of "
+                "11,400.",
+            ],
+            "Tessick",
+            [],
+            "11,400",
+        ),
+    ],
+)
+def test_whole_names_abbreviations_and_names_inside_names(
+    query: str,
+    kind: AnswerType,
+    texts: list[str],
+    linked: str,
+    entities: list[tuple[str, str, str]],
+    answer: str,
+) -> None:
+    evidence = _ev(*texts, doc="d0")
+    graph = _Graph({e.chunk_id: entities for e in evidence}, {})
+    best, _ = read_evidence(query, kind, evidence, _linked(linked), graph)
+    assert best is not None and best.text == answer
