@@ -803,6 +803,20 @@ def _qualifier_factor(
     return factor
 
 
+def _row_year_factor(text: str, a: int, asked: Sequence[tuple[int, str]]) -> float:
+    """For a name in a table row: ×2 when the row writes the year asked, ×0.35 when it writes
+    only another year, 1.0 when it writes none."""
+    start = text.rfind("\n", 0, a) + 1
+    end = text.find("\n", a)
+    row = text[start : end if end >= 0 else len(text)]
+    if "|" not in row:
+        return 1.0
+    years = {v for _, v in _qualifiers(row, 0, len(row)).get("year", [])}
+    if not years:
+        return 1.0
+    return 2.0 if years & {v for _, v in asked} else 0.35
+
+
 def _initials(name: str) -> str:
     """The initials of a name of two or more capitalised words ("Altamere Aircraft Works" →
     "AAW"; "of", "and", "the" skipped), or "" for another name."""
@@ -2603,9 +2617,10 @@ def read_evidence(
     # "How many staff did X have in 2017", "B轮融资额是多少": the qualifiers the value is
     # asked at (a year, a funding round); a value is said at the one nearest it in its clause.
     asked_at = _qualifiers(query, 0, len(query)) if expected == "NUMBER" else {}
+    # (and "Who won the X Medal in 2016": the year an English question asks a holder at)
     zh_year_at = (
         {"year": _qualifiers(query, 0, len(query)).get("year", [])}
-        if _CJK.search(query) and expected in ("PERSON", "NAME", "ORGANIZATION")
+        if expected in ("PERSON", "NAME", "ORGANIZATION")
         else {}
     )
     if not zh_year_at.get("year"):
@@ -3551,6 +3566,9 @@ def read_evidence(
                     # the fact asked; a name said in a clause of another year
                     # ("2006年的首届奖项授予孔令渊") is another holder.
                     bonus *= _qualifier_factor(sentence, a, b, zh_year_at)
+                    if not cjk_query and "|" in sentence:
+                        # a table row is one statement: "| 2016 | Eluned Hartmoss |"
+                        bonus *= _row_year_factor(sentence, a, zh_year_at["year"])
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:
@@ -3848,7 +3866,8 @@ def _full_name(short: str, text: str, over_of: bool = False) -> str:
         return short
     # Only an initial carries a full stop ("G. Stanley Hall"): "…of Kelmoor Bay. Aldmore is"
     # ends a sentence before the name.
-    joint = r"\s+(?:(?:of|for)\s+(?:the\s+)?)?" if over_of else r"\s+"
+    # (no line break inside: "Centre-forward\nCurrent" is two cells of a table)
+    joint = r"[^\S\n]+(?:(?:of|for)\s+(?:the\s+)?)?" if over_of else r"[^\S\n]+"
     run = rf"(?:(?:[A-Z]\.|[A-Z][\w\-’']*){joint}){{1,3}}"
     found = [m.group(0) for m in _rx(rf"\b{run}{re.escape(short)}\b(?!\s+[A-Z])").finditer(text)]
     found = [f for f in found if f.split()[0] not in _CAP_STOP]

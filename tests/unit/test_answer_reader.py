@@ -4494,3 +4494,39 @@ def test_whole_names_abbreviations_and_names_inside_names(
     graph = _Graph({e.chunk_id: entities for e in evidence}, {})
     best, _ = read_evidence(query, kind, evidence, _linked(linked), graph)
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        # a table row is one statement: the row of the asked year holds the winner (control:
+        # read right before the rule too)
+        (
+            "Who won the Quellan Medal in 2016",
+            [
+                "The **Quellan Medal** is awarded by the Colbrey Dairy Society for "
+                "outstanding cheese making.\n\n| Year | Recipient |\n|---|---|\n"
+                "| 2010 | Orm Quibbley |\n| 2016 | Tamsin Orle |"
+            ],
+            "Tamsin Orle",
+        ),
+        # a clause of another year speaks of another holder
+        (
+            "Who won the Quellan Medal in 2016",
+            [
+                "The Quellan Medal is won each year by a cheese maker of Colbrey. In 2010 the "
+                "Quellan Medal was won by Orm Quibbley.",
+                "Tamsin Orle was the 2016 winner.",
+            ],
+            "Tamsin Orle",
+        ),
+    ],
+)
+def test_the_year_asked_picks_the_holder(query: str, texts: list[str], answer: str) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(*texts, doc="d0"), _linked("Quellan Medal"))
+    assert best is not None and best.text == answer
+
+
+def test_a_full_name_does_not_run_over_a_line_break() -> None:
+    assert _full_name("Current", "Position\nCentre-forward\nCurrent club") == "Current"
+    assert _full_name("Hall", "the psychologist G. Stanley Hall wrote") == "G. Stanley Hall"
