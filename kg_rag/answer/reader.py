@@ -109,6 +109,29 @@ _ACRONYM = re.compile(r"[A-Z]{2,6}")
 _WHOSE_NOUN = re.compile(r"^\s*whose\s+([a-z][a-z\-]*)\b", re.IGNORECASE)
 
 
+# A name, then an indefinite appositive whose participle's agent follows "by":
+# "Quenby Optical Instruments, a smaller company founded in 1995 in Lusk Harbour by ".
+_APPOSED_AGENT = re.compile(
+    r"(?P<name>[A-Z][\w'’\-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'’\-]*)*),\s+(?:a|an)\s+"
+    r"[^,;()]*?\b(?P<verb>[a-z]+ed)\b[^,;()]*?\bby\s+(?:the\s+[a-z]+\s+)?$"
+)
+
+
+def _agent_of_another(
+    sentence: str, a: int, names: Sequence[str], relation_terms: Collection[str]
+) -> bool:
+    """Is the name at ``a`` the agent ("by Z") of the step's relation participle in an
+    appositive of another name than the step's ("Y, a smaller company founded … by Z")?"""
+    m = _APPOSED_AGENT.search(sentence, max(0, a - 160), a)
+    if m is None or m.end() != a or not _same_verb(m["verb"], relation_terms):
+        return False
+    other = set(normalize_name(m["name"]).split())
+    return bool(other) and not any(
+        n and (other <= set(normalize_name(n).split()) or set(normalize_name(n).split()) <= other)
+        for n in names
+    )
+
+
 def _whose_factor(sentence: str, a: int, b: int, noun: str) -> float:
     """For "Whose N …?": ×2 for the name the N is of ("the daughter of Jabez Kitching",
     "Jabez Kitching's daughter"), ×0.3 for the N herself ("Ruth Kitching, the daughter of …",
@@ -3604,6 +3627,14 @@ def read_evidence(
                 elif kind == "DATE" and life_event is not None and not cjk_query:
                     # "the death of X": a date another verb of the sentence dates is not it
                     bonus *= _event_date_factor(sentence, a, _LIFE_VERBS[life_event], scan=True)
+                if (
+                    kind in ("PERSON", "NAME", "ORGANIZATION")
+                    and not cjk_query
+                    and _agent_of_another(sentence, a, linked_names, relation_terms)
+                ):
+                    # "X is often confused with Y, a smaller company founded in 1995 by Z": the
+                    # participle's phrase is in apposition to Y, and Z is Y's founder
+                    bonus *= 0.3
                 if whose_noun and kind in ("PERSON", "NAME"):
                     bonus *= _whose_factor(sentence, a, b, whose_noun)
                 if (a, b) in renamed:

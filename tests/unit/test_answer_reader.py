@@ -4530,3 +4530,15 @@ def test_the_year_asked_picks_the_holder(query: str, texts: list[str], answer: s
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
     assert _full_name("Current", "Position\nCentre-forward\nCurrent club") == "Current"
     assert _full_name("Hall", "the psychologist G. Stanley Hall wrote") == "G. Stanley Hall"
+
+
+def test_the_agent_in_another_names_appositive_is_not_the_subjects() -> None:
+    texts = [
+        "Quellan Optics is often confused with Quellan Optical Works, a smaller company founded "
+        "in 1995 in Colbrey by Orm Quibbley, the founder's younger brother.",
+        "She left in 1986, and the following year Tamsin Orle founded Quellan Optics.",
+    ]
+    best, _ = read_evidence(
+        "Who founded Quellan Optics", "PERSON", _ev(*texts, doc="d0"), _linked("Quellan Optics")
+    )
+    assert best is not None and best.text == "Tamsin Orle"
