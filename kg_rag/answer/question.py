@@ -293,20 +293,21 @@ FIRM_OR_PERSON_VERB = re.compile(
 
 # "Where did X study / train / earn her doctorate / work as a researcher?": the place of
 # schooling or of work is a body (a university, a school, an institute), as an answer says.
+# "earn", "take", "get", "receive" say schooling only with its object ("earn her doctorate").
+_OBJECT_VERBS = r"earn|earned|take|took|get|got|receive|received"
+_SCHOOLING_NOUNS = r"degree|doctorate|phd|diploma|training|master's|bachelor's|qualification"
 _WHERE_INSTITUTION = re.compile(
     # the subject holds no clause of its own: "Where was the woman who taught X born?" asks a
     # birthplace
     r"^\s*where\s+(?:did|does|do|was|is|were|has|had)\s+(?:(?!who\b|whom\b|which\b|that\b)\S+\s+)+?"
-    r"(?:study|studied|train|trained|graduate|graduated|educated|earn|earned|take|took|"
-    r"get|got|receive|received|work|worked|research|researched|teach|taught|lecture|"
+    rf"(?:study|studied|train|trained|graduate|graduated|educated|{_OBJECT_VERBS}|"
+    r"work|worked|research|researched|teach|taught|lecture|"
     r"lectured|qualify|qualified|enrol|enroll|enrolled|apprentice|apprenticed)\b"
-    r"(?:\s+(?:her|his|their|a|an|the)\s+(?:[a-z]+\s+)?(?:degree|doctorate|phd|diploma|"
-    r"training|master's|bachelor's|qualification)\b)?",
+    rf"(?:\s+(?:her|his|their|a|an|the)\s+(?:[a-z]+\s+)?(?:{_SCHOOLING_NOUNS})\b)?",
     re.IGNORECASE,
 )
-_SCHOOLING_OBJECT = re.compile(
-    r"\b(?:degree|doctorate|phd|diploma|training|master's|bachelor's|qualification)\b", re.I
-)
+_SCHOOLING_OBJECT = re.compile(rf"\b(?:{_SCHOOLING_NOUNS})\b", re.I)
+_OBJECT_VERB = re.compile(rf"\b(?:{_OBJECT_VERBS})\b")
 
 
 _CLOSING_WH: dict[str, AnswerType] = {
@@ -348,8 +349,7 @@ def answer_type(question: str) -> AnswerType:
     if schooled is not None and (
         # "earn", "take", "get", "receive" are schooling only with its object: "Where did she
         # earn her doctorate", not "Where did the firm get its name"
-        not re.search(r"\b(?:earn|earned|take|took|get|got|receive|received)\b", schooled[0])
-        or _SCHOOLING_OBJECT.search(schooled[0])
+        not _OBJECT_VERB.search(schooled[0]) or _SCHOOLING_OBJECT.search(schooled[0])
     ):
         return "ORGANIZATION"
     # "The rockman who conducted X was born where?": a wh-word closing the question asks; a

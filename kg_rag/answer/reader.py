@@ -2640,14 +2640,14 @@ def read_evidence(
     # "How many staff did X have in 2017", "B轮融资额是多少": the qualifiers the value is
     # asked at (a year, a funding round); a value is said at the one nearest it in its clause.
     asked_at = _qualifiers(query, 0, len(query)) if expected == "NUMBER" else {}
-    # (and "Who won the X Medal in 2016": the year an English question asks a holder at)
-    zh_year_at = (
+    # "2013年…奖授予了谁", "Who won the X Medal in 2016": the year a holder is asked at.
+    year_at = (
         {"year": _qualifiers(query, 0, len(query)).get("year", [])}
         if expected in ("PERSON", "NAME", "ORGANIZATION")
         else {}
     )
-    if not zh_year_at.get("year"):
-        zh_year_at = {}
+    if not year_at.get("year"):
+        year_at = {}
     # "how many pages": the noun counted; a number written before another plural noun
     # ("1,200 copies") counts something else.
     ordinal_role = (
@@ -3584,14 +3584,14 @@ def read_evidence(
                             bonus *= 0.5  # "1,200 copies" for how many pages
                 if asked_at and kind == "NUMBER":
                     bonus *= _qualifier_factor(sentence, a, b, asked_at)
-                elif zh_year_at and kind in ("PERSON", "NAME", "ORGANIZATION", "TITLE"):
-                    # "2013年丰稔育种奖授予了谁": the year a Chinese question opens with dates
-                    # the fact asked; a name said in a clause of another year
-                    # ("2006年的首届奖项授予孔令渊") is another holder.
-                    bonus *= _qualifier_factor(sentence, a, b, zh_year_at)
+                elif year_at and kind in ("PERSON", "NAME", "ORGANIZATION", "TITLE"):
+                    # "2013年丰稔育种奖授予了谁", "Who won the X Medal in 2016": the year the
+                    # question asks at dates the fact asked; a name said in a clause of another
+                    # year ("2006年的首届奖项授予孔令渊") is another holder.
+                    bonus *= _qualifier_factor(sentence, a, b, year_at)
                     if not cjk_query and "|" in sentence:
                         # a table row is one statement: "| 2016 | Eluned Hartmoss |"
-                        bonus *= _row_year_factor(sentence, a, zh_year_at["year"])
+                        bonus *= _row_year_factor(sentence, a, year_at["year"])
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:
