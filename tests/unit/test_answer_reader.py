@@ -4348,50 +4348,6 @@ def test_a_life_span_or_a_birth_does_not_date_another_event(
             "Freight on the quay.",
             ["In", "Quellan\nFreight"],
         ),
-    ],
-)
-def test_no_name_runs_over_the_break_of_a_short_line(sentence: str, names: list[str]) -> None:
-    assert [m.group(0) for m in _cap_names(sentence)] == names
-
-
-@pytest.mark.parametrize(
-    ("query", "texts", "answer"),
-    [
-        # "Whose daughter": the one she is the daughter of, not the daughter
-        (
-            "Whose daughter did Ysmay Quorrel marry",
-            [
-                "In 1838 Ysmay Quorrel married Tamsin Orle, the daughter of Bram Orle, the "
-                "miller who kept the Quellan weir."
-            ],
-            "Bram Orle",
-        ),
-        # (control: the possessive form was read right before the rule)
-        (
-            "Whose daughter did Ysmay Quorrel marry",
-            ["Ysmay Quorrel married Bram Orle's daughter Tamsin Orle at Colbrey in 1838."],
-            "Bram Orle",
-        ),
-        # "Who bought X": a firm may have
-        (
-            "Who bought the Quellan Dairy",
-            [
-                "The Quellan Dairy was bought in 1911 by the Colbrey Creamery Company, whose "
-                "manager Ysmay Quorrel had run it for a decade."
-            ],
-            "Colbrey Creamery Company",
-        ),
-    ],
-)
-def test_whose_noun_and_a_firm_that_buys(query: str, texts: list[str], answer: str) -> None:
-    linked = "Quellan Dairy" if "Dairy" in query else "Ysmay Quorrel"
-    best, _ = read_evidence(query, "PERSON", _ev(*texts, doc="d0"), _linked(linked))
-    assert best is not None and best.text == answer
-
-
-@pytest.mark.parametrize(
-    ("sentence", "names"),
-    [
         # a word right before "$" is a currency's
         (
             "It was bought by Gorsebrook Ocean Lines for US$412 million.",
@@ -4403,7 +4359,7 @@ def test_whose_noun_and_a_firm_that_buys(query: str, texts: list[str], answer: s
         ),
     ],
 )
-def test_no_name_runs_into_a_currency(sentence: str, names: list[str]) -> None:
+def test_where_a_name_run_stops(sentence: str, names: list[str]) -> None:
     assert [m.group(0) for m in _cap_names(sentence)] == names
 
 
@@ -4480,65 +4436,96 @@ def test_a_name_defined_as_the_noun_asked(noun: str, text: str, defined: str) ->
             [],
             "11,400",
         ),
-    ],
-)
-def test_whole_names_abbreviations_and_names_inside_names(
-    query: str,
-    kind: AnswerType,
-    texts: list[str],
-    linked: str,
-    entities: list[tuple[str, str, str]],
-    answer: str,
-) -> None:
-    evidence = _ev(*texts, doc="d0")
-    graph = _Graph({e.chunk_id: entities for e in evidence}, {})
-    best, _ = read_evidence(query, kind, evidence, _linked(linked), graph)
-    assert best is not None and best.text == answer
-
-
-@pytest.mark.parametrize(
-    ("query", "texts", "answer"),
-    [
+        # "Whose daughter": the one she is the daughter of, not the daughter
+        (
+            "Whose daughter did Ysmay Quorrel marry",
+            "PERSON",
+            [
+                "In 1838 Ysmay Quorrel married Tamsin Orle, the daughter of Bram Orle, the "
+                "miller who kept the Quellan weir."
+            ],
+            "Ysmay Quorrel",
+            None,
+            "Bram Orle",
+        ),
+        # (control: the possessive form was read right before the rule)
+        (
+            "Whose daughter did Ysmay Quorrel marry",
+            "PERSON",
+            ["Ysmay Quorrel married Bram Orle's daughter Tamsin Orle at Colbrey in 1838."],
+            "Ysmay Quorrel",
+            None,
+            "Bram Orle",
+        ),
+        # "Who bought X": a firm may have
+        (
+            "Who bought the Quellan Dairy",
+            "PERSON",
+            [
+                "The Quellan Dairy was bought in 1911 by the Colbrey Creamery Company, whose "
+                "manager Ysmay Quorrel had run it for a decade."
+            ],
+            "Quellan Dairy",
+            None,
+            "Colbrey Creamery Company",
+        ),
         # a table row is one statement: the row of the asked year holds the winner (control:
         # read right before the rule too)
         (
             "Who won the Quellan Medal in 2016",
+            "PERSON",
             [
                 "The **Quellan Medal** is awarded by the Colbrey Dairy Society for "
                 "outstanding cheese making.\n\n| Year | Recipient |\n|---|---|\n"
                 "| 2010 | Orm Quibbley |\n| 2016 | Tamsin Orle |"
             ],
+            "Quellan Medal",
+            None,
             "Tamsin Orle",
         ),
         # a clause of another year speaks of another holder
         (
             "Who won the Quellan Medal in 2016",
+            "PERSON",
             [
                 "The Quellan Medal is won each year by a cheese maker of Colbrey. In 2010 the "
                 "Quellan Medal was won by Orm Quibbley.",
                 "Tamsin Orle was the 2016 winner.",
             ],
+            "Quellan Medal",
+            None,
+            "Tamsin Orle",
+        ),
+        # the agent in an appositive of another name is that name's
+        (
+            "Who founded Quellan Optics",
+            "PERSON",
+            [
+                "Quellan Optics is often confused with Quellan Optical Works, a smaller company "
+                "founded in 1995 in Colbrey by Orm Quibbley, the founder's younger brother.",
+                "She left in 1986, and the following year Tamsin Orle founded Quellan Optics.",
+            ],
+            "Quellan Optics",
+            None,
             "Tamsin Orle",
         ),
     ],
 )
-def test_the_year_asked_picks_the_holder(query: str, texts: list[str], answer: str) -> None:
-    best, _ = read_evidence(query, "PERSON", _ev(*texts, doc="d0"), _linked("Quellan Medal"))
+def test_an_answer_read_from_its_construction(
+    query: str,
+    kind: AnswerType,
+    texts: list[str],
+    linked: str,
+    entities: list[tuple[str, str, str]] | None,
+    answer: str,
+) -> None:
+    # entities None: no graph at all; a list: the graph's mentions in every piece
+    evidence = _ev(*texts, doc="d0")
+    graph = None if entities is None else _Graph({e.chunk_id: entities for e in evidence}, {})
+    best, _ = read_evidence(query, kind, evidence, _linked(linked), graph)
     assert best is not None and best.text == answer
 
 
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
     assert _full_name("Current", "Position\nCentre-forward\nCurrent club") == "Current"
     assert _full_name("Hall", "the psychologist G. Stanley Hall wrote") == "G. Stanley Hall"
-
-
-def test_the_agent_in_another_names_appositive_is_not_the_subjects() -> None:
-    texts = [
-        "Quellan Optics is often confused with Quellan Optical Works, a smaller company founded "
-        "in 1995 in Colbrey by Orm Quibbley, the founder's younger brother.",
-        "She left in 1986, and the following year Tamsin Orle founded Quellan Optics.",
-    ]
-    best, _ = read_evidence(
-        "Who founded Quellan Optics", "PERSON", _ev(*texts, doc="d0"), _linked("Quellan Optics")
-    )
-    assert best is not None and best.text == "Tamsin Orle"
