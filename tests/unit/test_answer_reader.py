@@ -4247,21 +4247,6 @@ def test_a_phrasal_verb_means_its_verb(text: str, verb: str | None) -> None:
         assert _term_set(verb) <= terms
 
 
-def test_a_date_another_verb_dates_is_not_the_founding() -> None:
-    # "died in 1876" dates the founder's death, whatever noun of the founding is near it
-    texts = [
-        "The founder of Quellan Low Mill died in 1876 and the business passed to his two sons.",
-        "It was set up in 1843 by the overlooker's son.",
-    ]
-    best, _ = read_evidence(
-        "When was Quellan Low Mill set up",
-        "DATE",
-        _ev(*texts, doc="d0"),
-        _linked("Quellan Low Mill"),
-    )
-    assert best is not None and best.text == "1843"
-
-
 @pytest.mark.parametrize(
     ("query", "text", "answer"),
     [
@@ -4283,23 +4268,6 @@ def test_a_date_another_verb_dates_is_not_the_founding() -> None:
 def test_a_count_written_in_words(query: str, text: str, answer: str) -> None:
     best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("Quellan Dairy"))
     assert best is not None and best.text == answer
-
-
-def test_the_first_holder_of_a_role_is_named_with_the_ordinal() -> None:
-    # "while she was principal" speaks of whoever held the role then, not of the first
-    texts = [
-        "Her book on cheese was written by Ysmay Quorrel while she was principal of the Quellan "
-        "Dairy School.",
-        "The first principal, Orm Quibbley, came from an agricultural college and stayed until "
-        "1899.",
-    ]
-    best, _ = read_evidence(
-        "Who was the first principal of the Quellan Dairy School",
-        "PERSON",
-        _ev(*texts, doc="d0"),
-        _linked("Quellan Dairy School"),
-    )
-    assert best is not None and best.text == "Orm Quibbley"
 
 
 @pytest.mark.parametrize(
@@ -4495,6 +4463,33 @@ def test_a_name_defined_as_the_noun_asked(noun: str, text: str, defined: str) ->
             "Quellan Medal",
             None,
             "Tamsin Orle",
+        ),
+        # "died in 1876" dates the founder's death, whatever noun of the founding is near it
+        (
+            "When was Quellan Low Mill set up",
+            "DATE",
+            [
+                "The founder of Quellan Low Mill died in 1876 and the business passed to his two "
+                "sons.",
+                "It was set up in 1843 by the overlooker's son.",
+            ],
+            "Quellan Low Mill",
+            None,
+            "1843",
+        ),
+        # "while she was principal" speaks of whoever held the role then, not of the first
+        (
+            "Who was the first principal of the Quellan Dairy School",
+            "PERSON",
+            [
+                "Her book on cheese was written by Ysmay Quorrel while she was principal of the "
+                "Quellan Dairy School.",
+                "The first principal, Orm Quibbley, came from an agricultural college and stayed "
+                "until 1899.",
+            ],
+            "Quellan Dairy School",
+            None,
+            "Orm Quibbley",
         ),
         # the agent in an appositive of another name is that name's
         (
