@@ -4271,38 +4271,6 @@ def test_a_count_written_in_words(query: str, text: str, answer: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "texts", "answer"),
-    [
-        # a life span's years are the birth and the death, not the marriage
-        (
-            "When did Ysmay Quorrel marry",
-            [
-                "Ysmay Quorrel (1811-1879) was a cheese factor of Colbrey.",
-                "He married Tamsin Orle in 1838, the year the dairy opened.",
-            ],
-            "1838",
-        ),
-        # a generation word is part of the name the question's verb follows: "born in 1811"
-        # dates another event than the one asked
-        (
-            "When did Ysmay Quorrel junior marry",
-            [
-                "Ysmay Quorrel junior was born in 1811 at Colbrey, the son of a carter.",
-                "He and Tamsin Orle were married in 1838.",
-            ],
-            "1838",
-        ),
-    ],
-)
-def test_a_life_span_or_a_birth_does_not_date_another_event(
-    query: str, texts: list[str], answer: str
-) -> None:
-    linked = "Ysmay Quorrel junior" if "junior" in query else "Ysmay Quorrel"
-    best, _ = read_evidence(query, "DATE", _ev(*texts, doc="d0"), _linked(linked))
-    assert best is not None and best.text == answer
-
-
-@pytest.mark.parametrize(
     ("sentence", "names"),
     [
         # a table's cells, one to a line: no name runs over their breaks
@@ -4463,6 +4431,31 @@ def test_a_name_defined_as_the_noun_asked(noun: str, text: str, defined: str) ->
             "Quellan Medal",
             None,
             "Tamsin Orle",
+        ),
+        # a life span's years are the birth and the death, not the marriage
+        (
+            "When did Ysmay Quorrel marry",
+            "DATE",
+            [
+                "Ysmay Quorrel (1811-1879) was a cheese factor of Colbrey.",
+                "He married Tamsin Orle in 1838, the year the dairy opened.",
+            ],
+            "Ysmay Quorrel",
+            None,
+            "1838",
+        ),
+        # a generation word is part of the name the question's verb follows: "born in 1811"
+        # dates another event than the one asked
+        (
+            "When did Ysmay Quorrel junior marry",
+            "DATE",
+            [
+                "Ysmay Quorrel junior was born in 1811 at Colbrey, the son of a carter.",
+                "He and Tamsin Orle were married in 1838.",
+            ],
+            "Ysmay Quorrel junior",
+            None,
+            "1838",
         ),
         # "died in 1876" dates the founder's death, whatever noun of the founding is near it
         (
