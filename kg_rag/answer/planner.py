@@ -40,6 +40,7 @@ from kg_rag.answer.question import (
     AUXILIARIES,
     DATE_RX,
     KIN_GENDER,
+    TITLED_WORKS,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
     ZH_GRADABLE,
@@ -2456,7 +2457,8 @@ _DET_WORD = re.compile(r"\b(?:the|a|an)\s", re.IGNORECASE)
 # Women (1923 Film)"): the bracket is part of the name it follows, not a step of its own.
 _NAME = (
     r"(?:[A-Z0-9\"“][\w\-.’'”\"]*)(?:(?:\s+|,\s*)(?:(?:of|the|and|de|von|van|du|la|le|for|in|on|"
-    r"No|a|&)\s+)*[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
+    # a year after "in" or "on" dates the clause, it is no part of the name ("X in 1875")
+    r"No|a|&)\s+)*(?!(?<=\b[io]n\s)\d)[A-Z0-9\"“][\w\-.’'”\"]*)*(?:\s+\([^()?]{1,60}\))?"
 )
 # A noun phrase set before the question that refers back to it: "The man who built X - where
 # was he born?", "The founder of Y, when did she die?".
@@ -3157,6 +3159,20 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         # "Who was X's mentor at Y?", "What was X's revenue in 2023?": the possessed noun is
         # what the copula asks, an adjunct after it only narrows it
         m = None
+    if (
+        m
+        and _WH_SUBJECT_VERB.match(text[: m.start()]) is not None
+        and (
+            not text[m.end() :].strip(" ?.")
+            or _ADJUNCT_ONLY.fullmatch(text, m.end("owner")) is not None
+        )
+        and (owned := _noun_phrase(m["noun"].split()))
+        and head_noun_type(owned[-1]) == "NAME"
+        and owned[-1].lower() not in TITLED_WORKS
+    ):
+        # "Which mill weaves X's cloth?", as "… the cloth of X" (:data:`_WH_SUBJECT_VERB`):
+        # a thing of X with no class of its own is no entity to find first
+        m = None
     if m and (m.start() > 0 or len(text[m.end() :].split()) >= 2):
         phrase = " ".join(_noun_phrase(m["noun"].split()))
         if not m["noun"].islower():
@@ -3216,6 +3232,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             # another verb, an entity to find first; only "Who is the father of Y" asks it.
             closes = False
         # "The founder of X was born where?": the question's subject, before its verb.
+        dated = _YEAR_ADJUNCT.match(text, end) if m2.start() == 0 else None
+        if dated is not None:
+            end = dated.end()  # "The bell cast by X in 1857 was hung …": the date is the subject's
         verb = text[end:].split()
         subject = (
             m2.start() == 0
@@ -3226,9 +3245,12 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         )
         if (
             not closes
-            and _WH_SUBJECT_VERB.match(text[: m2.start()]) is not None
+            and (
+                _WH_SUBJECT_VERB.match(text[: m2.start()]) is not None
+                or _REL_SUBJECT_VERB.search(text[: m2.start()]) is not None
+            )
             and head_noun_type(m2["noun"]) == "NAME"
-            and m2["noun"].split()[-1].lower() not in _TITLED_WORKS
+            and m2["noun"].split()[-1].lower() not in TITLED_WORKS
         ):
             # "Who bought the barn of X?", "Which canal carried the ore of X?": the wh-word is
             # the subject of a verb whose object is a thing of X with no class of its own (a
@@ -3240,6 +3262,8 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
                 name = f"the {name} {tail}"  # "the Tollby violin": the name modifies the noun
             elif re.search(rf"\b{_PREP}\s", m2["mid"]):  # "the clerk of the scales at X"
                 name = f"{m2['the'] or ''}{m2['mid']}{name}"
+            if dated is not None:
+                name += dated.group(0)
             return m2.start(), end, f"{noun} {m2['prep']} {name}", noun, ""
     m3 = _SUBJECT_PREP_NAME.match(text)
     if m3 is not None and (m3["verb"] in AUXILIARIES or _finite_verb(m3["verb"])):
@@ -3250,39 +3274,6 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     return None
 
 
-# Nouns of works that carry a title of their own (a closed class): "the sequel of X" is a
-# film to find first, "the barn of X" has no name.
-_TITLED_WORKS = frozenset(
-    [
-        "film",
-        "movie",
-        "sequel",
-        "prequel",
-        "remake",
-        "novel",
-        "book",
-        "album",
-        "song",
-        "single",
-        "play",
-        "opera",
-        "musical",
-        "series",
-        "episode",
-        "poem",
-        "painting",
-        "symphony",
-        "game",
-        "show",
-        "magazine",
-        "newspaper",
-        "journal",
-        "anthem",
-        "debut",
-        "adaptation",
-        "translation",
-    ]
-)
 # A prepositional adjunct and nothing else, to the end of the question: " at Stellcombe?",
 # " in 2023?".
 _ADJUNCT_ONLY = re.compile(
@@ -3291,15 +3282,21 @@ _ADJUNCT_ONLY = re.compile(
     r"[^,;]*?\s*\??\s*",
     re.IGNORECASE,
 )
+# A year after "in" or "on", which dates a clause (no name runs over it, :data:`_NAME`).
+_YEAR_ADJUNCT = re.compile(r"\s+(?:in|on)\s+\d{3,4}\b")
 # A wh-subject and its past or present verb, right before "the N of X" (its object): "Who
 # bought ", "Which canal carried ", "Which firm carried out ".
-_WH_SUBJECT_VERB = re.compile(
-    r"^\s*(?:who|(?:which|what)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+"
+_SUBJECT_VERB = (
     r"(?:first\s+|later\s+|once\s+)?(?P<verb>[a-z]+(?:ed|es|s)|"
     + "|".join(sorted(IRREGULAR_PAST))
-    + r")(?:\s+(?:out|up|over|on|off|in))?\s+(?:the\s+)?$",
+    + r")(?:\s+(?:out|up|over|on|off|in))?\s+(?:the\s+)?$"
+)
+_WH_SUBJECT_VERB = re.compile(
+    r"^\s*(?:who|(?:which|what)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+" + _SUBJECT_VERB,
     re.IGNORECASE,
 )
+# … and a relative pronoun as the subject: "the engineer who worked out the structure of X".
+_REL_SUBJECT_VERB = re.compile(r"\b(?:who|that|which)\s+" + _SUBJECT_VERB)
 
 
 # A wh-word and a copula right before a noun phrase: the phrase is what the question asks.

@@ -533,6 +533,41 @@ def number_value(text: str) -> float | None:
     return value
 
 
+# Nouns of works that carry a title of their own (a closed class): "the sequel of X" is a
+# film to find first, "the barn of X" has no name.
+TITLED_WORKS = frozenset(
+    [
+        "film",
+        "movie",
+        "sequel",
+        "prequel",
+        "remake",
+        "novel",
+        "book",
+        "album",
+        "song",
+        "single",
+        "play",
+        "opera",
+        "musical",
+        "series",
+        "episode",
+        "poem",
+        "painting",
+        "symphony",
+        "game",
+        "show",
+        "magazine",
+        "newspaper",
+        "journal",
+        "anthem",
+        "debut",
+        "adaptation",
+        "translation",
+    ]
+)
+
+
 # Kin nouns carry a gender in English (a closed class of the language): "the mother of X"
 # is no King, "her father" no daughter.
 KIN_GENDER = {

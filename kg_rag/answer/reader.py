@@ -24,7 +24,7 @@ import itertools
 import logging
 import re
 import unicodedata
-from collections.abc import Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -60,6 +60,7 @@ from kg_rag.answer.question import (
     FIRM_OR_PERSON_VERB,
     KIN_GENDER,
     MEASURE_VERB_Q,
+    TITLED_WORKS,
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
@@ -132,6 +133,122 @@ def _agent_of_another(
     )
 
 
+def _in_subject_appositive(
+    sentence: str, a: int, b: int, names: Sequence[str], relation_terms: Collection[str]
+) -> bool:
+    """Is the span ``a:b`` inside the appositive of a step's name, with the step's verb after
+    it ("Jethro Hurrell junior, the first coxswain of the Ulverstaithe lifeboat, was born …
+    at Ulvercote": Ulverstaithe is not where he was born)?"""
+    if ", " not in sentence:
+        return False
+    spans = _subject_appositives(sentence, tuple(names), frozenset(relation_terms))
+    return any(start < a and b <= close for start, close in spans)
+
+
+@functools.lru_cache(maxsize=4096)
+def _subject_appositives(
+    sentence: str, names: tuple[str, ...], relation_terms: frozenset[str]
+) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each appositive of one of ``names`` in ``sentence`` that the step's
+    verb follows and does not stand in (see :func:`_in_subject_appositive`)."""
+    found = []
+    for name in names:
+        if not name or len(name) < 3:
+            continue
+        for m in _rx(rf"\b{re.escape(name)}\b").finditer(sentence):
+            gen = _GENERATION_SUFFIX.match(sentence, m.end())
+            start = gen.end() if gen else m.end()
+            if not sentence.startswith(", ", start):
+                continue
+            close = sentence.find(",", start + 1)
+            if close < 0:
+                continue
+            inside = re.findall(r"[a-z]+", sentence[start:close])
+            after = re.findall(r"[a-z]+", sentence[close : close + 80])[:6]
+            if any(_same_verb(w, relation_terms) for w in after) and not any(
+                _same_verb(w, relation_terms) for w in inside
+            ):
+                found.append((start, close))
+    return tuple(found)
+
+
+# A bare role noun right before a name labels it: "bassist Nadia Quell", "keyboard player
+# Lise Farr", "singer and guitarist Wendell Pelgrave" (a line-up, a cast, a crew).
+_TITLE_BEFORE_NAME = re.compile(
+    r"(?:^|[,;:(]\s*|\b(?:and|with|by|of|the)\s+)"
+    r"(?P<role>(?:[a-z][a-z\-]+\s+)?[a-z][a-z\-]+)\s+(?=[A-Z][a-z])"
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _titled_names(sentence: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(start of the name, its role words) for each name a bare role noun labels."""
+    found = []
+    for m in _TITLE_BEFORE_NAME.finditer(sentence):
+        words = [w for w in m["role"].split() if w not in _ROLE_FILLER]
+        if words and head_noun_type(words[-1]) == "PERSON":
+            found.append((m.end(), tuple(words)))
+    return tuple(found)
+
+
+_ROLE_FILLER = frozenset(["the", "a", "an", "and", "or", "of", "with", "by", "his", "her", "its"])
+
+
+def _title_factor(sentence: str, a: int, asked: Callable[[str], bool]) -> float:
+    """×2 for a name labelled with the asked role, ×0.5 for one labelled with another role
+    where the sentence labels some name with the asked one ("bassist Nadia Quell, …,
+    keyboard player Lise Farr" for who plays bass); else 1."""
+    titled = _titled_names(sentence)
+    if not any(all(asked(w) for w in words) for _, words in titled):
+        return 1.0
+    for start, words in titled:
+        if start == a:
+            return 2.0 if all(asked(w) for w in words) else 0.5
+    return 1.0
+
+
+# A field of a fact sheet or an infobox, at the start of its line: "Owner: Pellinor Maritime
+# (since 2004)", "Founder: …", "Born: 9 February 1996, Saltrigg".
+_FIELD = re.compile(r"[ \t]*(?P<label>[A-Z][a-z]+(?:[ \t]+[a-z]+){0,2})[ \t]*:[ \t]+")
+
+
+def _field_factor(sentence: str, a: int, asked: Callable[[str], bool]) -> float:
+    """×_SLOT_BONUS for a value in the field whose label the step asks ("Owner: Y" for who
+    owns X), ×0.5 for one in a field labelled with another role ("Founder: Z"); else 1."""
+    start = sentence.rfind("\n", 0, a) + 1
+    m = _FIELD.match(sentence, start)
+    if m is None or m.end() > a:
+        return 1.0
+    label = m["label"].lower().split()[-1]
+    if asked(label):
+        return _SLOT_BONUS
+    return 0.5 if head_noun_type(label) == "PERSON" else 1.0
+
+
+# A name and the role it was given, after "as": "elected the Reverend Orm Vell, vicar of
+# Tollby, as the first Master of the Guild, and Ada Moe as its first Secretary".
+_AS_ROLE = re.compile(
+    r"(?:\s*,[^;]{0,80}?,)?\s+as\s+(?:(?:the|its|his|her|their|a|an)\s+)?(?:[a-z]+\s+)?"
+    r"(?P<role>[A-Za-z]+)\b"
+)
+_ANY_AS_ROLE = re.compile(
+    r"\bas\s+(?:(?:the|its|his|her|their|a|an)\s+)?(?:[a-z]+\s+)?(?P<role>[A-Za-z]+)\b"
+)
+
+
+def _as_role_factor(sentence: str, b: int, asked: Callable[[str], bool]) -> float:
+    """×2 for a name given the asked role after "as", ×0.5 for one given another role where
+    the sentence gives some name the asked one; else 1."""
+    m = _AS_ROLE.match(sentence, b)
+    if m is None:
+        return 1.0
+    if asked(m["role"].lower()):
+        return 2.0
+    if any(asked(r["role"].lower()) for r in _ANY_AS_ROLE.finditer(sentence)):
+        return 0.5
+    return 1.0
+
+
 def _whose_factor(sentence: str, a: int, b: int, noun: str) -> float:
     """For "Whose N …?": ×2 for the name the N is of ("the daughter of Jabez Kitching",
     "Jabez Kitching's daughter"), ×0.3 for the N herself ("Ruth Kitching, the daughter of …",
@@ -154,6 +271,8 @@ def _whose_factor(sentence: str, a: int, b: int, noun: str) -> float:
 
 _FIRM_FIT = 0.9
 """The fit of a body's name for a who-question whose verb a firm may do ("Who bought X")."""
+_WORK_MISFIT = 0.3
+"""The fit of a person's or a place's name for a question that asks a work ("which book")."""
 _SHORT_LINE_WORDS = 8
 """A line of fewer words than this, ended by a line break, is a cell, a label or a heading."""
 
@@ -270,8 +389,10 @@ def _noun_adjunct(sentence: str, a: int, b: int) -> bool:
 
 
 _APPOSITIVE_NOUN = re.compile(
-    r",\s+(?:a|an)\s+(?:(?:former|late|young|retired|wealthy|local|leading)\s+)?"
+    r",\s+(?:(?:a|an)\s+(?:(?:former|late|young|retired|wealthy|local|leading)\s+)?"
     r"(?:[a-z][\w\-]*\s+)?(?P<noun>[a-z][\w\-]*)\b"
+    # … or a bare noun of a body or a post: "Nadia Ferrow, guitarist of the band …"
+    r"|(?P<bare>[a-z][\w\-]*)\s+(?:of|at)\s)"
 )
 
 
@@ -282,7 +403,7 @@ def _person_appositive(sentence: str, start: int, end: int) -> bool:
     if _CJK.search(sentence[start:end]) or _article_before(sentence, start, sentence[start:end]):
         return False
     m = _APPOSITIVE_NOUN.match(sentence, end)
-    return m is not None and head_noun_type(m["noun"]) == "PERSON"
+    return m is not None and head_noun_type(m["noun"] or m["bare"]) == "PERSON"
 
 
 def _name_occurrences(name: str, text: str) -> list[tuple[int, int]]:
@@ -318,6 +439,24 @@ _UNIT = re.compile(
     r"square\s+(?:miles?|kilomet(?:re|er)s?|met(?:re|er)s?|feet)|sq\s?(?:mi|km|m|ft)|"
     r"years?|months?|weeks?|days?|hours?|minutes?|seconds?|per\s?cent|percent|%)(?![\w])"
 )
+# The smaller unit of a measure written in two ("3 tons 2 cwt", "5 feet 6 inches",
+# "2 hours and 40 minutes").
+_NEXT_MEASURE = re.compile(r"\s+(?:and\s+)?\d+(?:\.\d+)?(?=\s?[a-z%])")
+
+
+def _compound_measure_end(sentence: str, unit: re.Match[str]) -> int:
+    """Where the measure whose first unit is ``unit`` ends: after each further number in
+    another unit that follows it."""
+    end, seen = unit.end(), {unit.group(0).strip().rstrip("s")}
+    while (more := _NEXT_MEASURE.match(sentence, end)) is not None:
+        nxt = _UNIT.match(sentence, more.end())
+        if nxt is None or (name := nxt.group(0).strip().rstrip("s")) in seen:
+            break
+        seen.add(name)
+        end = nxt.end()
+    return end
+
+
 _HOW_MUCH_DID = re.compile(
     r"\bhow\s+much\s+(?:did|does|do|was|is|were|has|had|will|would)\b", re.IGNORECASE
 )
@@ -2673,6 +2812,8 @@ def read_evidence(
     # "收购价格是多少", "工业总产值多少": a sum of money, written in a currency.
     zh_money = expected == "NUMBER" and bool(_ZH_MONEY_Q.search(query))
     head = _head_noun(query)
+    # "Which book did X write": the asked noun is a work's, which no person or place is.
+    work_asked = expected == "NAME" and head in TITLED_WORKS and not _CJK.search(query)
     place_head = _place_head(head, expected)
     kin_gender = KIN_GENDER.get(head) if expected in ("PERSON", "NAME") else None
     defined_as_head = (
@@ -2702,6 +2843,26 @@ def read_evidence(
         and (zh_noun_type(head) if _CJK.search(head) else head_noun_type(head)) == "NAME"
     )
     linked_norms = {normalize_name(n) for n in linked_names if n}
+    role_asked: Callable[[str], bool] | None = None
+    field_asked: Callable[[str], bool] | None = None
+    if not cjk_query:
+        # the role the step asks, as a line-up writes it before a name: its noun
+        # ("guitarist"), or the agent noun of its words ("plays bass" → "bassist")
+        verbs = {*relation_terms, *(t[:-1] for t in relation_terms if t.endswith("s"))}
+        agents = _agent_forms_of(frozenset(verbs))  # "owns" → "owner", "founded" → "founder"
+        person_head = (
+            head if head and (expected == "PERSON" or head_noun_type(head) == "PERSON") else ""
+        )
+
+        def _asked(word: str) -> bool:
+            return word == person_head or word in agents or _stem(word) in relation_terms
+
+        def _field(word: str) -> bool:  # "Owner:", "Born:", "Club:"
+            return _asked(word) or word == head
+
+        if expected in ("PERSON", "NAME"):
+            role_asked = _asked
+        field_asked = _field
     # "Altamere Aircraft Works (AAW)": the initials of a name the question gives are that name
     asked_initials = {
         initials
@@ -2939,9 +3100,11 @@ def read_evidence(
                         continue  # a heading in capitals, whatever the extraction made of it
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
-                    elif kind == "PERSON" and _article_before(sentence, start, name):
+                    elif kind == "PERSON" and (
+                        _article_before(sentence, start, name) or name.startswith("The ")
+                    ):
                         kind = "NAME"  # "the Kell Arboretum": no person's name takes "the"
-                    elif kind in ("ORGANIZATION", "LOCATION") and _person_appositive(
+                    elif kind in ("ORGANIZATION", "LOCATION", "NAME") and _person_appositive(
                         sentence, start, end
                     ):
                         # "by Orm Vell, a former chief clerk at …": the text calls him a
@@ -2958,7 +3121,8 @@ def read_evidence(
                     unit = _UNIT.match(sentence, m.end()) if measure else None
                     # "£6.2 million": the currency sign is part of the amount
                     at = m.start() - 1 if _currency_before(sentence, m.start()) else m.start()
-                    spans.append((at, unit.end() if unit else m.end(), "NUMBER", None))
+                    end = _compound_measure_end(sentence, unit) if unit else m.end()
+                    spans.append((at, end, "NUMBER", None))
             if counted:
                 # "sixty-four tons of cheese" for how many tons: a count in words before the
                 # noun counted (only there: "one of its founders" counts nothing asked)
@@ -3014,16 +3178,10 @@ def read_evidence(
                     # No English name ends in an article or a demonstrative: "the floor of
                     # Parliament The current leader" (a full stop lost) gives "Parliament".
                     end = m.start() + _without_determiner(m.group(0))
-                    spans.append(
-                        (
-                            m.start(),
-                            end,
-                            _kind_of_span(
-                                sentence[m.start() : end], sentence[: m.start()], expected
-                            ),
-                            None,
-                        )
-                    )
+                    kind = _kind_of_span(sentence[m.start() : end], sentence[: m.start()], expected)
+                    if kind == "NAME" and _person_appositive(sentence, m.start(), end):
+                        kind = "PERSON"  # "Nadia Ferrow, guitarist of the band …"
+                    spans.append((m.start(), end, kind, None))
                 if expected == "PERSON":
                     spans = _split_people(sentence, names, spans, expected)
                 for m in names:
@@ -3303,6 +3461,8 @@ def read_evidence(
                     continue  # the question's own words, except a title that carries the asked
                     # noun: 《栎川评论·周末版》 for 栎川评论的周末版
                 fit = _fit(expected, kind)
+                if work_asked and kind in ("PERSON", "LOCATION") and not _names_head(span, head):
+                    fit = min(fit, _WORK_MISFIT)  # "which book": no person, no place
                 if (
                     expected == "NUMBER"
                     and kind == "DATE"
@@ -3635,6 +3795,16 @@ def read_evidence(
                     # "X is often confused with Y, a smaller company founded in 1995 by Z": the
                     # participle's phrase is in apposition to Y, and Z is Y's founder
                     bonus *= 0.3
+                if not cjk_query and _in_subject_appositive(
+                    sentence, a, b, linked_names, relation_terms
+                ):
+                    bonus *= 0.3
+                if role_asked is not None and kind in ("PERSON", "NAME"):
+                    bonus *= _title_factor(sentence, a, role_asked)
+                    if " as " in sentence:
+                        bonus *= _as_role_factor(sentence, b, role_asked)
+                if field_asked is not None and ":" in sentence:
+                    bonus *= _field_factor(sentence, a, field_asked)
                 if whose_noun and kind in ("PERSON", "NAME"):
                     bonus *= _whose_factor(sentence, a, b, whose_noun)
                 if (a, b) in renamed:

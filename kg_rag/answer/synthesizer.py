@@ -152,16 +152,15 @@ def decide_comparison(plan: Plan, steps: Sequence[StepTrace]) -> tuple[str, str]
         ok = above if comp.order == "gt" else found[0] < limit[0]
         relation = "above" if above else ("equal to" if found[0] == limit[0] else "below")
         return ("yes" if ok else "no"), f"{values[0]} is {relation} {bar}"
-    keyed: list[tuple[Any, int]] = []
-    for i, value in enumerate(values):
-        if not value:
-            continue
-        key: Any = date_key(value)
-        if key is None or key[0] == 0:
-            number = number_value(value)
-            key = None if number is None else (number, 0, 0)
-        if key is not None:
-            keyed.append((key, i))
+    read = [(c, i) for i, value in enumerate(values) if value and (c := _comparable(value))]
+    if len({kind for (_, kind), _ in read}) > 1:
+        # "$210 million" beside "$14.5 million": what one reads as a year the other shows to
+        # be an amount; both are compared as numbers
+        numbers = [(number_value(values[i]), i) for _, i in read]
+        read = [((n, "number"), i) for n, i in numbers if n is not None]
+    keyed: list[tuple[Any, int]] = [
+        (key if kind == "date" else (key, 0, 0), i) for (key, kind), i in read
+    ]
     if len(keyed) < 2:
         return None
     keyed.sort()
@@ -185,7 +184,11 @@ def _comparable(text: str) -> tuple[Any, str] | None:
         key is not None
         and key[0] != 0
         and (key[1] or key[2] or re.search(r"年|\b1\d{3}\b|\b20\d{2}\b", text))
-    ) and not re.search(r"\d[\d,]*\s*(?:km|kilomet|metre|meter|mile|万|亿|人|公里|米)", text):
+    ) and not re.search(
+        r"\d[\d,]*\s*(?:km|kilomet|metre|meter|mile|million|billion|thousand|万|亿|人|公里|米)"
+        r"|[$£€¥]\s?\d",
+        text,
+    ):
         return key, "date"
     number = number_value(text)
     return None if number is None else (number, "number")

@@ -871,6 +871,32 @@ def test_rule_plans_from_grammar(
             ["Which canal carried the ore of the Quellby Tannery"],
         ),
         ("Who married the daughter of Ada Berg?", ["daughter of Ada Berg", "Who married #1"]),
+        # … as a possessive, with or without an adjunct after it
+        ("Which mill weaves Harnick Mill's cloth?", ["Which mill weaves Harnick Mill's cloth"]),
+        (
+            "Who bought Ada Berg's old barn in 1911?",
+            ["Who bought Ada Berg's old barn in 1911"],
+        ),
+        # control: a person of X is an entity to find first
+        (
+            "Who married Ada Berg's eldest daughter?",
+            ["eldest daughter of Ada Berg", "Who married #1"],
+        ),
+        # … and a relative pronoun's verb
+        (
+            "Where was the engineer who worked out the structure of the Quellby Bridge born?",
+            ["engineer who worked out the structure of the Quellby Bridge", "Where was #1 born"],
+        ),
+        # a year after "in" dates the clause it closes, no name runs over it
+        (
+            "How many men were on the payroll of Ada Berg's slate company in 1875?",
+            ["slate company of Ada Berg", "How many men were on the payroll of #1 in 1875"],
+        ),
+        # control: before the main verb, the year is the subject's
+        (
+            "The bell cast by the Quellby Foundry in 1857 was hung by which firm?",
+            ["bell cast by Quellby Foundry in 1857", "#1 was hung by which firm"],
+        ),
         # The copula asks the possessed noun itself; an adjunct after it only narrows it.
         (
             "Who was Ada Berg's mentor at Tollby?",
@@ -1747,6 +1773,50 @@ def test_identity_claims_compare_the_name_with_what_is_found(
 
 
 @pytest.mark.parametrize(
+    ("question", "values", "expected"),
+    [
+        # an amount whose digits could be read as a year is still an amount
+        (
+            "Which fetched the higher price, Quellan Mills or Tarnwick Yard?",
+            ("$210 million", "$14.5 million"),
+            "Quellan Mills",
+        ),
+        (
+            "Which fetched the higher price, Quellan Mills or Tarnwick Yard?",
+            ("$14.5 million", "$210 million"),
+            "Tarnwick Yard",
+        ),
+        (
+            "Which is longer, the Quellan Canal or the Tarnwick Cut?",
+            ("950 m", "1,200 m"),
+            "Tarnwick Cut",
+        ),
+        # control: two years are dates
+        (
+            "Which opened earlier, Quellan Mills or Tarnwick Yard?",
+            ("1999", "1976"),
+            "Tarnwick Yard",
+        ),
+    ],
+)
+def test_the_option_with_the_larger_or_earlier_value_wins(
+    question: str, values: tuple[str, str], expected: str
+) -> None:
+    from kg_rag.answer.synthesizer import decide_comparison
+    from kg_rag.answer.trace import StepTrace
+
+    plan = PLANNER.plan(question)
+    assert plan.comparison is not None and plan.comparison.value_steps == [1, 2]
+    decision = RouteDecision(route="chunks", granularity="sentence", top_k=5, reason="test")
+    steps = [
+        StepTrace(index=i + 1, query="", bound_query="", decision=decision, answer=v)
+        for i, v in enumerate(values)
+    ]
+    decided = decide_comparison(plan, steps)
+    assert decided is not None and decided[0].removeprefix("the ") == expected
+
+
+@pytest.mark.parametrize(
     ("question", "queries", "values", "expected"),
     [
         (
@@ -2325,7 +2395,7 @@ def test_a_question_asking_for_the_year_is_answered_with_the_year(
         ),
         (
             "The woman who kept the books of the Harnick Mill married whom?",
-            ["woman who kept the books of Harnick Mill", "#1 married whom"],
+            ["woman who kept the books of the Harnick Mill", "#1 married whom"],
         ),
         (
             "The firm that built the Osk Lock was later sold to whom?",
@@ -3195,7 +3265,7 @@ def test_a_chinese_personal_pronoun_is_no_thing() -> None:
         ),
         (
             "The man who coached the crews of the Dunmarra Rowing Club came from which hamlet?",
-            ["man who coached the crews of Dunmarra Rowing Club", "#1 came from which hamlet"],
+            ["man who coached the crews of the Dunmarra Rowing Club", "#1 came from which hamlet"],
         ),
         # … and so does a singular one with no class or title of its own ("the building"):
         # the one sentence that tells who bought it names the mill

@@ -4497,6 +4497,87 @@ def test_a_name_defined_as_the_noun_asked(noun: str, text: str, defined: str) ->
             None,
             "Tamsin Orle",
         ),
+        # a measure written in two units is one measure
+        (
+            "What did the Quellan bell weigh when it was cast",
+            "NUMBER",
+            ["The Quellan bell weighed 2 tons 5 cwt when it was cast at Colbrey in 1840."],
+            "Quellan bell",
+            None,
+            "2 tons 5 cwt",
+        ),
+        # "which book": a place is no book, whatever else the sentence says of it
+        (
+            "Which book did Ysmay Quorrel write",
+            "NAME",
+            [
+                "Ysmay Quorrel wrote at Colbrey, where she lived for forty years.",
+                "Her notes became The Whey Floor, the book by which she is remembered.",
+            ],
+            "Ysmay Quorrel",
+            None,
+            "The Whey Floor",
+        ),
+        # a line-up labels each name with its role
+        (
+            "Who plays bass in The Quellan Four",
+            "PERSON",
+            [
+                "The Quellan Four were formed at Colbrey in 1978: keyboard player Edda Vell, "
+                "singer Orm Quibbley, drummer Ysmay Quorrel and bassist Tamsin Orle."
+            ],
+            "The Quellan Four",
+            None,
+            "Tamsin Orle",
+        ),
+        # "as" gives a name its role: the role asked, not the one given to the other name
+        (
+            "Who was the first Master of the Quellan Guild",
+            "PERSON",
+            [
+                "In 1868 the ringers elected Orm Quibbley, vicar of Colbrey, as the first Master "
+                "of the Quellan Guild, and Tamsin Orle as its first Secretary.",
+                "Tamsin Orle kept the Quellan Guild's books for a decade.",
+            ],
+            "Quellan Guild",
+            None,
+            "Orm Quibbley",
+        ),
+        # controls: the other role of the same sentence; the two in the other order
+        (
+            "Who was the first Secretary of the Quellan Guild",
+            "PERSON",
+            [
+                "In 1868 the ringers elected Orm Quibbley, vicar of Colbrey, as the first Master "
+                "of the Quellan Guild, and Tamsin Orle as its first Secretary."
+            ],
+            "Quellan Guild",
+            None,
+            "Tamsin Orle",
+        ),
+        (
+            "Who was the first Master of the Quellan Guild",
+            "PERSON",
+            [
+                "In 1868 the ringers elected Tamsin Orle as the first Secretary of the Quellan "
+                "Guild, and Orm Quibbley as its first Master."
+            ],
+            "Quellan Guild",
+            None,
+            "Orm Quibbley",
+        ),
+        # a fact sheet's field names what its value is
+        (
+            "Who owns Quellan Yard",
+            "PERSON",
+            [
+                "Quellan Yard\nFounder: Orm Quibbley, shipwright\nOwner: Tarnwick Maritime (since "
+                "2004)\nWorkforce: 1,450"
+            ],
+            "Quellan Yard",
+            None,
+            "Tarnwick Maritime",
+        ),
     ],
 )
 def test_an_answer_read_from_its_construction(
@@ -4512,6 +4593,53 @@ def test_an_answer_read_from_its_construction(
     graph = None if entities is None else _Graph({e.chunk_id: entities for e in evidence}, {})
     best, _ = read_evidence(query, kind, evidence, _linked(linked), graph)
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "span", "names", "terms", "inside"),
+    [
+        (
+            "Orm Quibbley junior, the first coxswain of the Colbrey lifeboat, was born in 1821 at "
+            "Tarnwick.",
+            "Colbrey",
+            ["Orm Quibbley"],
+            {"born"},
+            True,
+        ),
+        # the verb's own argument, after the appositive
+        (
+            "Orm Quibbley junior, the first coxswain of the Colbrey lifeboat, was born in 1821 at "
+            "Tarnwick.",
+            "Tarnwick",
+            ["Orm Quibbley"],
+            {"born"},
+            False,
+        ),
+        # the appositive holds the asked verb: it is what is asked
+        (
+            "Orm Quibbley, who was born at Colbrey, kept the light at Tarnwick.",
+            "Colbrey",
+            ["Orm Quibbley"],
+            {"born"},
+            False,
+        ),
+        # another name's appositive
+        (
+            "Ysmay Quorrel, the keeper of the Colbrey light, was born at Tarnwick.",
+            "Colbrey",
+            ["Orm Quibbley"],
+            {"born"},
+            False,
+        ),
+    ],
+)
+def test_a_name_in_the_subjects_appositive(
+    sentence: str, span: str, names: list[str], terms: set[str], inside: bool
+) -> None:
+    from kg_rag.answer.reader import _in_subject_appositive
+
+    a = sentence.index(span)
+    assert _in_subject_appositive(sentence, a, a + len(span), names, terms) is inside
 
 
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
