@@ -101,6 +101,8 @@ class RulePlanner:
         """Split ``question`` into typed steps."""
         q = _clean(question)
         zh = bool(_CJK.search(q))
+        if zh:
+            q = _ZH_REQUEST.sub("", q)  # "请问X获得过Y吗": the question the request wraps
         fronted = _fronted_phrase(q) if not zh else None
         if fronted is not None:
             # "Since 2005, who has been the head of X?": the question is planned without the
@@ -391,6 +393,10 @@ def _invert(stmt: str) -> str | None:
     return None
 
 
+# A Chinese request before the question: 请问, 请告诉我, 我想知道, 想问一下.
+_ZH_REQUEST = re.compile(
+    r"^(?:请问一下|请问|请告诉我|告诉我|我想知道|想知道|想问一下|想问|问一下)[，,：:\s]*"
+)
 # A request that wraps the question: "Can you tell me …", "Do you know …", "I'd like to know …".
 _REQUEST = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show)\s+me|"

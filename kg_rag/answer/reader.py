@@ -24,7 +24,7 @@ import itertools
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -249,6 +249,22 @@ def _as_role_factor(sentence: str, b: int, asked: Callable[[str], bool]) -> floa
     return 1.0
 
 
+def _said_short(best: _Candidate, pool: Iterable[_Candidate]) -> _Candidate:
+    """``best``, or the typed name it opens when ``best`` is one word of unknown type and the
+    evidence supports that name nearly as well ("Glasshaven" beside "Glasshaven Records":
+    the name said short)."""
+    if best.kind != "NAME" or " " in best.text:
+        return best
+    whole = [
+        c
+        for c in pool
+        if c.kind in _TYPED_KINDS
+        and c.text.startswith(best.text + " ")
+        and c.score >= _SHORT_NAME_SHARE * best.score
+    ]
+    return max(whole, key=lambda c: (c.score, len(c.text), c.text)) if whole else best
+
+
 def _whose_factor(sentence: str, a: int, b: int, noun: str) -> float:
     """For "Whose N …?": ×2 for the name the N is of ("the daughter of Jabez Kitching",
     "Jabez Kitching's daughter"), ×0.3 for the N herself ("Ruth Kitching, the daughter of …",
@@ -273,6 +289,8 @@ _FIRM_FIT = 0.9
 """The fit of a body's name for a who-question whose verb a firm may do ("Who bought X")."""
 _WORK_MISFIT = 0.3
 """The fit of a person's or a place's name for a question that asks a work ("which book")."""
+_SHORT_NAME_SHARE = 0.75
+"""A one-word name gives way to the typed name it opens when that scores this share of it."""
 _SHORT_LINE_WORDS = 8
 """A line of fewer words than this, ended by a line break, is a cell, a label or a heading."""
 
@@ -3918,6 +3936,8 @@ def read_evidence(
                 c.score *= _fit(expected, "PERSON") / _fit(expected, "NAME")
                 c.kind = "PERSON"
     best = max(pool.values(), key=lambda c: (c.score, len(c.text), c.text))
+    if not cjk_query:
+        best = _said_short(best, pool.values())
     if expected == "LOCATION" and cjk_query and not zh_units:
         # "哪里人" names no unit: an address names the place by its last, smallest unit, so a
         # unit that holds another candidate in the evidence's address (澜平县 in 澜平县澜口镇)

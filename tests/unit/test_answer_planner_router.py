@@ -897,6 +897,9 @@ def test_rule_plans_from_grammar(
             "The bell cast by the Quellby Foundry in 1857 was hung by which firm?",
             ["bell cast by Quellby Foundry in 1857", "#1 was hung by which firm"],
         ),
+        # a Chinese request before the question is no part of it
+        ("请问闻澜年获得过青禾创新奖吗？", ["闻澜年获得过青禾创新奖"]),
+        ("我想知道，蓝汐科技的创始人是谁？", ["蓝汐科技的创始人是谁"]),
         # The copula asks the possessed noun itself; an adjunct after it only narrows it.
         (
             "Who was Ada Berg's mentor at Tollby?",

@@ -4642,6 +4642,34 @@ def test_a_name_in_the_subjects_appositive(
     assert _in_subject_appositive(sentence, a, a + len(span), names, terms) is inside
 
 
+@pytest.mark.parametrize(
+    ("best", "others", "answer"),
+    [
+        # one word of unknown type, the typed name it opens nearly as well supported
+        (
+            ("Tarnwick", "NAME", 10.0),
+            [("Tarnwick Records", "ORGANIZATION", 8.0)],
+            "Tarnwick Records",
+        ),
+        (("Tarnwick", "NAME", 10.0), [("Tarnwick Orle", "PERSON", 9.5)], "Tarnwick Orle"),
+        # controls: far less supported; a typed word; two words; a name it does not open
+        (("Tarnwick", "NAME", 10.0), [("Tarnwick Records", "ORGANIZATION", 5.0)], "Tarnwick"),
+        (("Tarnwick", "LOCATION", 10.0), [("Tarnwick Records", "ORGANIZATION", 9.0)], "Tarnwick"),
+        (("Tarnwick Cut", "NAME", 10.0), [("Tarnwick Cut Lock", "LOCATION", 9.0)], "Tarnwick Cut"),
+        (("Tarnwick", "NAME", 10.0), [("Old Tarnwick Records", "ORGANIZATION", 9.0)], "Tarnwick"),
+        (("Tarnwick", "NAME", 10.0), [("Tarnwickshire", "LOCATION", 9.0)], "Tarnwick"),
+    ],
+)
+def test_a_name_said_short_answers_with_the_whole_name(
+    best: tuple[str, str, float], others: list[tuple[str, str, float]], answer: str
+) -> None:
+    from kg_rag.answer.reader import _Candidate, _said_short
+
+    top = _Candidate(text=best[0], kind=best[1], score=best[2])
+    pool = [top, *(_Candidate(text=t, kind=k, score=v) for t, k, v in others)]
+    assert _said_short(top, pool).text == answer
+
+
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
     assert _full_name("Current", "Position\nCentre-forward\nCurrent club") == "Current"
     assert _full_name("Hall", "the psychologist G. Stanley Hall wrote") == "G. Stanley Hall"
