@@ -4271,6 +4271,90 @@ def verify_claim(
     return False, "no sentence about the subject states the claim"
 
 
+# A yes/no claim that closes on a preposition and a name: "Is X based in Y", "Did X learn to
+# fly under Y", "Was X founded by Y".
+_CLAIM_TAIL = re.compile(
+    r"^(?P<aux>is|was|are|were|did|does|do|has|had)\s+(?P<body>[A-Z#][^?]*?)\s+"
+    r"(?P<prep>in|at|from|under|by|with|for)\s+(?P<obj>[A-Z#][^,;?]*?)\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def claim_as_question(claim: str, linked: Sequence[Any]) -> tuple[str, AnswerType, str, str] | None:
+    """The wh-question a yes/no claim answers, its answer type, and the name the claim gives
+    (normalized, and as written): "Is X based in Ostery" → ("Where is X based", LOCATION,
+    "ostery", "Ostery"); "Did X learn to fly under Y" → ("Under whom did X learn to fly",
+    PERSON, "y", "Y"). None for any other claim, or when the closing name is no linked entity
+    of a known type."""
+    types = {
+        normalize_name(_get(le, n)): _TYPE_ALIASES.get(_get(le, "type").upper(), "NAME")
+        for le in linked
+        for n in ("name", "span")
+    }
+    if _CJK.search(claim):
+        return _zh_claim_as_question(claim, linked, types)
+    m = _CLAIM_TAIL.match(claim.strip())
+    if m is None:
+        return None
+    name = normalize_name(m["obj"])
+    kind = types.get(name)
+    if kind not in ("PERSON", "LOCATION", "ORGANIZATION"):
+        return None
+    aux, body, prep = m["aux"].lower(), m["body"], m["prep"].lower()
+    if kind == "LOCATION" and prep in ("in", "at", "from"):
+        return f"Where {aux} {body}", "LOCATION", name, m["obj"]
+    if kind == "LOCATION":
+        return None
+    asked: AnswerType = "PERSON" if kind == "PERSON" else "ORGANIZATION"
+    wh = "whom" if asked == "PERSON" else "which organisation"
+    return f"{prep.capitalize()} {wh} {aux} {body}", asked, name, m["obj"]
+
+
+_ZH_WH_OF_KIND: dict[str, tuple[str, AnswerType]] = {
+    "LOCATION": ("哪里", "LOCATION"),
+    "PERSON": ("谁", "PERSON"),
+    "ORGANIZATION": ("哪家机构", "ORGANIZATION"),
+}
+
+
+def _zh_claim_as_question(
+    claim: str, linked: Sequence[Any], types: dict[str, str]
+) -> tuple[str, AnswerType, str, str] | None:
+    """A Chinese claim asks in place: the last typed name after its first one is replaced by
+    the wh-word of its type ("沈亦舟是在澜阜市出生的" → "沈亦舟是在哪里出生的")."""
+    spans = sorted(
+        {
+            (claim.find(text), text)
+            for le in linked
+            for text in (_get(le, "span"), _get(le, "name"))
+            if len(text) >= 2 and text in claim
+        }
+    )
+    if len(spans) < 2 or spans[-1][0] == spans[0][0] or "比" in claim:
+        return None  # (a comparison "比Y早" asks no name in place)
+    at, text = spans[-1]
+    if any(
+        a <= at and at + len(text) <= b and b - a > len(text) for a, b, _ in _cjk_candidates(claim)
+    ):
+        return None  # "鹭川市" inside "鹭川市第一人民医院": the name is part of a longer one
+    wh = _ZH_WH_OF_KIND.get(types.get(normalize_name(text), ""))
+    if wh is None:
+        return None
+    return f"{claim[:at]}{wh[0]}{claim[at + len(text) :]}", wh[1], normalize_name(text), text
+
+
+def _longer_name_in(name: str, evidence: Sequence[Evidence]) -> bool:
+    """Does a longer name that opens with ``name`` stand in ``evidence`` ("Dunkerrow Cross")?"""
+    rx = _rx(rf"\b{re.escape(name)}\s+[A-Z]")
+    return any(rx.search(ev.text) for ev in evidence)
+
+
+def _same_name(found: str, name: str) -> bool:
+    """Is ``found`` the normalized ``name`` (not merely one holding it: "Dunkerrow Cross" is
+    not Dunkerrow)?"""
+    return bool(name) and normalize_name(found) == name
+
+
 class OfflineStepReader:
     """Reads a step's evidence without a model (see the module docstring)."""
 
@@ -4291,6 +4375,18 @@ class OfflineStepReader:
             )
         if step.answer_type == "YESNO":
             ok, why = verify_claim(ctx.query, evidence, ctx.linked, self.graph)
+            asked = None if ok else claim_as_question(ctx.query, ctx.linked)
+            if asked is not None and (
+                _CJK.search(asked[3]) or not _longer_name_in(asked[3], evidence)
+            ):
+                # "Did X learn to fly under Y?" read as "Under whom did X learn to fly": yes
+                # when the answer the evidence gives is the name the claim gives (and no
+                # longer name holds it: "Dunkerrow Cross" for "in Dunkerrow").
+                query, kind, name, _ = asked
+                rest = [le for le in ctx.linked if normalize_name(_get(le, "name")) != name]
+                found, _ = read_evidence(query, kind, evidence, rest, self.graph)
+                if found is not None and _same_name(found.text, name):
+                    ok, why = True, f"'{query}' reads {found.text}"
             return StepReading(
                 answer="yes" if ok else "no",
                 grade=Grade(score=1.0 if ok else 0.5, passed=True, reason=why, grader="offline"),

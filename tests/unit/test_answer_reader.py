@@ -4670,6 +4670,95 @@ def test_a_name_said_short_answers_with_the_whole_name(
     assert _said_short(top, pool).text == answer
 
 
+def _typed(*pairs: tuple[str, str]) -> list[LinkedEntity]:
+    return [
+        LinkedEntity(entity_id=f"e{i}", name=n, type=t, method="exact", span=n, weight=1.0)
+        for i, (n, t) in enumerate(pairs)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("claim", "linked", "asked"),
+    [
+        (
+            "Is Quellan Signals based in Tarnwick",
+            [("Quellan Signals", "ORGANIZATION"), ("Tarnwick", "LOCATION")],
+            ("Where is Quellan Signals based", "LOCATION", "tarnwick"),
+        ),
+        (
+            "Did Orm Quibbley learn to fly under Tamsin Orle",
+            [("Orm Quibbley", "PERSON"), ("Tamsin Orle", "PERSON")],
+            ("Under whom did Orm Quibbley learn to fly", "PERSON", "tamsin orle"),
+        ),
+        (
+            "Was Quellan Signals founded by Tarnwick Holdings",
+            [("Quellan Signals", "ORGANIZATION"), ("Tarnwick Holdings", "ORGANIZATION")],
+            (
+                "By which organisation was Quellan Signals founded",
+                "ORGANIZATION",
+                "tarnwick holdings",
+            ),
+        ),
+        # Chinese asks in place
+        (
+            "闻澜年是在澜汐市出生的",
+            [("闻澜年", "PERSON"), ("澜汐市", "LOCATION")],
+            ("闻澜年是在哪里出生的", "LOCATION", "澜汐市"),
+        ),
+        # none: a place after "under"; a name of unknown type; a comparison; one name only
+        (
+            "Did Orm Quibbley train under Tarnwick",
+            [("Orm Quibbley", "PERSON"), ("Tarnwick", "LOCATION")],
+            None,
+        ),
+        (
+            "Is Quellan Signals based in Tarnwick",
+            [("Quellan Signals", "ORGANIZATION"), ("Tarnwick", "")],
+            None,
+        ),
+        ("闻澜年比澜汐市的陈岚早", [("闻澜年", "PERSON"), ("陈岚", "PERSON")], None),
+        ("Is Quellan Signals still trading", [("Quellan Signals", "ORGANIZATION")], None),
+    ],
+)
+def test_a_claim_closing_on_a_name_is_asked_as_a_question(
+    claim: str, linked: list[tuple[str, str]], asked: tuple[str, str, str] | None
+) -> None:
+    from kg_rag.answer.reader import claim_as_question
+
+    got = claim_as_question(claim, _typed(*linked))
+    assert (got[:3] if got is not None else None) == asked
+
+
+@pytest.mark.parametrize(
+    ("texts", "answer"),
+    [
+        # the claim's words are not the sentence's, the wh-question reads the teacher
+        (["Orm Quibbley trained as a pilot under Tamsin Orle at Colbrey."], "yes"),
+        (["Orm Quibbley was taught by Tamsin Orle at the Colbrey flying school."], "yes"),
+        # controls: another teacher; the name as part of a longer one
+        (
+            [
+                "Orm Quibbley trained as a pilot under Ysmay Quorrel at Colbrey, where Tamsin "
+                "Orle ran the canteen."
+            ],
+            "no",
+        ),
+        (["Orm Quibbley trained as a pilot under Tamsin Orle Quorrel at Colbrey."], "no"),
+    ],
+)
+def test_a_yes_no_claim_is_checked_by_its_question(texts: list[str], answer: str) -> None:
+    step = PlanStep(
+        index=1, query="Did Orm Quibbley learn to fly under Tamsin Orle", answer_type="YESNO"
+    )
+    ctx = StepContext(
+        step=step,
+        query=step.query,
+        linked=_typed(("Orm Quibbley", "PERSON"), ("Tamsin Orle", "PERSON")),
+    )
+    reading = asyncio.run(OfflineStepReader().aread(ctx, _ev(*texts)))
+    assert reading.answer == answer
+
+
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
     assert _full_name("Current", "Position\nCentre-forward\nCurrent club") == "Current"
     assert _full_name("Hall", "the psychologist G. Stanley Hall wrote") == "G. Stanley Hall"
