@@ -156,7 +156,18 @@ class RulePlanner:
                 q = re.sub(r"^An?\s+(?=(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*\s+of\s)", "The ", q)
             if is_yes_no(q):
                 # "Did X already exist when Y was founded?": already so when E is so before E.
-                q = re.sub(r"\balready\s+([a-z]+)\s+(?:by\s+the\s+time|when)\b", r"\1 before", q)
+                q = re.sub(
+                    r"\balready\s+((?:been\s+)?[a-z]+)\s+(?:by\s+the\s+time|when)\b",
+                    r"\1 before",
+                    q,
+                )
+                # "Had X been sold before Y …": the past perfect's passive dates the event as
+                # the simple past does
+                q = re.sub(
+                    r"^(?:Had|Has|Have)\s+(.+?)\s+been\s+([a-z]+)\s+(before|after)\b",
+                    r"Was \1 \2 \3",
+                    q,
+                )
                 # "one and the same village" is the same village; of two named together, "based
                 # in one city" / "from a single village" says the same of both.
                 q = re.sub(r"\bone\s+and\s+the\s+same\b", "the same", q)
@@ -1369,10 +1380,12 @@ _EN_EVENT_ORDER = re.compile(
 
 # The other side of "before"/"after" as a clause of its own: "… before the band was formed",
 # "… after Ada Moe died".
+# (a phrasal verb keeps its particle: "… was set up", "… wound up")
 _EN_PASSIVE_CLAUSE = re.compile(
-    r"^(?P<np>.+?)\s+(?P<be>was|were|is|are)\s+(?P<verb>[a-z]+)$", re.IGNORECASE
+    r"^(?P<np>.+?)\s+(?P<be>was|were|is|are)\s+(?P<verb>[a-z]+(?:\s+(?:up|out|down|off|over))?)$",
+    re.IGNORECASE,
 )
-_EN_PAST_CLAUSE = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+)$")
+_EN_PAST_CLAUSE = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+(?:\s+(?:up|out|down|off|over))?)$")
 
 
 def _en_event_order(
@@ -1384,12 +1397,12 @@ def _en_event_order(
     other = _clean(other)
     clause = _EN_PASSIVE_CLAUSE.match(other)
     past = _EN_PAST_CLAUSE.match(other)
-    if clause is not None and clause["verb"].islower() and is_participle(clause["verb"]):
+    if clause is not None and clause["verb"].islower() and is_participle(clause["verb"].split()[0]):
         option = _strip_option(clause["np"])
         other_query = f"When {clause['be'].lower()} {clause['np']} {clause['verb']}"
     elif (
         past is not None
-        and (past["verb"] in IRREGULAR_PAST or past["verb"].endswith("ed"))
+        and (past["verb"].split()[0] in IRREGULAR_PAST or past["verb"].split()[0].endswith("ed"))
         and re.match(r"(?:the\s+)?[A-Z#]", past["np"])
     ):
         option = _strip_option(past["np"])

@@ -2017,6 +2017,19 @@ def test_the_option_with_the_larger_or_earlier_value_wins(
             ("1820", "1790"),
             "no",
         ),
+        # a phrasal verb in the other clause; the past perfect's passive with "already"
+        (
+            "Was Quorvane Mills sold before the Teskel Foundry was set up?",
+            ["When was Quorvane Mills sold", "When was the Teskel Foundry set up"],
+            ("2001", "1995"),
+            "no",
+        ),
+        (
+            "Had Quorvane Mills already been sold by the time the Teskel Foundry was set up?",
+            ["When was Quorvane Mills sold", "When was the Teskel Foundry set up"],
+            ("1990", "1995"),
+            "yes",
+        ),
         # a time noun after the event dates it; 之前/之后 after the other side orders the two
         (
             "萱湾书院的成立时间是否早于栾岭工厂？",
