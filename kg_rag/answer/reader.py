@@ -4280,6 +4280,15 @@ _CLAIM_TAIL = re.compile(
 )
 
 
+# The one year a claim gives, as it closes an English claim ("… in 2020") or anywhere in a
+# Chinese one ("是2020年当上的").
+_CLAIM_YEAR = re.compile(r"(?:(?<=\bin\s)|(?<=[\u4e00-\u9fff]))(?P<y>1\d{3}|20\d\d)(?:年|\b)")
+_CLAIM_IN_YEAR = re.compile(
+    r"^(?P<aux>is|was|are|were|did|does|do)\s+(?P<body>[A-Z#][^?]*?)\s+in\s+(?:1\d{3}|20\d\d)\s*\??$",
+    re.IGNORECASE,
+)
+
+
 def claim_as_question(claim: str, linked: Sequence[Any]) -> tuple[str, AnswerType, str, str] | None:
     """The wh-question a yes/no claim answers, its answer type, and the name the claim gives
     (normalized, and as written): "Is X based in Ostery" → ("Where is X based", LOCATION,
@@ -4291,6 +4300,17 @@ def claim_as_question(claim: str, linked: Sequence[Any]) -> tuple[str, AnswerTyp
         for le in linked
         for n in ("name", "span")
     }
+    year = _CLAIM_YEAR.search(claim)
+    if year is not None:
+        # "Did X become president in 2020", "X是2020年当上总裁的": when, and is it that year
+        if _CJK.search(claim):
+            asked_when = f"{claim[: year.start()]}哪一年{claim[year.end() :]}"
+        else:
+            m = _CLAIM_IN_YEAR.match(claim.strip())
+            if m is None:
+                return None
+            asked_when = f"When {m['aux'].lower()} {m['body']}"
+        return asked_when, "DATE", year["y"], year.group(0)
     if _CJK.search(claim):
         return _zh_claim_as_question(claim, linked, types)
     m = _CLAIM_TAIL.match(claim.strip())
@@ -4377,7 +4397,9 @@ class OfflineStepReader:
             ok, why = verify_claim(ctx.query, evidence, ctx.linked, self.graph)
             asked = None if ok else claim_as_question(ctx.query, ctx.linked)
             if asked is not None and (
-                _CJK.search(asked[3]) or not _longer_name_in(asked[3], evidence)
+                _CJK.search(asked[3])
+                or asked[1] == "DATE"
+                or not _longer_name_in(asked[3], evidence)
             ):
                 # "Did X learn to fly under Y?" read as "Under whom did X learn to fly": yes
                 # when the answer the evidence gives is the name the claim gives (and no
@@ -4385,7 +4407,11 @@ class OfflineStepReader:
                 query, kind, name, _ = asked
                 rest = [le for le in ctx.linked if normalize_name(_get(le, "name")) != name]
                 found, _ = read_evidence(query, kind, evidence, rest, self.graph)
-                if found is not None and _same_name(found.text, name):
+                if found is not None and (
+                    _same_name(found.text, name)
+                    if kind != "DATE"
+                    else re.search(rf"(?<!\d){name}(?!\d)", found.text) is not None
+                ):
                     ok, why = True, f"'{query}' reads {found.text}"
             return StepReading(
                 answer="yes" if ok else "no",

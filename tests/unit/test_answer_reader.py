@@ -4705,6 +4705,17 @@ def _typed(*pairs: tuple[str, str]) -> list[LinkedEntity]:
             [("闻澜年", "PERSON"), ("澜汐市", "LOCATION")],
             ("闻澜年是在哪里出生的", "LOCATION", "澜汐市"),
         ),
+        # a year: when, and is it that year
+        (
+            "Was Quellan Signals founded in 1902",
+            [("Quellan Signals", "ORGANIZATION")],
+            ("When was Quellan Signals founded", "DATE", "1902"),
+        ),
+        (
+            "闻澜年是2020年当上澜汐集团总裁的",
+            [("闻澜年", "PERSON")],
+            ("闻澜年是哪一年当上澜汐集团总裁的", "DATE", "2020"),
+        ),
         # none: a place after "under"; a name of unknown type; a comparison; one name only
         (
             "Did Orm Quibbley train under Tarnwick",
@@ -4727,6 +4738,23 @@ def test_a_claim_closing_on_a_name_is_asked_as_a_question(
 
     got = claim_as_question(claim, _typed(*linked))
     assert (got[:3] if got is not None else None) == asked
+
+
+@pytest.mark.parametrize(
+    ("texts", "answer"),
+    [
+        (["In 1902 Orm Quibbley started Quellan Signals in a shed at Colbrey."], "yes"),
+        # control: another year
+        (["In 1907 Orm Quibbley started Quellan Signals in a shed at Colbrey."], "no"),
+    ],
+)
+def test_a_dated_claim_is_checked_by_its_date(texts: list[str], answer: str) -> None:
+    step = PlanStep(index=1, query="Was Quellan Signals founded in 1902", answer_type="YESNO")
+    ctx = StepContext(
+        step=step, query=step.query, linked=_typed(("Quellan Signals", "ORGANIZATION"))
+    )
+    reading = asyncio.run(OfflineStepReader().aread(ctx, _ev(*texts)))
+    assert reading.answer == answer
 
 
 @pytest.mark.parametrize(
