@@ -4282,7 +4282,7 @@ _CLAIM_TAIL = re.compile(
 
 # The one year a claim gives, as it closes an English claim ("… in 2020") or anywhere in a
 # Chinese one ("是2020年当上的").
-_CLAIM_YEAR = re.compile(r"(?:(?<=\bin\s)|(?<=[\u4e00-\u9fff]))(?P<y>1\d{3}|20\d\d)(?:年|\b)")
+_CLAIM_YEAR = re.compile(rf"(?:(?<=\bin\s)|(?<=[{HAN}]))(?P<y>1\d{{3}}|20\d\d)(?:年|\b)")
 _CLAIM_IN_YEAR = re.compile(
     r"^(?P<aux>is|was|are|were|did|does|do)\s+(?P<body>[A-Z#][^?]*?)\s+in\s+(?:1\d{3}|20\d\d)\s*\??$",
     re.IGNORECASE,
