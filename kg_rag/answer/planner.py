@@ -3186,8 +3186,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
             or _ADJUNCT_ONLY.fullmatch(text, m.end("owner")) is not None
         )
         and (owned := _noun_phrase(m["noun"].split()))
-        and head_noun_type(owned[-1]) == "NAME"
-        and owned[-1].lower() not in TITLED_WORKS
+        and _no_class_of_its_own(owned[-1])
     ):
         # "Which mill weaves X's cloth?", as "… the cloth of X" (:data:`_WH_SUBJECT_VERB`):
         # a thing of X with no class of its own is no entity to find first
@@ -3268,8 +3267,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
                 _WH_SUBJECT_VERB.match(text[: m2.start()]) is not None
                 or _REL_SUBJECT_VERB.search(text[: m2.start()]) is not None
             )
-            and head_noun_type(m2["noun"]) == "NAME"
-            and m2["noun"].split()[-1].lower() not in TITLED_WORKS
+            and _no_class_of_its_own(m2["noun"])
         ):
             # "Who bought the barn of X?", "Which canal carried the ore of X?": the wh-word is
             # the subject of a verb whose object is a thing of X with no class of its own (a
@@ -3301,6 +3299,14 @@ _ADJUNCT_ONLY = re.compile(
     r"[^,;]*?\s*\??\s*",
     re.IGNORECASE,
 )
+
+
+def _no_class_of_its_own(noun: str) -> bool:
+    """Is ``noun`` a thing with no class of its own and no title (a barn, the ore, cloth),
+    which a wh-subject's verb reaches through its owner ("Who bought the barn of X")?"""
+    return head_noun_type(noun) == "NAME" and noun.split()[-1].lower() not in TITLED_WORKS
+
+
 # A year after "in" or "on", which dates a clause (no name runs over it, :data:`_NAME`).
 _YEAR_ADJUNCT = re.compile(r"\s+(?:in|on)\s+\d{3,4}\b")
 # A wh-subject and its past or present verb, right before "the N of X" (its object): "Who

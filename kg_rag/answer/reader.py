@@ -194,17 +194,24 @@ def _titled_names(sentence: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
 _ROLE_FILLER = frozenset(["the", "a", "an", "and", "or", "of", "with", "by", "his", "her", "its"])
 
 
-def _title_factor(sentence: str, a: int, asked: Callable[[str], bool]) -> float:
-    """×2 for a name labelled with the asked role, ×0.5 for one labelled with another role
-    where the sentence labels some name with the asked one ("bassist Nadia Quell, …,
-    keyboard player Lise Farr" for who plays bass); else 1."""
-    titled = _titled_names(sentence)
-    if not any(all(asked(w) for w in words) for _, words in titled):
+def _role_factor(
+    own: Sequence[str] | None, roles: Iterable[Sequence[str]], asked: Callable[[str], bool]
+) -> float:
+    """×2 for a name whose role words (``own``) are all asked, ×0.5 for one given another
+    role where the sentence gives some name (``roles``) the asked one; else 1."""
+    if own is None:
         return 1.0
-    for start, words in titled:
-        if start == a:
-            return 2.0 if all(asked(w) for w in words) else 0.5
-    return 1.0
+    if all(asked(w) for w in own):
+        return 2.0
+    return 0.5 if any(all(asked(w) for w in words) for words in roles) else 1.0
+
+
+def _title_factor(sentence: str, a: int, asked: Callable[[str], bool]) -> float:
+    """:func:`_role_factor` of the name at ``a`` among the names a bare role noun labels
+    ("bassist Nadia Quell, …, keyboard player Lise Farr" for who plays bass)."""
+    titled = _titled_names(sentence)
+    own = next((words for start, words in titled if start == a), None)
+    return _role_factor(own, (words for _, words in titled), asked)
 
 
 # A field of a fact sheet or an infobox, at the start of its line: "Owner: Pellinor Maritime
@@ -236,17 +243,17 @@ _ANY_AS_ROLE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
+def _as_roles(sentence: str) -> tuple[tuple[str], ...]:
+    """The role word after each "as" in ``sentence``, lower-cased."""
+    return tuple((r["role"].lower(),) for r in _ANY_AS_ROLE.finditer(sentence))
+
+
 def _as_role_factor(sentence: str, b: int, asked: Callable[[str], bool]) -> float:
-    """×2 for a name given the asked role after "as", ×0.5 for one given another role where
-    the sentence gives some name the asked one; else 1."""
+    """:func:`_role_factor` of the name ending at ``b`` among the names "as" gives a role."""
     m = _AS_ROLE.match(sentence, b)
-    if m is None:
-        return 1.0
-    if asked(m["role"].lower()):
-        return 2.0
-    if any(asked(r["role"].lower()) for r in _ANY_AS_ROLE.finditer(sentence)):
-        return 0.5
-    return 1.0
+    own = (m["role"].lower(),) if m is not None else None
+    return _role_factor(own, _as_roles(sentence), asked)
 
 
 def _said_short(best: _Candidate, pool: Iterable[_Candidate]) -> _Candidate:
