@@ -126,6 +126,11 @@ GEN_SETS = {
     "gen24-zh": ("zh", "generalization24"),
     "gen25-en": ("en", "generalization25"),
     "gen25-zh": ("zh", "generalization25"),
+    # yes/no claims of every shape (kept out of the composed "gen" totals)
+    "yn1-en": ("en", "yesno1"),
+    "yn1-zh": ("zh", "yesno1"),
+    "yn2-en": ("en", "yesno2"),
+    "yn2-zh": ("zh", "yesno2"),
 }
 ALL_SETS = (*SHARED_SETS, *GEN_SETS)
 
