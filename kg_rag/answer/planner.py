@@ -141,7 +141,9 @@ class RulePlanner:
             q = _AMOUNT_OF.sub(lambda m: "How many " if m["noun"].endswith("s") else "How much ", q)
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
-            q = _tag_question(_unwrapped(q))
+            if question.rstrip().endswith(("?", "？")):
+                q = _declarative_question(_positive(q))
+            q = _tag_question(_positive(_unwrapped(q)))
             # "X's first secretary was whom?": the copula's subject asked in question order
             closing = _CLOSING_COPULA_WH.match(q)
             if closing is not None:
@@ -157,8 +159,18 @@ class RulePlanner:
             if is_yes_no(q):
                 # "Did X already exist when Y was founded?": already so when E is so before E.
                 q = re.sub(
-                    r"\balready\s+((?:been\s+)?[a-z]+)\s+(?:by\s+the\s+time|when)\b",
+                    r"\balready\s+((?:been\s+)?[a-z][^,?]*?)\s+(?:by\s+the\s+time|when)\b",
                     r"\1 before",
+                    q,
+                )
+                # "Had X been sold by the time Y …": a perfect done by then was done before
+                if re.match(r"(?:Had|Has|Have)\s", q):
+                    q = re.sub(r"\s+by\s+the\s+time\s+", " before ", q)
+                # "Had X become head before Y …": the past perfect of an active verb orders
+                # its event as the simple past does
+                q = re.sub(
+                    rf"^Had\s+({_NAMED_SUBJECT})\s+(?!been\b)([a-z]+)\b(?=.*\s(?:before|after)\s)",
+                    lambda m: f"Did {m[1]} {m[2]}" if is_participle(m[2]) else m[0],
                     q,
                 )
                 # "Had X been sold before Y …": the past perfect's passive dates the event as
@@ -166,6 +178,12 @@ class RulePlanner:
                 q = re.sub(
                     r"^(?:Had|Has|Have)\s+(.+?)\s+been\s+([a-z]+)\s+(before|after)\b",
                     r"Was \1 \2 \3",
+                    q,
+                )
+                # (with what the participle governs: "Had X been made a partner … before")
+                q = re.sub(
+                    rf"^(?:Had|Has|Have)\s+({_NAMED_SUBJECT})\s+been\s+([a-z]+\s.*?\s(?:before|after)\s)",
+                    lambda m: f"Was {m[1]} {m[2]}" if is_participle(m[2].split()[0]) else m[0],
                     q,
                 )
                 # "one and the same village" is the same village; of two named together, "based
@@ -193,6 +211,12 @@ class RulePlanner:
             known = re.search(r"(?:你|您)(?:知道|知不知道|清楚|晓得|记得)", q)
             if known is not None and _ZH_WH_CHARS.search(q, known.end()):
                 q = re.sub(r"[吗么呢]$", "", q[: known.start()] + q[known.end() :])
+        if zh and question.rstrip().endswith(("?", "？")) and _zh_statement_asked(q):
+            q = f"{q}吗"  # "X是由Y创办的？": a statement asked with a question mark
+        if zh and (negated := _ZH_NEGATED_QUESTION.match(q)) is not None:
+            # "X不是由Y创办的吗", "X没有获得过Y吗": a negative question asks whether the
+            # positive claim holds, as "Isn't X …?" does
+            q = f"{negated['s']}{'是' if negated['neg'].endswith('是') else ''}{negated['rest']}"
         if zh and (tag := _ZH_TAG.match(q)) is not None and not _ZH_WH_CHARS.search(tag["stmt"]):
             # "韦正岚是在X工作的，是不是": a statement with a confirmation tag asks yes/no.
             q = tag["stmt"] + "吗"
@@ -358,6 +382,77 @@ _TAG_AUX = frozenset(
 )
 
 
+# A negative auxiliary: "isn't", "wasn't", "don't", "won't", "can't", "was not".
+_NEGATIVE_AUX = re.compile(
+    r"\b(?P<aux>is|are|was|were|has|have|had|do|does|did|could|would|should)(?:n['’]t|\s+not)\b"
+    r"|\b(?P<irr>won['’]t|can['’]t|cannot)",
+    re.IGNORECASE,
+)
+_IRREGULAR_NEGATIVE = {"won't": "will", "won’t": "will", "can't": "can", "can’t": "can"}
+
+
+def _positive(q: str) -> str:
+    """A negative yes/no question as the claim it asks about: "Isn't X based in Y?" → "Is X
+    based in Y?", "X wasn't founded by Y, was it?" → "X was founded by Y, was it?". Either
+    asks whether the positive claim holds, and the answer says that ("No, it is in Z"). Only
+    the first auxiliary is read, and only in a question that opens with it or closes on a
+    tag; any other question is returned as it is."""
+    m = _NEGATIVE_AUX.search(q)
+    if m is None:
+        return q
+    opens = m.start() == 0
+    if not opens and _TAG.match(q) is None:
+        return q
+    if opens and m.group(0).lower().endswith(" not"):
+        return q  # "Is not X …" is rare and "Is X not …" keeps its negation as asked
+    word = m["aux"] or _IRREGULAR_NEGATIVE.get(m["irr"].lower(), "can")
+    if m.group(0)[0].isupper():
+        word = word.capitalize()
+    return f"{q[: m.start()]}{word}{q[m.end() :]}"
+
+
+_ANY_WH = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
+# A participle that a passive or place phrase follows: "X founded by Y?", "X born in Y?".
+_ELLIPTIC_PASSIVE = re.compile(
+    r"^(?P<s>.+?)\s+(?P<part>[a-z]+)\s+(?P<rest>(?:by|in|at|on|as|after|from)\s.+)$"
+)
+
+
+def _declarative_question(q: str) -> str:
+    """A statement asked with a question mark and no wh-word is a yes/no question, in
+    question order: "X founded by Y?" → "Was X founded by Y" (a participle without its
+    auxiliary), "X runs Y?" → "Does X run Y", "X was born in Y?" → "Was X born in Y". Any
+    other question is returned as it is."""
+    first = q.split()[0].lower() if q.split() else ""
+    if (
+        not q
+        or first in AUXILIARIES
+        or _ANY_WH.search(q)
+        or not re.search(r"\s", q)
+        or re.search(r"[,;:]", q)  # (a fronted phrase, a tag, an appositive: read elsewhere)
+        or _TAG.match(q)
+    ):
+        return q
+    passive = _ELLIPTIC_PASSIVE.match(q)
+    if (
+        passive is not None
+        and is_participle(passive["part"])
+        and not passive["part"].endswith("ing")
+        and not re.search(r"\b(?:that|who|which|whose)\b", passive["s"], re.IGNORECASE)
+        and not any(_finite_verb(w) for w in passive["s"].split()[1:])
+    ):
+        return f"Was {passive['s']} {passive['part']} {passive['rest']}"
+    # "X runs Y?": a name, then the first lower-case word is its verb
+    words = q.split()
+    at = next((i for i, w in enumerate(words) if w[0].islower() and w != "the"), None)
+    if at is None or at == 0 or not all(w[0].isupper() or w == "the" for w in words[:at]):
+        return q
+    verb = words[at].lower()
+    if not (_finite_verb(verb) or (verb.endswith("s") and not verb.endswith("ss"))):
+        return q
+    return _inverted(q) or q
+
+
 def _tag_question(q: str) -> str:
     """A statement with a question tag as the yes/no question it asks: the statement's
     auxiliary goes first ("X was born in Y, right?" → "Was X born in Y"), a lexical verb takes
@@ -404,6 +499,29 @@ def _invert(stmt: str) -> str | None:
     return None
 
 
+def _zh_statement_asked(q: str) -> bool:
+    """Is ``q`` a Chinese statement (a verb or a copula in it, no wh-word, no question
+    particle), not a noun phrase asking its value ("X的创始人？", "X成立的年份？")?"""
+    if (
+        not q
+        or _ZH_WH_CHARS.search(q)
+        or is_yes_no(q)
+        or re.search(r"[吗么呢吧]$|没有?$|多[长高大远重久宽深少]|几", q)
+    ):
+        return False  # (a wh-word, 了没有, 有多长: a question already)
+    words = _zh_words(q)
+    if len(words) < 2:
+        return False
+    if words[-1][1].startswith("n") and words[-2][0] == "的":
+        return False  # "…成立的年份": a noun phrase
+    return any(flag == "v" or word in ("是", "在", "由", "于") for word, flag in words[1:])
+
+
+# A Chinese negative yes/no question: 不是/并不是/没有/没 before the predicate, 吗 at the end
+# (not 是不是, 有没有, nor 还没 "not yet").
+_ZH_NEGATED_QUESTION = re.compile(
+    r"^(?P<s>[^，,]*?[^是有还])(?P<neg>并不是|不是|没有|没)(?P<rest>[^，,]+[吗么])$"
+)
 # A Chinese request before the question: 请问, 请告诉我, 我想知道, 想问一下.
 _ZH_REQUEST = re.compile(
     r"^(?:请问一下|请问|请告诉我|告诉我|我想知道|想知道|想问一下|想问|问一下)[，,：:\s]*"
@@ -1183,8 +1301,14 @@ def _en_threshold(q: str, question: str) -> Plan | None:
     m = _EN_HAVE_THRESHOLD.match(q)
     if m is not None:
         order = "lt" if _LESS.match(m["more"].lower()) else "gt"
-        query = f"How many {m['noun']} {m['aux'].lower()} {m['subj']} have"
-        return _threshold_plan(question, m["subj"], query, "NUMBER", order, m["num"])
+        subj, verb = m["subj"], "have"
+        last = subj.split()[-1]
+        if m["aux"].lower() in ("do", "does", "did") and len(subj.split()) > 1 and last.islower():
+            # "Does X make more than 10,000 barrels": the verb that counts them ("have" is
+            # read with the number)
+            subj, verb = subj[: -len(last)].rstrip(), last
+        query = f"How many {m['noun']} {m['aux'].lower()} {subj} {verb}"
+        return _threshold_plan(question, subj, query, "NUMBER", order, m["num"])
     m = _EN_DATE_THRESHOLD.match(q)
     if m is not None and DATE_RX.search(m["when"]) and m["verb"]:
         order = "lt" if _LESS.match(m["rel"].lower()) else "gt"
@@ -1210,6 +1334,21 @@ def _en_threshold(q: str, question: str) -> Plan | None:
         queries = [f"When did {subj} die", other_query]
         return _order_plan(question, [_strip_option(subj), option], queries, "DATE", "gt", "die")
     m = _EN_EVENT_ORDER.match(q)
+    if m is not None and m["verb"].lower() in ("named", "called") and m["rel"].lower() == "after":
+        return None  # "named after Y" names, it does not date
+    phrase = _EN_PHRASE_ORDER.match(q)
+    if phrase is not None:
+        # "Did X become chief executive before …", "Was X made a partner at Y before …": the
+        # verb's object stays with the event; "Was X music director of Y before …": being it
+        # dates from becoming it
+        aux, subj, when = phrase["aux"].lower(), phrase["subj"], phrase["when"]
+        vp = phrase["vp"]
+        if aux not in ("did", "does", "do") and not is_participle(phrase["head"]):
+            aux, vp = "did", f"become {vp}"
+        if DATE_RX.fullmatch(when.strip()):
+            order = "lt" if _LESS.match(phrase["rel"].lower()) else "gt"
+            return _threshold_plan(question, subj, f"When {aux} {subj} {vp}", "DATE", order, when)
+        return _en_event_order(question, aux, subj, vp, phrase["rel"], when)
     if m is not None and (m["aux"].lower() in ("did", "does", "do") or is_participle(m["verb"])):
         aux, subj, verb, rel, when = m["aux"].lower(), m["subj"], m["verb"], m["rel"], m["when"]
         if DATE_RX.fullmatch(when.strip()):
@@ -1372,6 +1511,18 @@ _EN_ALIVE = re.compile(
 )
 # What is seen: a noun phrase and its bare verb ("the new bridge open").
 _EN_SEEN_EVENT = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+)(?:\s+(?:up|down|out))?$")
+# The same with a named subject and a verb phrase of several words: "Did X become chief
+# executive before …", "Was X music director of Y before …".
+_NAMED_SUBJECT = (
+    r"(?:the\s+)?[A-Z#][\w'’\-.&]*(?:\s+(?:of\s+|&\s+|de\s+|van\s+)?[A-Z#][\w'’\-.&]*)*"
+    r"(?<!['’]s)"  # (a possessive opens a longer noun phrase: "X's purchase of Y")
+)
+_EN_PHRASE_ORDER = re.compile(
+    r"^(?P<aux>(?i:is|was|were|did|does|do))\s+"
+    rf"(?P<subj>{_NAMED_SUBJECT})\s+"
+    r"(?P<vp>(?P<head>[a-z]+)(?:\s+[\w'’\-.&]+){1,6}?)\s+"
+    r"(?P<rel>(?i:before|after))\s+(?P<when>.+?)\s*$"
+)
 _EN_EVENT_ORDER = re.compile(
     r"^(?P<aux>(?i:is|was|are|were|did|does|do|had|has))\s+(?P<subj>.+?)\s+(?P<verb>[a-z]+)\s+"
     r"(?P<rel>(?i:before|after|earlier\s+than|later\s+than|prior\s+to))\s+(?P<when>.+?)\s*$"
@@ -1386,6 +1537,12 @@ _EN_PASSIVE_CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _EN_PAST_CLAUSE = re.compile(r"^(?P<np>.+?)\s+(?P<verb>[a-z]+(?:\s+(?:up|out|down|off|over))?)$")
+# A clause with its object: a name or a subject pronoun, a verb, what it governs.
+_EN_PAST_OBJECT_CLAUSE = re.compile(
+    r"^(?P<np>(?:the\s+)?[A-Z#][\w'’\-.&]*(?:\s+[A-Z#&][\w'’\-.&]*)*|he|she|they|it)\s+"
+    r"(?P<verb>[a-z]+)\s+(?P<obj>(?:the\s+|a\s+|an\s+|its\s+|his\s+|her\s+|their\s+)?[\w#].*)$"
+)
+_SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it"])
 
 
 def _en_event_order(
@@ -1407,6 +1564,14 @@ def _en_event_order(
     ):
         option = _strip_option(past["np"])
         other_query = f"When {past['np']} {past['verb']}"
+    elif (transitive := _EN_PAST_OBJECT_CLAUSE.match(other)) is not None and transitive[
+        "verb"
+    ] in IRREGULAR_PAST | {w for w in [transitive["verb"]] if w.endswith("ed")}:
+        # "… before Y bought Z", "… by the time she won the Z Prize": a clause with its
+        # object; a pronoun subject is the claim's own subject
+        np = subj if transitive["np"].lower() in _SUBJECT_PRONOUNS else transitive["np"]
+        option = _strip_option(transitive["obj"] if np == subj else np)
+        other_query = f"When {np} {transitive['verb']} {transitive['obj']}"
     elif re.search(r"\b(?:was|were|is|are|did|does|do|has|had)\b", other) or not re.search(
         r"[A-Z0-9#]", other
     ):
@@ -2741,6 +2906,10 @@ def _finite_verb(word: str) -> bool:
     return low in _FINITE or low in IRREGULAR_PAST or (low.endswith("ed") and is_participle(low))
 
 
+# "Which country is …", "What city was …": a wh-phrase and the main clause's copula first.
+_COPULA_WH_FIRST = re.compile(r"(?i)(?:which|what)(?:\s+[a-z]+){1,2}\s+(?:is|was|are|were)\s")
+
+
 def _clause_close(text: str, start: int) -> int | None:
     """Where a relative clause opening at ``start`` gives way to the clause around it: at a
     comma that a verb or a question follows ("Peak Q, in the state where Tollby is located, is
@@ -2765,6 +2934,18 @@ def _clause_close(text: str, start: int) -> int | None:
                 return end - 1
         elif is_participle(word) and not word.endswith("ing") and _finite_verb(nxt):
             return end
+        elif (
+            verb
+            and i + 2 == len(toks)
+            and _COPULA_WH_FIRST.match(text)
+            and word.islower()
+            and is_participle(word)
+            and not word.endswith("ing")
+            and nxt.rstrip("?") in STRANDED_PARTICLES
+        ):
+            # "which country is the company that bought X based in?": a participle and its
+            # stranded preposition close the question; they are the main clause's
+            return toks[i][1]
         elif (
             verb
             and nxt in _BE
@@ -3768,11 +3949,69 @@ def _zh_by_then(q: str, question: str) -> Plan | None:
     if alive is not None:
         return _zh_order(question, f"{alive['b']}去世是否晚于{alive['a']}")
     m = _ZH_TIME_CLAUSE.match(q)
-    if m is None:
-        return None
+    if m is None or _ZH_NOT_YET.match(m["b"]):
+        return _zh_clause_order(q, question)
     b = re.sub(r"(?:已经|早已|就)", "", f"{m['b']}{m['b2']}")
     b = _ZH_DIED.sub("去世", b)
-    return _zh_order(question, f"{b}是否早于{m['a']}")
+    return _zh_order(question, f"{b}是否早于{m['a']}") or _zh_clause_order(q, question)
+
+
+# "A以前，B就V了吗", "A的时候，B已经V了吗": B's event came first; "A的时候，B还没V吧": it
+# came after. B without a subject of its own ("聂某当上院长以前，就获得过X了吗") is A's.
+_ZH_BY_THEN_CLAUSE = re.compile(
+    r"^(?P<a>[^，,]+?)(?P<t>的时候|之时|那一?年|时|以前|之前)[，,](?P<b>[^，,]+?)[？?]?$"
+)
+_ZH_NOT_YET = re.compile(
+    r"^(?P<s>[^，,]*?)(?:还没有|还没|尚未|还未|仍未)(?P<v>[^，,]+?)(?:吧|吗|呢|么)?$"
+)
+_ZH_ALREADY = re.compile(
+    r"^(?P<s>[^，,]*?)(?:就已经|已经|早已|早就|就|便|已)(?P<v>[^，,]+?)"
+    r"(?:了没有|了吗|了吧|了么|了|吗|吧|么)?$"
+)
+# Tags that end a Chinese subject: a verb, an adverb, a preposition (and jieba's 当上 "s").
+_ZH_PREDICATE_TAGS = ("v", "d", "p", "s")
+
+
+def _zh_subject(clause: str) -> str:
+    """The words before a Chinese clause's predicate ("甘鹤年卸任系主任" → "甘鹤年")."""
+    out: list[str] = []
+    words = _zh_words(clause)
+    for i, (word, flag) in enumerate(words):
+        person = i == 1 and words[0][1].startswith("nr") and len(words[0][0]) == 2
+        if person and len(word) == 1 and i + 1 < len(words) and len(words[i + 1][0]) >= 2:
+            out.append(word)  # 聂远 + 澄: a surname and a two-character given name
+            continue
+        if out and flag.startswith(_ZH_PREDICATE_TAGS):
+            break
+        out.append(word)
+    return "".join(out) if len(out) < len(clause) else ""
+
+
+def _zh_clause_order(q: str, question: str) -> Plan | None:
+    """See :data:`_ZH_BY_THEN_CLAUSE`: the two clauses' dates, B's against A's."""
+    m = _ZH_BY_THEN_CLAUSE.match(q)
+    if m is None or _ZH_WH_CHARS.search(q) or "。" in q:
+        return None  # (a wh-question about the time before A asks something else)
+    a, b = m["a"], m["b"]
+    if (not_yet := _ZH_NOT_YET.match(b)) is not None:
+        subject, verb, order = not_yet["s"], not_yet["v"], "gt"
+    elif (done := _ZH_ALREADY.match(b)) is not None:
+        subject, verb, order = done["s"], done["v"], "lt"
+    elif m["t"] in ("以前", "之前"):
+        subject, verb, order = "", re.sub(r"(?:了没有|了吗|了吧|了么|吗|吧|么)$", "", b), "lt"
+    else:
+        return None
+    if re.search(r"[\d一二三四五六七八九十百几]+多?年", verb):
+        return None  # "已经办了二十年": how long, not when
+    own = _zh_subject(a)
+    # "他的导师还没当上院长": the pronoun is A's subject
+    subject = re.sub(r"^[他她它]的", f"{own}的", subject) if own else subject
+    subject = subject or own
+    if not subject or not verb:
+        return None
+    event = f"{subject}{verb}"
+    queries = [f"{event}是哪一年", f"{a}是哪一年"]
+    return _order_plan(question, [event, a], queries, "DATE", order, "")
 
 
 # "X的作者是在哪个镇出生的？那个镇…有多少人？": a second question that points back at the

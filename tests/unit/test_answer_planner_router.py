@@ -2030,6 +2030,74 @@ def test_the_option_with_the_larger_or_earlier_value_wins(
             ("1990", "1995"),
             "yes",
         ),
+        # a verb with its object on each side, the past perfect of an active verb, a
+        # pronoun subject in the time clause, a nominal predicate ("being head" dates from
+        # becoming it), a participle with what it governs
+        (
+            "Had Orlan Pessiter already become chief executive when Vantmoor Shipping bought "
+            "Quellis Works?",
+            [
+                "When did Orlan Pessiter become chief executive",
+                "When Vantmoor Shipping bought Quellis Works",
+            ],
+            ("2009", "2013"),
+            "yes",
+        ),
+        (
+            "Did Orlan Pessiter join the Quellis Works board before Vantmoor Shipping sold it?",
+            [
+                "When did Orlan Pessiter join the Quellis Works board",
+                "When Vantmoor Shipping sold it",
+            ],
+            ("2016", "2013"),
+            "no",
+        ),
+        (
+            "Was Brisa Tallemont already music director of the Quellis Opera by the time she "
+            "won the Threnmoor Prize?",
+            [
+                "When did Brisa Tallemont become music director of the Quellis Opera",
+                "When Brisa Tallemont won the Threnmoor Prize",
+            ],
+            ("2014", "2021"),
+            "yes",
+        ),
+        (
+            "Had Brisa Tallemont been made a partner at the Quellis Works by the time Vantmoor "
+            "Shipping was sold?",
+            [
+                "When was Brisa Tallemont made a partner at the Quellis Works",
+                "When was Vantmoor Shipping sold",
+            ],
+            ("2019", "2011"),
+            "no",
+        ),
+        # a Chinese time clause first: 还没 "not yet" (B after A), 以前/的时候…就已经 (B
+        # first); a B without a subject is A's, and 他的 is A's subject's
+        (
+            "邵岷川卸任院长的时候，栎川水电站还没开工吧？",
+            ["栎川水电站开工是哪一年", "邵岷川卸任院长是哪一年"],
+            ("1988年", "1987年"),
+            "yes",
+        ),
+        (
+            "聂远澄当上设计院院长以前，就获得过衡禹科技奖了吗？",
+            ["聂远澄获得过衡禹科技奖是哪一年", "聂远澄当上设计院院长是哪一年"],
+            ("2019年", "2015年"),
+            "no",
+        ),
+        (
+            "鹭沙集团成立的时候，栖岚酒店还没有收购远舸旅行社，是不是？",
+            ["栖岚酒店收购远舸旅行社是哪一年", "鹭沙集团成立是哪一年"],
+            ("2010年", "2005年"),
+            "yes",
+        ),
+        (
+            "唐岷舟拿到博士学位的时候，他的导师已经当上院长了吗？",
+            ["唐岷舟的导师当上院长是哪一年", "唐岷舟拿到博士学位是哪一年"],
+            ("2001年", "1996年"),
+            "no",
+        ),
         # a time noun after the event dates it; 之前/之后 after the other side orders the two
         (
             "萱湾书院的成立时间是否早于栾岭工厂？",
@@ -2070,6 +2138,117 @@ def test_two_events_or_quantities_are_ordered_by_their_values(
     ]
     decided = decide_comparison(plan, steps)
     assert decided is not None and decided[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"),
+    [
+        # a negative question asks whether the positive claim holds
+        ("Isn't Ferrow Ostlin based in Calder Vane?", "Is Ferrow Ostlin based in Calder Vane"),
+        (
+            "Didn't Ada Pellimore found the Quellis Works?",
+            "Did Ada Pellimore found the Quellis Works",
+        ),
+        (
+            "Wasn't the Quellis Works sold to Vantmoor Shipping?",
+            "Was the Quellis Works sold to Vantmoor Shipping",
+        ),
+        ("Can't Ferrow Ostlin sing?", "Can Ferrow Ostlin sing"),
+        # a negative statement with a tag
+        (
+            "Vantmoor Shipping wasn't founded by Orlan Pessiter, was it?",
+            "Was Vantmoor Shipping founded by Orlan Pessiter",
+        ),
+        (
+            "Ada Pellimore didn't study under Orlan Pessiter, did she?",
+            "Did Ada Pellimore study under Orlan Pessiter",
+        ),
+        # a statement asked with a question mark: a participle without its auxiliary, a verb
+        ("Quellis Works founded by Ada Pellimore?", "Was Quellis Works founded by Ada Pellimore"),
+        ("quellis works founded by ada pellimore?", "Was quellis works founded by ada pellimore"),
+        (
+            "Brisa Tallemont runs the Threnmoor Festival?",
+            "Does Brisa Tallemont run the Threnmoor Festival",
+        ),
+        ("The Quellis Works was sold in 1901?", "Was the Quellis Works sold in 1901"),
+        # Chinese: 不是/没有 … 吗
+        ("栎川水电站不是由邵岷川设计的吗？", "栎川水电站是由谁设计的"),
+        ("聂远澄没有获得过衡禹科技奖吗？", "聂远澄获得过衡禹科技奖"),
+        # a Chinese statement asked with a question mark
+        ("栎川水电站是邵岷川设计的？", "栎川水电站是由谁设计的"),
+        ("邵岷川获得过衡禹科技奖？", "邵岷川获得过衡禹科技奖"),
+        # controls: 是不是 and 有没有 ask as they stand; 还没 "not yet" is no negation of a claim
+        ("聂远澄是不是获得过衡禹科技奖？", "聂远澄获得过衡禹科技奖"),
+        ("聂远澄有没有获得过衡禹科技奖？", "聂远澄有没有获得过衡禹科技奖"),
+    ],
+)
+def test_negative_and_statement_questions_ask_the_positive_claim(question: str, claim: str) -> None:
+    """ "Isn't X …?", "X wasn't …, was it?", "X founded by Y?", "X不是…吗": one yes/no claim, in
+    question order and without its negation (the answer says whether the positive holds)."""
+    plan = PLANNER.plan(question)
+    assert plan.answer_type == "YESNO"
+    assert plan.steps[0].query == claim
+
+
+@pytest.mark.parametrize(
+    ("question", "strategy", "first"),
+    [
+        # "named after" names; it orders nothing in time
+        (
+            "Is the Threnmoor Prize named after Brisa Tallemont?",
+            "yesno",
+            "Is the Threnmoor Prize named after Brisa Tallemont",
+        ),
+        (
+            "Was the Quellis Works named after Ada Pellimore?",
+            "yesno",
+            "Was the Quellis Works named after Ada Pellimore",
+        ),
+        # a control: "after" between two events orders them
+        (
+            "Was the Quellis Works founded after Vantmoor Shipping?",
+            "order-yesno",
+            "When was the Quellis Works founded",
+        ),
+        # the verb that counts a threshold's quantity
+        (
+            "Does Quellis Cooperage make more than 10,000 barrels a year?",
+            "threshold-yesno",
+            "How many barrels a year does Quellis Cooperage make",
+        ),
+        (
+            "Did Vantmoor Shipping employ fewer than 300 people?",
+            "threshold-yesno",
+            "How many people did Vantmoor Shipping employ",
+        ),
+        (
+            "Does Quellis Cooperage have more than 30 workers?",
+            "threshold-yesno",
+            "How many workers does Quellis Cooperage have",
+        ),
+        # how long, not when; a wh-question about the time before an event
+        (
+            "鹭沙集团成立的时候，栖岚酒店已经办了二十年以上，对吗？",
+            "yesno",
+            "鹭沙集团成立的时候，栖岚酒店已经办了二十年以上",
+        ),
+        (
+            "林岷夏创办星栎能源之前，曾在哪家研究所工作？",
+            "single",
+            "林岷夏创办星栎能源之前，曾在哪家研究所工作",
+        ),
+        # a noun phrase, or a quantity asked, with a question mark is no statement
+        ("栎川水电站的设计者？", "single", "栎川水电站的设计者"),
+        ("栎川水电站成立的年份？", "single", "栎川水电站成立的年份"),
+        ("栎川水电站的闸室有多长？", "single", "栎川水电站的闸室有多长"),
+    ],
+)
+def test_order_words_that_do_not_order(question: str, strategy: str, first: str) -> None:
+    """Constructions that look like an order in time or hide their verb: "named after", a
+    duration (已经办了二十年), a wh-question; a threshold's own verb ("make more than")."""
+    plan = PLANNER.plan(question)
+    assert plan.strategy == strategy
+    assert plan.steps[0].query == first
 
 
 @pytest.mark.parametrize(
@@ -2173,6 +2352,20 @@ def test_two_events_or_quantities_are_ordered_by_their_values(
         (  # a noun after the participle is its complement ("elected mayor"), no new clause
             "Where was the man who was elected mayor of Tollby educated?",
             ["man who was elected mayor of Tollby", "Where was #1 educated"],
+        ),
+        # "Which N is … based in?": the participle and its stranded preposition are the main
+        # clause's
+        (
+            "Which country is the company that acquired Quellis Works based in?",
+            ["company that acquired Quellis Works", "Which country is #1 based in"],
+        ),
+        (
+            "What city was the woman who founded Quellis Works born in?",
+            ["woman who founded Quellis Works", "What city was #1 born in"],
+        ),
+        (  # control: the relative clause's own verb and particle at the end
+            "Who founded the label that signed the band Orlan Pessiter put together?",
+            ["band that Orlan Pessiter put together", "label that signed #1", "Who founded #2"],
         ),
     ],
 )

@@ -4716,7 +4716,14 @@ def _typed(*pairs: tuple[str, str]) -> list[LinkedEntity]:
             [("闻澜年", "PERSON")],
             ("闻澜年是哪一年当上澜汐集团总裁的", "DATE", "2020"),
         ),
-        # none: a place after "under"; a name of unknown type; a comparison; one name only
+        # "named after": after whom
+        (
+            "Is the Colbrey Medal named after Tamsin Orle",
+            [("Colbrey Medal", "ORGANIZATION"), ("Tamsin Orle", "PERSON")],
+            ("After whom is the Colbrey Medal named", "PERSON", "tamsin orle"),
+        ),
+        # none: a place after "under"; a name of unknown type; a comparison; one name only;
+        # "after" in time
         (
             "Did Orm Quibbley train under Tarnwick",
             [("Orm Quibbley", "PERSON"), ("Tarnwick", "LOCATION")],
@@ -4729,6 +4736,11 @@ def _typed(*pairs: tuple[str, str]) -> list[LinkedEntity]:
         ),
         ("闻澜年比澜汐市的陈岚早", [("闻澜年", "PERSON"), ("陈岚", "PERSON")], None),
         ("Is Quellan Signals still trading", [("Quellan Signals", "ORGANIZATION")], None),
+        (
+            "Was Quellan Signals founded after Tamsin Orle",
+            [("Quellan Signals", "ORGANIZATION"), ("Tamsin Orle", "PERSON")],
+            None,
+        ),
     ],
 )
 def test_a_claim_closing_on_a_name_is_asked_as_a_question(
@@ -4746,6 +4758,14 @@ def test_a_claim_closing_on_a_name_is_asked_as_a_question(
         (["In 1902 Orm Quibbley started Quellan Signals in a shed at Colbrey."], "yes"),
         # control: another year
         (["In 1907 Orm Quibbley started Quellan Signals in a shed at Colbrey."], "no"),
+        # the claim's year beside the subject, but for another event: the founding's decides
+        (
+            [
+                "Quellan Signals was founded in 1907 by Orm Quibbley, who had married Tamsin "
+                "Orle in 1902."
+            ],
+            "no",
+        ),
     ],
 )
 def test_a_dated_claim_is_checked_by_its_date(texts: list[str], answer: str) -> None:
@@ -4785,6 +4805,28 @@ def test_a_yes_no_claim_is_checked_by_its_question(texts: list[str], answer: str
     )
     reading = asyncio.run(OfflineStepReader().aread(ctx, _ev(*texts)))
     assert reading.answer == answer
+
+
+@pytest.mark.parametrize(
+    ("texts", "answer"),
+    [
+        (["1986年，钱澜舟在柘澜市创办了榫澜家具。"], "是"),
+        # the year written in Chinese digits is the same year
+        (["一九八六年，钱澜舟在柘澜市创办了榫澜家具。"], "是"),
+        # controls: another year; the claim's year given to another event of the subject
+        (["1988年，钱澜舟在柘澜市创办了榫澜家具。"], "否"),
+        (["1988年，钱澜舟在柘澜市创办了榫澜家具。1986年他辞去了公职。"], "否"),
+    ],
+)
+def test_a_chinese_dated_claim_is_checked_by_its_year(texts: list[str], answer: str) -> None:
+    step = PlanStep(index=1, query="榫澜家具是1986年创办的", answer_type="YESNO")
+    ctx = StepContext(
+        step=step,
+        query=step.query,
+        linked=_typed(("榫澜家具", "ORGANIZATION"), ("钱澜舟", "PERSON")),
+    )
+    reading = asyncio.run(OfflineStepReader().aread(ctx, _ev(*texts)))
+    assert reading.answer == {"是": "yes", "否": "no"}[answer]
 
 
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
