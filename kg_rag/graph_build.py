@@ -854,7 +854,9 @@ class GraphBuilder:
         t0 = time.perf_counter()
         report = report if report is not None else CommunityBuildReport()
         pending = self._pending_index()
-        if pending is not None:
+        if pending is not None and self.index.exists():
+            # (with no index table, or one whose first write was cut short, every stored
+            # community is indexed below, not only the pending ones)
             changed = self.graph.get_communities(pending)  # type: ignore[attr-defined]
             present = {c.community_id for c in changed}
             report.embedded = self.index.apply(changed, [c for c in pending if c not in present])

@@ -4,6 +4,7 @@ store the community structure itself; this table makes the summaries searchable)
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +16,8 @@ from kg_rag.embeddings import single_blas_thread
 from kg_rag.models import Community
 
 __all__ = ["CommunityIndex"]
+
+logger = logging.getLogger(__name__)
 
 TABLE = "community_index"
 _EMBED_CHARS = 320
@@ -44,6 +47,26 @@ class CommunityIndex:
             ]
         )
 
+    def _table(self) -> Any | None:
+        """The open index table, or None when there is none. A table whose first write was
+        cut short (a process killed while creating it leaves a folder with no version to
+        open) is dropped, so the next write creates it again from the stored communities."""
+        if TABLE not in self.db.list_tables().tables:
+            return None
+        try:
+            return self.db.open_table(TABLE)
+        except ValueError as exc:
+            logger.warning(
+                "community index: %s (a write was cut short); dropped, rebuilt on the next write",
+                exc,
+            )
+            self.db.drop_table(TABLE)
+            return None
+
+    def exists(self) -> bool:
+        """Is there an index table to change (see :meth:`_table`)?"""
+        return self._table() is not None
+
     @staticmethod
     def text_of(community: Community) -> str:
         """The text embedded for ``community``: its title and the opening of its summary."""
@@ -67,7 +90,7 @@ class CommunityIndex:
                 vectors[c.community_id] = v
         self._cache = None
         if not communities:
-            if TABLE in self.db.list_tables().tables:
+            if self._table() is not None:
                 self.db.drop_table(TABLE)
             return len(todo)
         dim = len(next(iter(vectors.values())))
@@ -91,9 +114,9 @@ class CommunityIndex:
         Costs what changes, not what is stored; without an index yet, this is
         :meth:`replace`. Returns the number of summaries embedded.
         """
-        if TABLE not in self.db.list_tables().tables:
+        table = self._table()
+        if table is None:
             return self.replace(communities)
-        table = self.db.open_table(TABLE)
         ids = sorted({c.community_id for c in communities})
         old: dict[str, tuple[str, list[float]]] = {}
         for start in range(0, len(ids), 500):
@@ -138,9 +161,10 @@ class CommunityIndex:
 
     def vectors(self) -> dict[str, list[float]]:
         """community id → stored vector."""
-        if TABLE not in self.db.list_tables().tables:
+        opened = self._table()
+        if opened is None:
             return {}
-        table = self.db.open_table(TABLE).to_arrow()
+        table = opened.to_arrow()
         ids = table.column("community_id").to_pylist()
         vecs = table.column("vector").to_pylist()
         return dict(zip(ids, vecs, strict=True))
@@ -148,9 +172,10 @@ class CommunityIndex:
     def all(self) -> list[Community]:
         """Every stored community, sorted by (level, id)."""
         if self._cache is None:
-            if TABLE not in self.db.list_tables().tables:
+            opened = self._table()
+            if opened is None:
                 return []
-            table = self.db.open_table(TABLE).to_arrow()
+            table = opened.to_arrow()
             comms = [
                 Community.model_validate(json.loads(p)) for p in table.column("payload").to_pylist()
             ]
