@@ -294,7 +294,7 @@ def _en_phrasings(q: str) -> str:
     if not _STRANDED_END.search(q):  # ("… the ship X sailed on": left as it is)
         q = re.sub(
             r"^((?i:what)\s+(?:is|was)\s+)the\s+name\s+of\s+the\s+"
-            r"((?:[a-z]+\s+){1,2})(?=[A-Z])",
+            r"((?:(?!(?:where|when|which|who|whom|whose|that)\s)[a-z]+\s+){1,2})(?=[A-Z])",
             r"\1the \2that ",
             q,
         )
@@ -2910,6 +2910,16 @@ def _finite_verb(word: str) -> bool:
 _COPULA_WH_FIRST = re.compile(r"(?i)(?:which|what)(?:\s+[a-z]+){1,2}\s+(?:is|was|are|were)\s")
 
 
+def _has_verb(clause: str) -> bool:
+    """Does ``clause`` (what follows a relative word) hold a lower-case finite verb or
+    participle? A lower-case content word right after the relative word is its verb too
+    ("that supplies X"; the relative word is then the subject)."""
+    words = re.findall(r"[A-Za-z][\w\-]*", clause)
+    if words and words[0].islower() and words[0] not in _FUNCTION:
+        return True
+    return any(w.islower() and (_finite_verb(w) or is_participle(w)) for w in words)
+
+
 def _clause_close(text: str, start: int) -> int | None:
     """Where a relative clause opening at ``start`` gives way to the clause around it: at a
     comma that a verb or a question follows ("Peak Q, in the state where Tollby is located, is
@@ -3286,7 +3296,9 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
                 # the clause's own
                 and not _AUX_BEFORE.search(text, 0, m.start("verb"))
             ]
-            if passives:
+            if passives and _has_verb(text[rel.end() : passives[-1].start("verb")]):
+                # (a clause left without a verb keeps it: "What is the school where X
+                # studied?" asks for the school, "studied" is the clause's)
                 clause_end = passives[-1].start("verb")
         elif _DO_SUBJECT.search(before[: det.start()]):
             # "When did the state whose official sport is jousting make X its religion?": the
@@ -5027,6 +5039,13 @@ def _zh_role_split(part: str) -> tuple[str, str] | None:
     return None
 
 
+def _zh_is_name_like(text: str) -> bool:
+    """Is ``text`` a bare name (no verb, no 的, no wh-word): "松城大学", "邵岷川"?"""
+    if not text or "的" in text or _ZH_WH_CHARS.search(text):
+        return False
+    return not any(flag.startswith("v") for _, flag in _zh_words(text)[1:])
+
+
 def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     """Bridge queries of a Chinese subject noun phrase, innermost first, each with the type of
     what it names (``#`` stands for the previous step's answer). With ``include_last`` the
@@ -5040,6 +5059,17 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     out: list[tuple[str, AnswerType]] = []
     if not parts:
         return out
+    if (
+        include_last
+        and len(parts) == 2
+        and parts[0].endswith(_ZH_RELATIONAL)
+        and len(parts[0]) > 2
+        and not parts[0].startswith("#")
+        and _zh_is_name_like(parts[0][:-2])
+    ):
+        # "松城大学所在的城市": a name and the place (or owner) it is in, one entity
+        place_kind = zh_noun_type(parts[-1])
+        return [(f"{parts[0]}的{parts[1]}", "LOCATION" if place_kind == "NAME" else place_kind)]
     if (
         include_last
         and len(parts) >= 3

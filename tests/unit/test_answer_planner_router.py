@@ -803,6 +803,9 @@ def test_rule_plans_from_grammar(
         ),
         ("穿过北辰大学所在城市的河流叫什么名字？", ["北辰大学所在城市", "穿过#1的河流叫什么名字"]),
         ("蓝海科技所在省份的省会是哪里？", ["蓝海科技所在省份", "#1的省会是哪里"]),
+        # ... and with 的 between 所在 and its noun, after a bare name
+        ("北辰大学所在的城市有多少人口？", ["北辰大学所在的城市", "#1有多少人口"]),
+        ("邵岷川所在的公司是哪一年成立的？", ["邵岷川所在的公司", "#1是哪一年成立的"]),
         ("收购北辰软件的公司是由谁创办的？", ["收购北辰软件的公司", "#1是由谁创办的"]),
         ("周明的导师的母校的校长是谁？", ["周明的导师", "#1的母校", "#2的校长是谁"]),
         ("蓝海科技创始人毕业于哪所大学？", ["蓝海科技创始人", "#1毕业于哪所大学"]),
@@ -2362,6 +2365,23 @@ def test_order_words_that_do_not_order(question: str, strategy: str, first: str)
         (
             "What city was the woman who founded Quellis Works born in?",
             ["woman who founded Quellis Works", "What city was #1 born in"],
+        ),
+        # a relative clause keeps its only verb: "studied" is not the main clause's passive
+        (
+            "What is the school where Orlan Pessiter studied?",
+            ["What is the school where Orlan Pessiter studied"],
+        ),
+        (
+            "What is the name of the school where Orlan Pessiter studied?",
+            ["What is the school where Orlan Pessiter studied"],
+        ),
+        (  # control: a clause with a verb of its own before the main participle
+            "Where was the company that Orlan Pessiter acquired in 2018 founded?",
+            ["company that Orlan Pessiter acquired in 2018", "Where was #1 founded"],
+        ),
+        (  # (a present-tense verb right after "that" is the clause's own)
+            "Is the cooperage that supplies Quellis Works with its barrels located in Tarnby?",
+            ["cooperage that supplies Quellis Works with its barrels", "Is #1 located in Tarnby"],
         ),
         (  # control: the relative clause's own verb and particle at the end
             "Who founded the label that signed the band Orlan Pessiter put together?",
