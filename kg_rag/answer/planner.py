@@ -141,8 +141,13 @@ class RulePlanner:
             q = _AMOUNT_OF.sub(lambda m: "How many " if m["noun"].endswith("s") else "How much ", q)
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
+            # "Is X's chief winemaker, Ada Moe, a native of Y?": a role with the name of its
+            # holder beside it asks about the named person
             if question.rstrip().endswith(("?", "？")):
                 q = _declarative_question(_positive(q))
+            lead = re.match(r"(?:\w+\s+){0,2}?(?:is|was|are|were|did|does|do|has|had)\s+", q, re.I)
+            at = lead.end() if lead is not None else 0
+            q = q[:at] + _NAMED_ROLE.sub(r"\g<name> ", q[at:])
             q = _tag_question(_positive(_unwrapped(q)))
             # "X's first secretary was whom?": the copula's subject asked in question order
             closing = _CLOSING_COPULA_WH.match(q)
@@ -411,6 +416,12 @@ def _positive(q: str) -> str:
     return f"{q[: m.start()]}{word}{q[m.end() :]}"
 
 
+# A role noun phrase (a possessive or "the N of X") and its holder's name between commas.
+_NAMED_ROLE = re.compile(
+    r"(?:(?:the\s+)?(?:[A-Z][\w'’&.\-]*\s+)*[A-Z][\w&.\-]*['’]s?\s+(?:[a-z][\w\-]*\s+){0,2}"
+    r"[a-z][\w\-]*|\bthe\s+(?:[a-z][\w\-]*\s+){0,2}[a-z][\w\-]*\s+of\s+(?:the\s+)?"
+    r"(?:[A-Z][\w'’&.\-]*\s*)+?),\s+(?P<name>[A-Z][\w'’.\-]*(?:\s+[A-Z][\w'’.\-]*){1,3}),\s+"
+)
 _ANY_WH = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
 # A participle that a passive or place phrase follows: "X founded by Y?", "X born in Y?".
 _ELLIPTIC_PASSIVE = re.compile(
@@ -444,6 +455,8 @@ def _declarative_question(q: str) -> str:
         return f"Was {passive['s']} {passive['part']} {passive['rest']}"
     # "X runs Y?": a name, then the first lower-case word is its verb
     words = q.split()
+    if q == q.lower():
+        return _lower_case_statement(words) or q
     at = next((i for i, w in enumerate(words) if w[0].islower() and w != "the"), None)
     if at is None or at == 0 or not all(w[0].isupper() or w == "the" for w in words[:at]):
         return q
@@ -451,6 +464,27 @@ def _declarative_question(q: str) -> str:
     if not (_finite_verb(verb) or (verb.endswith("s") and not verb.endswith("ss"))):
         return q
     return _inverted(q) or q
+
+
+def _lower_case_statement(words: list[str]) -> str | None:
+    """A search-box statement typed in lower case, "romilda kestevan runs the merrowfield
+    festival": a name of two or three words with no function word in it, then a present
+    or past verb form; in question order, the name capitalised (None for anything else)."""
+    for at in (2, 3):
+        if len(words) <= at + 1 or any(w in _FUNCTION for w in words[:at]):
+            continue
+        verb = words[at]
+        if verb in _FUNCTION and verb not in _TAG_AUX:
+            return None
+        name = " ".join(w.capitalize() for w in words[:at])
+        rest = " ".join(words[at + 1 :])
+        if verb in _TAG_AUX and verb not in ("has", "have", "had"):
+            return f"{verb.capitalize()} {name} {rest}"
+        if verb.endswith("s") and not verb.endswith(("ss", "us", "is")) and len(verb) > 3:
+            return f"Does {name} {verb[:-1]} {rest}"
+        if _finite_verb(verb) and verb not in _TAG_AUX:
+            return f"Did {name} {verb} {rest}"
+    return None
 
 
 def _tag_question(q: str) -> str:

@@ -2174,6 +2174,17 @@ def test_two_events_or_quantities_are_ordered_by_their_values(
             "Does Brisa Tallemont run the Threnmoor Festival",
         ),
         ("The Quellis Works was sold in 1901?", "Was the Quellis Works sold in 1901"),
+        # typed in lower case: a name of two or three words, then its verb
+        (
+            "brisa tallemont runs the threnmoor festival?",
+            "Does Brisa Tallemont run the threnmoor festival",
+        ),
+        ("ada pellimore was born in tarnby?", "Was Ada Pellimore born in tarnby"),
+        # a role with its holder's name beside it asks about the named person
+        (
+            "Isn't Vantmoor Shipping's chief engineer, Brisa Tallemont, a native of Tarnby?",
+            "Is Brisa Tallemont a native of Tarnby",
+        ),
         # Chinese: 不是/没有 … 吗
         ("栎川水电站不是由邵岷川设计的吗？", "栎川水电站是由谁设计的"),
         ("聂远澄没有获得过衡禹科技奖吗？", "聂远澄获得过衡禹科技奖"),
@@ -2240,6 +2251,8 @@ def test_negative_and_statement_questions_ask_the_positive_claim(question: str, 
             "single",
             "林岷夏创办星栎能源之前，曾在哪家研究所工作",
         ),
+        # a noun phrase in lower case is no statement
+        ("capital of tarnby?", "single", "What is the capital of tarnby"),
         # a noun phrase, or a quantity asked, with a question mark is no statement
         ("栎川水电站的设计者？", "single", "栎川水电站的设计者"),
         ("栎川水电站成立的年份？", "single", "栎川水电站成立的年份"),
