@@ -141,10 +141,10 @@ class RulePlanner:
             q = _AMOUNT_OF.sub(lambda m: "How many " if m["noun"].endswith("s") else "How much ", q)
             # "A and B are based in the same city, right?": a statement with a tag asks yes/no;
             # "Can you tell me where X was born": the question the request wraps.
-            # "Is X's chief winemaker, Ada Moe, a native of Y?": a role with the name of its
-            # holder beside it asks about the named person
             if question.rstrip().endswith(("?", "？")):
                 q = _declarative_question(_positive(q))
+            # "Is X's chief winemaker, Ada Moe, a native of Y?": a role with the name of its
+            # holder beside it asks about the named person (after an opening auxiliary)
             lead = re.match(r"(?:\w+\s+){0,2}?(?:is|was|are|were|did|does|do|has|had)\s+", q, re.I)
             at = lead.end() if lead is not None else 0
             q = q[:at] + _NAMED_ROLE.sub(r"\g<name> ", q[at:])
