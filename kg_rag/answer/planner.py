@@ -1579,6 +1579,11 @@ _EN_PAST_OBJECT_CLAUSE = re.compile(
 _SUBJECT_PRONOUNS = frozenset(["he", "she", "they", "it"])
 
 
+def _past_form(verb: str) -> bool:
+    """An irregular past or an -ed form: the verb of a past clause ("Y bought Z")."""
+    return verb in IRREGULAR_PAST or verb.endswith("ed")
+
+
 def _en_event_order(
     question: str, aux: str, subj: str, verb: str, rel: str, other: str
 ) -> Plan | None:
@@ -1593,14 +1598,14 @@ def _en_event_order(
         other_query = f"When {clause['be'].lower()} {clause['np']} {clause['verb']}"
     elif (
         past is not None
-        and (past["verb"].split()[0] in IRREGULAR_PAST or past["verb"].split()[0].endswith("ed"))
+        and _past_form(past["verb"].split()[0])
         and re.match(r"(?:the\s+)?[A-Z#]", past["np"])
     ):
         option = _strip_option(past["np"])
         other_query = f"When {past['np']} {past['verb']}"
-    elif (transitive := _EN_PAST_OBJECT_CLAUSE.match(other)) is not None and transitive[
-        "verb"
-    ] in IRREGULAR_PAST | {w for w in [transitive["verb"]] if w.endswith("ed")}:
+    elif (transitive := _EN_PAST_OBJECT_CLAUSE.match(other)) is not None and _past_form(
+        transitive["verb"]
+    ):
         # "… before Y bought Z", "… by the time she won the Z Prize": a clause with its
         # object; a pronoun subject is the claim's own subject
         np = subj if transitive["np"].lower() in _SUBJECT_PRONOUNS else transitive["np"]
@@ -4010,9 +4015,11 @@ _ZH_BY_THEN_CLAUSE = re.compile(
 _ZH_NOT_YET = re.compile(
     r"^(?P<s>[^，,]*?)(?:还没有|还没|尚未|还未|仍未)(?P<v>[^，,]+?)(?:吧|吗|呢|么)?$"
 )
+# The particles that close such a yes/no question (了 alone closes a statement).
+_ZH_ASKING_TAIL = r"(?:了没有|了吗|了吧|了么|吗|吧|么)"
 _ZH_ALREADY = re.compile(
     r"^(?P<s>[^，,]*?)(?:就已经|已经|早已|早就|就|便|已)(?P<v>[^，,]+?)"
-    r"(?:了没有|了吗|了吧|了么|了|吗|吧|么)?$"
+    rf"(?:{_ZH_ASKING_TAIL}|了)?$"
 )
 # Tags that end a Chinese subject: a verb, an adverb, a preposition (and jieba's 当上 "s").
 _ZH_PREDICATE_TAGS = ("v", "d", "p", "s")
@@ -4044,7 +4051,7 @@ def _zh_clause_order(q: str, question: str) -> Plan | None:
     elif (done := _ZH_ALREADY.match(b)) is not None:
         subject, verb, order = done["s"], done["v"], "lt"
     elif m["t"] in ("以前", "之前"):
-        subject, verb, order = "", re.sub(r"(?:了没有|了吗|了吧|了么|吗|吧|么)$", "", b), "lt"
+        subject, verb, order = "", re.sub(rf"{_ZH_ASKING_TAIL}$", "", b), "lt"
     else:
         return None
     if re.search(r"[\d一二三四五六七八九十百几]+多?年", verb):

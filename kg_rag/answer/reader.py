@@ -4414,13 +4414,14 @@ class OfflineStepReader:
             )
         if step.answer_type == "YESNO":
             asked = claim_as_question(ctx.query, ctx.linked)
-            if asked is not None and not (
-                _CJK.search(asked[3])
-                or asked[1] == "DATE"
-                or not _longer_name_in(asked[3], evidence)
+            dated = asked is not None and asked[1] == "DATE"
+            if (
+                asked is not None
+                and not dated
+                and not _CJK.search(asked[3])
+                and _longer_name_in(asked[3], evidence)
             ):
                 asked = None  # a longer name holds the claim's ("Dunkerrow Cross" for Dunkerrow)
-            dated = asked is not None and asked[1] == "DATE"
             ok, why = (
                 (False, "") if dated else verify_claim(ctx.query, evidence, ctx.linked, self.graph)
             )
@@ -4433,13 +4434,12 @@ class OfflineStepReader:
                 query, kind, name, _ = asked
                 rest = [le for le in ctx.linked if normalize_name(_get(le, "name")) != name]
                 found, _ = read_evidence(query, kind, evidence, rest, self.graph)
-                if found is None and dated:
-                    ok, why = verify_claim(ctx.query, evidence, ctx.linked, self.graph, year=name)
-                elif found is None:
-                    pass  # (the sentence check above said no)
-                elif (
-                    _same_year(found.text, name) if kind == "DATE" else _same_name(found.text, name)
-                ):
+                if found is None:
+                    if dated:  # (for a name, the sentence check above already said no)
+                        ok, why = verify_claim(
+                            ctx.query, evidence, ctx.linked, self.graph, year=name
+                        )
+                elif _same_year(found.text, name) if dated else _same_name(found.text, name):
                     ok, why = True, f"'{query}' reads {found.text}"
                 else:
                     ok, why = False, f"'{query}' reads {found.text}, not {asked[3]}"
