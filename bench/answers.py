@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen25-zh`` (``bench/data/generalization2`` to ``…25``, invented corpora
+  ``gen2-en`` … ``gen27-zh`` (``bench/data/generalization2`` to ``…27``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -126,6 +126,12 @@ GEN_SETS = {
     "gen24-zh": ("zh", "generalization24"),
     "gen25-en": ("en", "generalization25"),
     "gen25-zh": ("zh", "generalization25"),
+    # bridge questions whose first hop describes the unnamed entity in varied ways (kept out
+    # of the composed "gen" totals, like the yes/no sets)
+    "gen26-en": ("en", "generalization26"),
+    "gen26-zh": ("zh", "generalization26"),
+    "gen27-en": ("en", "generalization27"),
+    "gen27-zh": ("zh", "generalization27"),
     # yes/no claims of every shape (kept out of the composed "gen" totals)
     "yn1-en": ("en", "yesno1"),
     "yn1-zh": ("zh", "yesno1"),
