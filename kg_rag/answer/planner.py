@@ -233,6 +233,8 @@ class RulePlanner:
             q = f"{q[: ana.start()]}{ana.group(1)}{q[ana.end() :]}".rstrip("？?") + "吗"
         if zh and q.endswith("吧") and not _ZH_WH_CHARS.search(q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
+        if zh and (asked := _zh_noun_phrase_asked(q)) is not None:
+            q = asked  # "X 主办出版社 创办人", "请说出X的师父": the value of the noun phrase
         strategies = (
             (
                 _zh_two_questions,
@@ -4761,6 +4763,42 @@ _ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f", "t")  # t: time adverbials (此�
 # Copular or possessive verbs: "X的校长是谁", "X的人口约有多少" ask for the value of X's attribute.
 _ZH_COPULA = frozenset(["是", "为", "叫", "叫做", "有", "约有", "达", "约为", "共有"])
 _ZH_WH_CHARS = re.compile(r"谁|哪|什么|多少|几|何")
+# A request to name something: "请说出X", "列出X", "给出X" (its object is a noun phrase).
+_ZH_NAME_REQUEST = re.compile(r"^(?:请)?(?:说出|列出|给出|指出|写出|找出)")
+# What each answer type is asked with after 是 (the wh-word of a copular question).
+_ZH_WH_OF_TYPE = {"PERSON": "谁", "LOCATION": "哪里", "DATE": "哪一年", "NUMBER": "多少"}
+
+
+def _zh_noun_phrase_asked(q: str) -> str | None:
+    """A Chinese noun phrase written as a query asks its value: the words of a search box
+    joined by spaces are a 的-chain ("鸿岭奖 设立单位 理事长" → "鸿岭奖的设立单位的理事长是谁"),
+    and so is the object of a request to name it ("请说出X的师父所创办的系的系主任"); a chain
+    without a wh-word, a verb's aspect (了/过), a copula or a closing 的 is a noun phrase too
+    ("X的主办出版社的创办人？"). The wh-word comes from the head noun (谁, 哪里, 哪一年, 多少,
+    什么). None for anything else (a question, a statement, a single noun)."""
+    request = _ZH_NAME_REQUEST.match(q)
+    text = q[request.end() :] if request is not None else q
+    text = text.strip().rstrip("。？?！!").strip()
+    parts = text.split()
+    if len(parts) >= 2 and all(_CJK.search(p) and not p.startswith("的") for p in parts):
+        text = "的".join(p.rstrip("的") for p in parts)  # search-box words, one chain
+    elif len(parts) != 1 or (request is None and "的" not in text):
+        return None
+    if (
+        not text
+        or _ZH_WH_CHARS.search(text)
+        or re.search(r"[了过是吗呢吧么，,、：:；;]|多[长高大远深重宽久厚]", text)
+        or text.endswith("的")
+        or not _CJK.search(text[-1])
+    ):
+        return None
+    head = text.rsplit("的", 1)[-1]
+    words = _zh_words(head)
+    if not words or not words[-1][1].startswith("n"):
+        return None  # the chain ends in no noun ("X的Y成立"): no noun phrase
+    return f"{text}是{_ZH_WH_OF_TYPE.get(zh_noun_type(head), '什么')}"
+
+
 _ZH_RELATIONAL = ("所在", "所属")
 
 

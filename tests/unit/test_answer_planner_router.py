@@ -2254,8 +2254,8 @@ def test_negative_and_statement_questions_ask_the_positive_claim(question: str, 
         # a noun phrase in lower case is no statement
         ("capital of tarnby?", "single", "What is the capital of tarnby"),
         # a noun phrase, or a quantity asked, with a question mark is no statement
-        ("栎川水电站的设计者？", "single", "栎川水电站的设计者"),
-        ("栎川水电站成立的年份？", "single", "栎川水电站成立的年份"),
+        ("栎川水电站的设计者？", "single", "栎川水电站的设计者是谁"),
+        ("栎川水电站成立的年份？", "single", "栎川水电站成立的年份是哪一年"),
         ("栎川水电站的闸室有多长？", "single", "栎川水电站的闸室有多长"),
     ],
 )
@@ -3904,3 +3904,29 @@ def test_a_capitalised_title_after_a_possessive(question: str, queries: list[str
 )
 def test_a_cost_asked_with_an_adverbial(question: str, kind: str) -> None:
     assert answer_type(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # search-box words joined by spaces are one 的-chain, asked by its head noun
+        ("栖雁奖 设立单位 会长", ["栖雁奖的设立单位", "#1的会长是谁"]),
+        ("蒲湾杂志 主办出版社 创办人", ["蒲湾杂志的主办出版社", "#1的创办人是谁"]),
+        ("蒲湾杂志 主办出版社 所在城市", ["蒲湾杂志的主办出版社", "#1的所在城市是哪里"]),
+        # a request to name something: its object is the noun phrase asked
+        (
+            "请说出岑望舒的师父所创办的那所书院的现任山长。",
+            ["岑望舒的师父", "#1所创办的书院", "#2的现任山长是谁"],
+        ),
+        ("列出蒲湾杂志的主办出版社的创办人", ["蒲湾杂志的主办出版社", "#1的创办人是谁"]),
+        # a 的-chain with a question mark and no wh-word
+        ("蒲湾杂志的主办出版社的创办人？", ["蒲湾杂志的主办出版社", "#1的创办人是谁"]),
+        ("蒲湾杂志的创刊年份？", ["蒲湾杂志的创刊年份是哪一年"]),
+        # controls: statements, a bare name and a verb closing the chain stay as they were
+        ("蒲湾杂志是季临川创办的", ["蒲湾杂志是季临川创办的"]),
+        ("季临川创办了蒲湾杂志", ["季临川创办了蒲湾杂志"]),
+        ("蒲湾杂志", ["蒲湾杂志"]),
+    ],
+)
+def test_a_chinese_noun_phrase_query_asks_its_value(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
