@@ -5125,6 +5125,22 @@ def _zh_is_name_like(text: str) -> bool:
     return not any(flag.startswith("v") for _, flag in _zh_words(text)[1:])
 
 
+def _zh_np_parts(subject: str) -> list[str]:
+    """The 的-parts of a noun phrase, with "N所在的M" one part when N is a common noun for
+    where something is: "X的总部所在的城市" asks where X's head office is, one attribute of X
+    (a head office has no name of its own to find first, as "X的第一家酒店" has)."""
+    parts = [p for p in subject.split("的") if p]
+    if len(parts) >= 3 and parts[-2].endswith(_ZH_RELATIONAL):
+        words = _zh_words(parts[-2][:-2])
+        if (
+            len(words) == 1
+            and words[0][1] in ("n", "s")
+            and zh_noun_type(words[0][0]) == "LOCATION"
+        ):
+            parts = [*parts[:-2], f"{parts[-2]}的{parts[-1]}"]
+    return parts
+
+
 def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     """Bridge queries of a Chinese subject noun phrase, innermost first, each with the type of
     what it names (``#`` stands for the previous step's answer). With ``include_last`` the
@@ -5134,7 +5150,7 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     Each 的 joins what precedes it to a noun: a relative clause (it holds a verb: "林墨担任主唱
     的乐队", "#签约的唱片公司") makes a step naming the clause's head; an owner followed by a
     noun ("#的母校") makes a step naming the owner's attribute."""
-    parts = [p for p in subject.split("的") if p]
+    parts = _zh_np_parts(subject)
     out: list[tuple[str, AnswerType]] = []
     if not parts:
         return out
@@ -5569,7 +5585,7 @@ def _zh_predicate_steps(
     if split is None:
         return None
     subject, predicate, value = split
-    parts = [p for p in subject.split("的") if p]
+    parts = _zh_np_parts(subject)
     if (
         not value
         and not subject.endswith("的")
@@ -5604,7 +5620,7 @@ def _zh_predicate_steps(
         return None
     steps = _zh_steps(chain, before)
     last = f"#{len(steps)}"
-    parts = [p for p in subject.split("的") if p]
+    parts = _zh_np_parts(subject)
     relational = _zh_relational_np(parts[0]) if value and len(parts) == 2 else None
     if relational is not None and relational[0]:
         # "穿过X所在城市的河流叫什么": the clause's verb stays with its head noun.

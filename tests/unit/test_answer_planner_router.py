@@ -3930,3 +3930,22 @@ def test_a_cost_asked_with_an_adverbial(question: str, kind: str) -> None:
 )
 def test_a_chinese_noun_phrase_query_asks_its_value(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # where a head office (or a birthplace) is: one attribute of its owner
+        (
+            "收购了蒲湾杂志社的那家集团，总部所在的城市是哪里？",
+            ["收购了蒲湾杂志社的集团", "#1的总部所在的城市是哪里"],
+        ),
+        ("蒲湾集团的总部所在的城市是哪里？", ["蒲湾集团的总部所在的城市是哪里"]),
+        (
+            "蒲湾集团创办人的出生地所在的省份是哪里？",
+            ["蒲湾集团创办人", "#1的出生地所在的省份是哪里"],
+        ),
+    ],
+)
+def test_where_a_head_office_is_is_one_attribute(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
