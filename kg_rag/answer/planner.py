@@ -5359,6 +5359,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
             if not chain:
                 chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
             steps = _zh_steps(chain)
+        pronoun = _ZH_PRONOUN.match(second)
         rest = _ZH_PRONOUN.sub("", second, count=1)
         rest_words = _zh_words(rest)
         # A noun after the pronoun is what it owns, whatever the segmenter tagged a class noun
@@ -5372,6 +5373,17 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
                 or (
                     zh_noun_type(rest_words[0][0]) != "NAME"
                     and not rest_words[0][1].startswith("v")
+                )
+                # a possessive (其, 它的) before a modifier and its noun: a compound noun it
+                # owns ("其主办出版社后来并入了哪家集团": its sponsoring publisher), not a
+                # clause of its own ("其创办的公司")
+                or (
+                    pronoun is not None
+                    and pronoun.group(0) in ("其", "它的", "他的", "她的")
+                    and len(rest_words) >= 3
+                    and rest_words[0][1].startswith(("v", "b", "a"))
+                    and rest_words[1][1].startswith("n")
+                    and rest_words[2][1].startswith(("v", "d", "t", "p"))
                 )
             )
         )

@@ -3949,3 +3949,28 @@ def test_a_chinese_noun_phrase_query_asks_its_value(question: str, queries: list
 )
 def test_where_a_head_office_is_is_one_attribute(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a possessive before a modifier and its noun: a compound noun it owns, then the rest
+        (
+            "连载《蒲湾夜话》的那本杂志，其主办出版社后来并入了哪家集团？",
+            ["连载《蒲湾夜话》的杂志", "#1的主办出版社", "#2后来并入了哪家集团"],
+        ),
+        # controls: a noun the segmenter tags as one, a relative clause of the pronoun's,
+        # and a plain noun it owns
+        (
+            "蒲湾书院的首任山长，他的控股公司是谁创立的？",
+            ["蒲湾书院的首任山长", "#1的控股公司", "#2是谁创立的"],
+        ),
+        (
+            "连载《蒲湾夜话》的那本杂志，其创办的公司在哪里？",
+            ["连载《蒲湾夜话》的杂志", "#1创办的公司", "#2在哪里"],
+        ),
+        ("连载《蒲湾夜话》的那本杂志，其主编是谁？", ["连载《蒲湾夜话》的杂志", "#1的主编是谁"]),
+    ],
+)
+def test_a_possessive_before_a_compound_noun(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
