@@ -1031,6 +1031,9 @@ def _copula_only(pred: str) -> str:
 
 
 _VERB_THE_AMOUNT = re.compile(r"^(?P<verb>[a-z]+)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)\b(?P<rest>.*)$")
+_VERB_COUNTED = re.compile(
+    r"^(?P<verb>[a-z]+)\s+(?P<noun>[a-z]+s|people|men|women|children)\b(?P<rest>.*)$"
+)
 
 
 def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
@@ -1052,6 +1055,11 @@ def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
         # "Which fetched the higher price when it was sold": how much each fetched (the noun
         # of amount only names the value; as an object it reads as a thing to find first)
         return _clean(f"How much {option} {paid['verb']}{paid['rest']}")
+    counted = _VERB_COUNTED.match(pred)
+    if kind == "NUMBER" and counted is not None and _finite_verb(counted["verb"]):
+        # "Which sold more copies": how many copies each sold (the counted noun is what
+        # "how many" asks, the option the verb's subject)
+        return _clean(f"How many {counted['noun']} {option} {counted['verb']}{counted['rest']}")
     return _clean(f"{wh} {option} {pred}")
 
 

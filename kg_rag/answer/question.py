@@ -215,16 +215,30 @@ _ESTABLISHMENTS = frozenset(
 _QUANTITY_NOUNS = frozenset(["fee", "fare", "wage", "rent", "sum", "payment", "age", "speed"])
 
 
+# Nouns of events and their results that end like agent nouns (-ent, -er): a question's
+# "the first ascent of X" asks about a climb, not a person (a closed class; -ment nouns are
+# never agents).
+_EVENT_NOUNS = frozenset(
+    ["ascent", "descent", "accident", "incident", "merger", "takeover", "current", "torrent"]
+)
+
+
 def head_noun_type(noun: str, productive: bool = True) -> NounClass:
     """The answer type of an English noun phrase's head, as the extraction classes it
     (:func:`extraction.nouns.head_noun_type`), with an establishment ("the cheese factory",
-    "the mill") an organisation and a sum paid ("the fee", "the wage") a quantity."""
+    "the mill") an organisation, a sum paid ("the fee", "the wage") a quantity, and an event
+    ("the first ascent", "the shipment") no person."""
     words = noun.lower().split()
     if words and (words[-1] in _ESTABLISHMENTS or words[-1].rstrip("s") in _ESTABLISHMENTS):
         return "ORGANIZATION"
     if words and (words[-1] in _QUANTITY_NOUNS or words[-1].rstrip("s") in _QUANTITY_NOUNS):
         return "NUMBER"
-    return _noun_class(noun, productive)
+    kind = _noun_class(noun, productive)
+    if kind == "PERSON" and words:
+        last = words[-1].rstrip("s")
+        if last in _EVENT_NOUNS or last.endswith("ment"):
+            return "NAME"
+    return kind
 
 
 def is_yes_no(question: str) -> bool:
