@@ -263,6 +263,7 @@ class RulePlanner:
                 _en_kinship,
                 _en_conjunction,
                 _en_someone_wh,
+                _en_passive_chain,
                 _en_bridge,
             )
         )
@@ -1696,6 +1697,77 @@ def _en_someone_wh(q: str, question: str) -> Plan | None:
     lead = f"{m['prep'].capitalize()} {m['wh']}" if m["prep"] else m["wh"].capitalize()
     final = _clean(f"{lead} was #1 {m['part']}")
     return _bridge_plan(question, [who], final, answer_type(final))
+
+
+# "X was built on an engine licensed from a company based in which town?": a passive verb
+# and its preposition, then an indefinite noun that a participle of its own goes on about (a
+# reduced relative clause), down to the wh-phrase that asks.
+_EN_PASSIVE_LINK = re.compile(
+    r"^(?P<obj>.+?)\s+(?P<aux>is|was|are|were)\s+(?P<verb>[a-z]+)\s+"
+    r"(?P<prep>on|in|at|from|for|with|to|into|under|by|after)\s+(?:an?|some)\s+"
+    r"(?P<noun>[a-z][\w\-]*)\s+(?P<part>[a-z]+)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+# "The engine X was built on was licensed from which company?": a noun and the clause that
+# says which one it is, without a relative pronoun (a contact clause), as the subject.
+_EN_CONTACT_SUBJECT = re.compile(
+    r"^The\s+(?P<noun>[a-z][\w\-]*)\s+(?P<subj>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*)\s+"
+    r"(?P<aux>is|was|are|were)\s+(?P<verb>[a-z]+)\s+"
+    r"(?P<prep>on|in|at|from|for|with|to|into|under|by|after)\s+"
+    r"(?P<aux2>is|was|are|were)\s+(?P<rest>.+)$"
+)
+
+
+def _en_passive_chain(q: str, question: str) -> Plan | None:
+    """A passive clause whose complement is an indefinite noun described by a participle,
+    link after link, down to the wh-phrase ("X was built on an engine licensed from a
+    company based in which town?": which engine, which company, which town), or a noun
+    with a contact clause as the subject ("The engine X was built on was licensed from
+    which company?": which engine, then the question of it)."""
+    text = q.rstrip("?").strip()
+    steps: list[PlanStep] = []
+    contact = _EN_CONTACT_SUBJECT.match(text)
+    if (
+        contact is not None
+        and is_participle(contact["verb"])
+        and _IN_SITU_WH.search(f" {contact['rest']}")
+    ):
+        kind = head_noun_type(contact["noun"])
+        steps.append(
+            PlanStep(
+                index=1,
+                query=_clean(
+                    f"Which {contact['noun']} {contact['aux']} {contact['subj']} "
+                    f"{contact['verb']} {contact['prep']}"
+                ),
+                kind="bridge",
+                answer_type=kind,
+            )
+        )
+        text = f"#1 {contact['aux2']} {contact['rest']}"
+    while (link := _EN_PASSIVE_LINK.match(text)) is not None:
+        if not (
+            is_participle(link["verb"])
+            and is_participle(link["part"])
+            and _IN_SITU_WH.search(f" {link['rest']}")
+        ):
+            break
+        query = _clean(
+            f"Which {link['noun']} {link['aux']} {link['obj']} {link['verb']} {link['prep']}"
+        )
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=query,
+                depends_on=_deps(query),
+                kind="bridge",
+                answer_type=head_noun_type(link["noun"]),
+            )
+        )
+        text = f"#{len(steps)} {link['aux']} {link['part']} {link['rest']}"
+    if not steps:
+        return None
+    return _bridge_plan(question, steps, text, answer_type(text))
 
 
 def _en_verify(q: str, question: str) -> Plan:

@@ -4044,3 +4044,44 @@ def test_a_comparison_of_counted_nouns(question: str, queries: list[str]) -> Non
     plan = PLANNER.plan(question)
     assert plan.comparison is not None
     assert [plan.steps[i - 1].query for i in plan.comparison.value_steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a passive verb's complement, an indefinite noun a participle goes on about: each
+        # link is found in turn, down to the wh-phrase
+        (
+            "Wrenby Tales was built on an engine licensed from a company headquartered in "
+            "which town?",
+            [
+                "Which engine was Wrenby Tales built on",
+                "Which company was #1 licensed from",
+                "#2 was headquartered in which town",
+            ],
+        ),
+        (
+            "Wrenby Tales was printed at a works owned by which family?",
+            ["Which works was Wrenby Tales printed at", "#1 was owned by which family"],
+        ),
+        # a noun with a contact clause (no relative pronoun) as the subject
+        (
+            "The engine Wrenby Tales was built on was licensed from which company?",
+            ["Which engine was Wrenby Tales built on", "#1 was licensed from which company"],
+        ),
+        (
+            "The press Kelvane Verse was printed at was founded in which year?",
+            ["Which press was Kelvane Verse printed at", "#1 was founded in which year"],
+        ),
+        # controls: an agent after "by" (planned as before), no indefinite noun
+        (
+            "Wrenby Tales was built by a company headquartered in which town?",
+            ["Which company built Wrenby Tales", "In which town was #1 headquartered"],
+        ),
+        ("Wrenby Tales was built on which engine?", ["Wrenby Tales was built on which engine"]),
+    ],
+)
+def test_a_passive_chain_of_indefinite_nouns(question: str, queries: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    assert all(s.depends_on == ([s.index - 1] if s.index > 1 else []) for s in plan.steps)
