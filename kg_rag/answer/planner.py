@@ -237,6 +237,7 @@ class RulePlanner:
             q = asked  # "X 主办出版社 创办人", "请说出X的师父": the value of the noun phrase
         strategies = (
             (
+                _zh_passive_party,
                 _zh_two_questions,
                 _zh_statement_question,
                 _zh_times_than,
@@ -5364,6 +5365,34 @@ _ZH_INTRODUCES = re.compile(
     rf"^(?P<np>.+?的[{HAN}]{{1,4}}?)(?:有|收|收过|收了|生有|育有|娶了|带过|教过)"
     rf"(?:一|两)(?P<cl>[个位名家所座])(?P<noun>[{HAN}]{{1,4}})$"
 )
+
+
+# "X于2015年被收购。收购方的董事长是谁": a passive event told first, then its party (V方,
+# the one who did V) asked about.
+_ZH_PASSIVE_PARTY = re.compile(
+    rf"^(?P<x>[^，,。；;]+?)被(?P<v>[{HAN}]{{2}})了?[。；;，,]\s*(?P<rest>[^。；;]+)$"
+)
+
+
+def _zh_passive_party(q: str, question: str) -> Plan | None:
+    """A passive event, then a question about its party: "X于2015年被收购。收购方的董事长是谁"
+    finds who bought X in 2015 (the agent the passive leaves out), then asks of it."""
+    m = _ZH_PASSIVE_PARTY.match(q.rstrip("？?"))
+    if m is None or f"{m['v']}方" not in m["rest"] or not _ZH_WH_CHARS.search(m["rest"]):
+        return None
+    kind = answer_type(m["rest"])
+    # who did it, planned as a question of its own ("由X创办的公司后来被哪一方收购" finds the
+    # company first)
+    _, steps = _answer_as_bridge(f"{m['x']}被哪一方{m['v']}")
+    before, _, after = m["rest"].partition(f"{m['v']}方")
+    owned = bool(after) and not after.startswith("的") and _zh_words(after)[0][1].startswith("n")
+    final = f"{before}#{len(steps)}{'的' if owned else ''}{after}"  # 收购方总部 → #1的总部
+    return Plan(
+        question=question,
+        steps=[*steps, _zh_step(len(steps) + 1, final, kind, final=True)],
+        strategy="bridge",
+        answer_type=kind,
+    )
 
 
 def _zh_introduced(clauses: list[str], kind: AnswerType) -> list[PlanStep] | None:

@@ -4085,3 +4085,27 @@ def test_a_passive_chain_of_indefinite_nouns(question: str, queries: list[str]) 
     plan = PLANNER.plan(question)
     assert [s.query for s in plan.steps] == queries
     assert all(s.depends_on == ([s.index - 1] if s.index > 1 else []) for s in plan.steps)
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a passive event told first, then its party (V方) asked about
+        (
+            "蒲湾书局于2009年被收购。收购方的董事长是谁？",
+            ["蒲湾书局于2009年被哪一方收购", "#1的董事长是谁"],
+        ),
+        (
+            "蒲湾书局2009年被收购，收购方总部在哪个城市？",
+            ["蒲湾书局2009年被哪一方收购", "#1的总部在哪个城市"],
+        ),
+        (
+            "由岑望舒创办的书局后来被收购，收购方的总部位于哪座城市？",
+            ["由岑望舒创办的书局", "#1后来被哪一方收购", "#2的总部位于哪座城市"],
+        ),
+        # control: no party asked, the passive is the question's own
+        ("蒲湾书局于2009年被哪家公司收购？", ["蒲湾书局于2009年被哪家公司收购"]),
+    ],
+)
+def test_the_party_of_a_passive_event(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
