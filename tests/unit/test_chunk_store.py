@@ -608,10 +608,11 @@ def _large_store(path: Path, **settings: int) -> LanceChunkStore:
 
 def _ranking(hits: list[Any]) -> list[tuple[str, float]]:
     """(chunk id, score) of each hit, with the id blanked where another candidate has the
-    same score (hash vectors tie often, and LanceDB breaks ties in its own order)."""
+    same score (hash vectors tie often, and LanceDB breaks ties in its own order), the last
+    hit's included: a candidate past the cut may tie with it."""
     scores = [round(h.score, 5) for h in hits]
     return [
-        (h.chunk.chunk_id if scores.count(x) == 1 else "tie", x)
+        (h.chunk.chunk_id if scores.count(x) == 1 and x != scores[-1] else "tie", x)
         for h, x in zip(hits, scores, strict=True)
     ]
 
