@@ -687,6 +687,11 @@ def _fronted_phrase(q: str) -> tuple[str, str] | None:
 
 
 _OWNER_WORDS = frozenset(["his", "her", "its", "their", "my", "your", "our"])
+# The object of a noun phrase's last preposition, closing it, without an article.
+_LOWER_NAME_TAIL = re.compile(
+    r"\b(?:of|behind|at|for|by|from|in|on|with)\s+(?P<name>[a-z][\w'\-]*(?:\s+[a-z][\w'\-]*){0,3})"
+    r"\s*\??$"
+)
 
 
 def _unwrapped(q: str) -> str:
@@ -706,7 +711,17 @@ def _unwrapped(q: str) -> str:
     ):
         # "Headcount at Tamberlyn Films?", "founder of X", "2023 revenue of X": a noun phrase
         # alone asks its value.
-        return f"What is the {bare['year'] or ''}{bare['noun'].lower()} {bare['rest']}"
+        rest = bare["rest"]
+        if not any(c.isupper() for c in q):
+            # "founder of the studio behind thimble kings", typed in lower case: the words
+            # after the last preposition, with no article or function word, are the name
+            tail = _LOWER_NAME_TAIL.search(rest)
+            if tail is not None and not any(
+                w in _FUNCTION or _finite_verb(w) for w in tail["name"].split()
+            ):
+                name = " ".join(w.capitalize() for w in tail["name"].split())
+                rest = f"{rest[: tail.start('name')]}{name}"
+        return f"What is the {bare['year'] or ''}{bare['noun'].lower()} {rest}"
     m = _REQUEST.match(q)
     if m is None:
         return q

@@ -2252,7 +2252,7 @@ def test_negative_and_statement_questions_ask_the_positive_claim(question: str, 
             "林岷夏创办星栎能源之前，曾在哪家研究所工作",
         ),
         # a noun phrase in lower case is no statement
-        ("capital of tarnby?", "single", "What is the capital of tarnby"),
+        ("capital of tarnby?", "single", "What is the capital of Tarnby"),
         # a noun phrase, or a quantity asked, with a question mark is no statement
         ("栎川水电站的设计者？", "single", "栎川水电站的设计者是谁"),
         ("栎川水电站成立的年份？", "single", "栎川水电站成立的年份是哪一年"),
@@ -4108,4 +4108,28 @@ def test_a_passive_chain_of_indefinite_nouns(question: str, queries: list[str]) 
     ],
 )
 def test_the_party_of_a_passive_event(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # typed in lower case: the object closing the noun phrase, with no article, is a name
+        (
+            "founder of the studio behind kelvane nights",
+            ["studio of Kelvane Nights", "What is the founder of #1"],
+        ),
+        (
+            "birthplace of the founder of kelvane animal health",
+            ["founder of Kelvane Animal Health", "What is the birthplace of #1"],
+        ),
+        # controls: a common noun after an article, and a question with capitals, stay
+        ("founder of the studio", ["What is the founder of the studio"]),
+        (
+            "Founder of the studio behind kelvane nights?",
+            ["What is the founder of the studio behind kelvane nights"],
+        ),
+    ],
+)
+def test_a_lower_case_noun_phrase_closes_on_a_name(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
