@@ -233,6 +233,10 @@ class RulePlanner:
             q = f"{q[: ana.start()]}{ana.group(1)}{q[ana.end() :]}".rstrip("？?") + "吗"
         if zh and q.endswith("吧") and not _ZH_WH_CHARS.search(q):
             q = q[:-1] + "吗"  # "…是同一个地方出生的吧": a question asking to confirm
+        if zh:
+            # "鸿岭奖得主曾任…": the winner of a prize is its 得主, a noun of the prize's
+            # (the segmenter cuts 奖得主 as one word), written with the 的 it leaves out
+            q = re.sub(r"(?<=[奖杯赛])(?=得主|获得者|获奖者)", "的", q)
         if zh and (asked := _zh_noun_phrase_asked(q)) is not None:
             q = asked  # "X 主办出版社 创办人", "请说出X的师父": the value of the noun phrase
         strategies = (

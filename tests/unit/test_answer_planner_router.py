@@ -3582,7 +3582,7 @@ def test_a_name_before_a_do_questions_verb_is_no_role() -> None:
     ("question", "queries"),
     [
         # a subject ending in a role noun without 的, then the asking predicate
-        ("2019年苍梧文学奖得主在哪家报社任职？", ["2019年苍梧文学奖得主", "#1在哪家报社任职"]),
+        ("2019年苍梧文学奖得主在哪家报社任职？", ["2019年苍梧文学奖的得主", "#1在哪家报社任职"]),
         ("郗记米行创始人读大学时的老师是谁？", ["郗记米行创始人", "#1读大学时的老师是谁"]),
         ("蔺家茶庄董事长毕业于哪所大学？", ["蔺家茶庄董事长", "#1毕业于哪所大学"]),
         # a name as the subject is asked as it stands
@@ -4132,4 +4132,24 @@ def test_the_party_of_a_passive_event(question: str, queries: list[str]) -> None
     ],
 )
 def test_a_lower_case_noun_phrase_closes_on_a_name(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # the winner of a prize (奖得主, 杯获得者) is a noun of the prize's: found first
+        (
+            "2008年蒲湾奖得主曾任总工程师的那家设计院，后来并入了哪家集团？",
+            ["2008年蒲湾奖的得主", "#1曾任总工程师的设计院", "#2后来并入了哪家集团"],
+        ),
+        ("蒲湾杯获得者毕业于哪所大学？", ["蒲湾杯的获得者", "#1毕业于哪所大学"]),
+        # control: the 的 written out plans as before
+        (
+            "2008年蒲湾奖的得主曾任总工程师的那家设计院，后来并入了哪家集团？",
+            ["2008年蒲湾奖的得主", "#1曾任总工程师的设计院", "#2后来并入了哪家集团"],
+        ),
+    ],
+)
+def test_the_winner_of_a_prize_is_found_first(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
