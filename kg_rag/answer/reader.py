@@ -24,7 +24,7 @@ import itertools
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Container, Iterable, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -1169,6 +1169,9 @@ _TYPED_KINDS = frozenset(["PERSON", "LOCATION", "ORGANIZATION"])
 """Types extraction may guess wrong for a name, which the corpus's definition then overrides
 (a name of unknown type, ``NAME``, already fits any asked noun part way)."""
 _DEFINITE_START = re.compile(r"^\s*The\s+([a-z][a-z-]+)\b")
+# A definite class noun anywhere in a sentence ("the company", "The studio's"): it may name
+# the document's own subject.
+_THE_NOUN = re.compile(r"\b[Tt]he\s+([a-z][a-z-]+)\b(?!\s+of\b)")
 # After the class noun of a definition: a preposition, a participle or a relative word ends
 # the noun phrase ("a concert hall in Pellworth", "an orchestra founded in 1911").
 _DEFINITION_END = (
@@ -1180,6 +1183,38 @@ _COPULA_DEFINITION = re.compile(
     r"\s+(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+"
     rf"((?:[\w-]+\s+){{0,3}}?[a-z][\w-]*){_DEFINITION_END}"
 )
+
+
+def _own_subjects(
+    titles: Mapping[str, str],
+    pieces: Sequence[tuple[str, str]],
+    expected: str,
+    q_norm: str,
+    linked_norms: Collection[str],
+) -> dict[str, tuple[str, dict[str, str]]]:
+    """doc id → (the name a document is about, {class noun it is called by: its type}) for
+    the documents whose own subject may answer: titled with a name that is none of the
+    question's, defined with a class noun of the asked kind ("Marlwick Owl Studio is a
+    studio …": "the studio" then names it)."""
+    out: dict[str, tuple[str, dict[str, str]]] = {}
+    for doc_id, heading in titles.items():
+        # (a page title may open with a word of its own: "About Pellucid Owl Studios")
+        words = heading.split()
+        while len(words) > 1 and words[0].lower() in NON_NAME_WORDS:
+            words = words[1:]
+        title = " ".join(words)
+        norm = normalize_name(title)
+        if not _CAP_NAME.fullmatch(title) or norm in q_norm or norm in linked_norms:
+            continue
+        defined = _subject_nouns([title], [text for d, text in pieces if d == doc_id])
+        classes: dict[str, str] = {
+            noun: kind
+            for noun in defined | {n[:-1] for n in defined if n.endswith("s")}
+            if (kind := head_noun_type(noun)) != "NAME" and expected in ("NAME", kind)
+        }
+        if classes:
+            out[doc_id] = (title, classes)
+    return out
 
 
 def _subject_nouns(names: Sequence[str], texts: Sequence[str]) -> frozenset[str]:
@@ -3001,6 +3036,13 @@ def read_evidence(
     subject_nouns = (
         _subject_nouns(named, [ev.text for ev in ranked]) if not cjk_query else frozenset()
     )
+    own_subjects = (
+        _own_subjects(
+            titles, [(ev.doc_id, ev.text) for ev in ranked], expected, q_norm, linked_norms
+        )
+        if not cjk_query and expected in ("ORGANIZATION", "LOCATION", "PERSON", "NAME")
+        else {}
+    )
     for rank, ev in enumerate(ranked):
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
@@ -3277,6 +3319,16 @@ def read_evidence(
                 else []
             )
             teacher_spans = _zh_teacher_spans(sentence) if zh_teacher else []
+            # "The company's only product is the X Engine" in the document about Kestrune
+            # Technologies: the class noun the document calls its own subject by names it
+            # (the subject is the title; the question's own names are no answer).
+            aliases: dict[tuple[int, int], str] = {}
+            if ev.doc_id in own_subjects:
+                own_title, own_class = own_subjects[ev.doc_id]
+                for m in _THE_NOUN.finditer(sentence):
+                    if m.group(1).lower() in own_class:
+                        aliases[m.span()] = own_title
+                        spans.append((m.start(), m.end(), own_class[m.group(1).lower()], None))
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
@@ -3425,8 +3477,8 @@ def read_evidence(
                     if not any(x < sp[0] < y < sp[1] or sp[0] < x < sp[1] < y for x, y in written)
                 ]
             for a, b, kind, eid in unique_spans:
-                span = sentence[a:b].strip(" ,.;:'\"“”()（）")
-                if not cjk_query and not sentence[:a].strip(" '\"“("):
+                span = aliases.get((a, b)) or sentence[a:b].strip(" ,.;:'\"“”()（）")
+                if (a, b) not in aliases and not cjk_query and not sentence[:a].strip(" '\"“("):
                     # A sentence's first word is capitalised by position only: "Unlike
                     # Calcutta", "Profits are low" — drop it when the evidence writes it in
                     # lower case elsewhere.

@@ -4832,3 +4832,66 @@ def test_a_chinese_dated_claim_is_checked_by_its_year(texts: list[str], answer: 
 def test_a_full_name_does_not_run_over_a_line_break() -> None:
     assert _full_name("Current", "Position\nCentre-forward\nCurrent club") == "Current"
     assert _full_name("Hall", "the psychologist G. Stanley Hall wrote") == "G. Stanley Hall"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "pieces", "titles", "answer"),
+    [
+        # the class noun a document calls its own subject by names it: the answer is the
+        # title (a page title's own word left out), defined with that noun in the document,
+        # not the place another document's sentence gives
+        (
+            "Which studio did Ravelstow Games buy in 2015",
+            "ORGANIZATION",
+            [
+                ("d1", "In 2015 Ravelstow Games bought a Dunmere developer, its first studio."),
+                ("d0", "In 2015 the studio was bought by Ravelstow Games, which kept its name."),
+                ("d0", "Marlwick Owl Studio is a studio that makes adventure games."),
+            ],
+            {"d0": "About Marlwick Owl Studio", "d1": "Ravelstow Games"},
+            "Marlwick Owl Studio",
+        ),
+        # controls: the name written in the sentence, and a person asked
+        (
+            "Which studio did Ravelstow Games buy in 2015",
+            "ORGANIZATION",
+            [
+                ("d1", "In 2015 Ravelstow Games bought a Dunmere developer, its first studio."),
+                ("d0", "In 2015 Marlwick Owl Studio was bought by Ravelstow Games."),
+            ],
+            {"d0": "About Marlwick Owl Studio", "d1": "Ravelstow Games"},
+            "Marlwick Owl Studio",
+        ),
+        (
+            "Who ran the studio that Ravelstow Games bought",
+            "PERSON",
+            [
+                ("d0", "In 2015 the studio was bought by Ravelstow Games; Ada Quell ran it."),
+                ("d0", "Marlwick Owl Studio is a studio that makes adventure games."),
+            ],
+            {"d0": "Marlwick Owl Studio"},
+            "Ada Quell",
+        ),
+    ],
+)
+def test_a_document_calls_its_own_subject_by_its_class_noun(
+    query: str,
+    expected: AnswerType,
+    pieces: list[tuple[str, str]],
+    titles: dict[str, str],
+    answer: str,
+) -> None:
+    evidence = [
+        Evidence(
+            chunk_id=f"c{i}",
+            doc_id=doc,
+            text=text,
+            score=1.0 - i / 10,
+            level="sentence",
+            char_end=len(text),
+        )
+        for i, (doc, text) in enumerate(pieces)
+    ]
+    linked = _linked("Ravelstow Games", type="ORGANIZATION")
+    best, _ = read_evidence(query, expected, evidence, linked, _Graph({}, titles))
+    assert best is not None and best.text == answer
