@@ -1746,24 +1746,27 @@ def _en_passive_chain(q: str, question: str) -> Plan | None:
     which company?": which engine, then the question of it)."""
     text = q.rstrip("?").strip()
     steps: list[PlanStep] = []
+
+    def which(m: re.Match[str], obj: str) -> None:
+        """The step naming ``m``'s noun: "Which engine was X built on"."""
+        query = _clean(f"Which {m['noun']} {m['aux']} {obj} {m['verb']} {m['prep']}")
+        steps.append(
+            PlanStep(
+                index=len(steps) + 1,
+                query=query,
+                depends_on=_deps(query),
+                kind="bridge",
+                answer_type=head_noun_type(m["noun"]),
+            )
+        )
+
     contact = _EN_CONTACT_SUBJECT.match(text)
     if (
         contact is not None
         and is_participle(contact["verb"])
         and _IN_SITU_WH.search(f" {contact['rest']}")
     ):
-        kind = head_noun_type(contact["noun"])
-        steps.append(
-            PlanStep(
-                index=1,
-                query=_clean(
-                    f"Which {contact['noun']} {contact['aux']} {contact['subj']} "
-                    f"{contact['verb']} {contact['prep']}"
-                ),
-                kind="bridge",
-                answer_type=kind,
-            )
-        )
+        which(contact, contact["subj"])
         text = f"#1 {contact['aux2']} {contact['rest']}"
     while (link := _EN_PASSIVE_LINK.match(text)) is not None:
         if not (
@@ -1772,18 +1775,7 @@ def _en_passive_chain(q: str, question: str) -> Plan | None:
             and _IN_SITU_WH.search(f" {link['rest']}")
         ):
             break
-        query = _clean(
-            f"Which {link['noun']} {link['aux']} {link['obj']} {link['verb']} {link['prep']}"
-        )
-        steps.append(
-            PlanStep(
-                index=len(steps) + 1,
-                query=query,
-                depends_on=_deps(query),
-                kind="bridge",
-                answer_type=head_noun_type(link["noun"]),
-            )
-        )
+        which(link, link["obj"])
         text = f"#{len(steps)} {link['aux']} {link['part']} {link['rest']}"
     if not steps:
         return None
@@ -5488,7 +5480,8 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
                 chain = [(first, zh_noun_type(nouns[-1]) if nouns else "NAME")]
             steps = _zh_steps(chain)
         pronoun = _ZH_PRONOUN.match(second)
-        rest = _ZH_PRONOUN.sub("", second, count=1)
+        assert pronoun is not None  # (the branch's condition)
+        rest = second[pronoun.end() :]
         rest_words = _zh_words(rest)
         # A noun after the pronoun is what it owns, whatever the segmenter tagged a class noun
         # it does not know (发起人/l).
@@ -5506,8 +5499,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
                 # owns ("其主办出版社后来并入了哪家集团": its sponsoring publisher), not a
                 # clause of its own ("其创办的公司")
                 or (
-                    pronoun is not None
-                    and pronoun.group(0) in ("其", "它的", "他的", "她的")
+                    pronoun.group(0) in ("其", "它的", "他的", "她的")
                     and len(rest_words) >= 3
                     and rest_words[0][1].startswith(("v", "b", "a"))
                     and rest_words[1][1].startswith("n")

@@ -3319,9 +3319,9 @@ def read_evidence(
                 else []
             )
             teacher_spans = _zh_teacher_spans(sentence) if zh_teacher else []
-            # "The company's only product is the X Engine" in the document about Kestrune
-            # Technologies: the class noun the document calls its own subject by names it
-            # (the subject is the title; the question's own names are no answer).
+            # "In 2015 the studio was bought by …" in the document about Marlwick Owl Studio
+            # ("… is a studio"): the class noun the document calls its own subject by names
+            # it (the subject is the title; the question's own names are no answer).
             aliases: dict[tuple[int, int], str] = {}
             if ev.doc_id in own_subjects:
                 own_title, own_class = own_subjects[ev.doc_id]
