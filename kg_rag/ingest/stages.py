@@ -10,7 +10,9 @@ before its ledger rows move on:
    roll back gets the batch's documents deleted again and entities left without mentions
    removed.
 2. **Removal**: documents with a ledger row but no longer in the chunk store lose their graph
-   data (``removed``).
+   data (``removing`` with a checkpoint while it is under way, then ``removed``). A removal
+   killed halfway is rolled back like a graph batch and redone; where the store cannot roll
+   back, it is redone and the entities left without mentions are removed.
 3. **Graph**: documents whose stored chunk version has no ``graph`` row yet (new, changed,
    re-added, or pending) are extracted, resolved and written as one batch. When LLM
    extraction failures are recorded and a chat model is there to retry them, every document
@@ -78,6 +80,18 @@ def _rollback(builder: GraphBuilder, checkpoint: str) -> bool:
     return True
 
 
+def _checkpoint(builder: GraphBuilder) -> str:
+    """A new batch id and the graph tables' versions, where the store can roll back to them."""
+    checkpoint_of: Callable[[], dict[str, int]] | None = getattr(builder.graph, "checkpoint", None)
+    return json.dumps(
+        {
+            "batch": uuid.uuid4().hex,
+            "versions": checkpoint_of() if checkpoint_of is not None else None,
+        },
+        sort_keys=True,
+    )
+
+
 def run_stages(
     chunks: LanceChunkStore,
     builder: GraphBuilder,
@@ -116,12 +130,21 @@ def run_stages(
         ledger.forget_checkpoints()
         log.info("rolled back an unfinished graph batch of %d documents", len(unfinished))
 
-    # 2. removal
+    # 2. removal (a removal killed halfway is rolled back to its checkpoint and redone; on a
+    # store that cannot roll back it is redone and the entities it left without mentions,
+    # which a redo no longer reaches through the deleted mentions, are removed)
     gone = {d: r for d, r in rows.items() if d not in stored and r.stage not in _REMOVED}
     if gone:
+        interrupted = {r.checkpoint for r in gone.values() if r.stage == "removing"}
+        rolled = len(interrupted) == 1 and _rollback(builder, next(iter(interrupted)))
+        hashes = {d: r.ingest_hash for d, r in gone.items()}
+        ledger.set_stage(hashes, "removing", checkpoint=_checkpoint(builder))
         for doc_id in sorted(gone):
             builder.graph.delete_document(doc_id)
-        ledger.set_stage({d: r.ingest_hash for d, r in gone.items()}, "removed")
+            crash_point("removal-document")
+        if interrupted and not rolled:
+            builder.remove_orphans()
+        ledger.set_stage(hashes, "removed")
         ledger.clear_failures(
             "extraction", [f.item_id for f in ledger.failures("extraction") if f.doc_id in gone]
         )
@@ -142,16 +165,7 @@ def run_stages(
             or rows[d].stage in ("graph-pending", *_REMOVED)
         )
     if todo:
-        checkpoint_of: Callable[[], dict[str, int]] | None = getattr(
-            builder.graph, "checkpoint", None
-        )
-        checkpoint = json.dumps(
-            {
-                "batch": uuid.uuid4().hex,
-                "versions": checkpoint_of() if checkpoint_of is not None else None,
-            },
-            sort_keys=True,
-        )
+        checkpoint = _checkpoint(builder)
         ledger.set_stage({d: done[d] for d in todo}, "graph-pending", checkpoint=checkpoint)
         graph_report = builder.update_graph(todo, [])
         graph_report.documents_removed = len(report.removed)

@@ -50,6 +50,7 @@ from kg_rag.models import (
     stable_id,
 )
 from kg_rag.stores import ppr
+from kg_rag.stores.ledger import crash_point
 
 __all__ = ["EmbeddedGraphStore"]
 
@@ -979,6 +980,11 @@ class EmbeddedGraphStore:
                 return
             touched_entities = {e for c in chunks for e in self._chunk_entities.get(c, ())}
             touched_relations = {k for c in chunks for k in self._evidence_index.get(c, ())}
+            # Marked before any row goes: a redo after a kill no longer finds what it touched.
+            self._mark(
+                entities=touched_entities
+                | {e for k in touched_relations for e in (k[0], k[2]) if e in self._entities}
+            )
             updated: list[tuple[RelKey, _RelationRow]] = []
             emptied: list[RelKey] = []
             for key in sorted(touched_relations):
@@ -993,10 +999,7 @@ class EmbeddedGraphStore:
             mentions = [(e, c) for c in chunks for e in self._chunk_entities.get(c, ())]
             self._delete_rows("mentions", "mention_id", [_mention_id(e, c) for e, c in mentions])
             self._delete_rows("graph_chunks", "chunk_id", chunks)
-            self._mark(
-                entities=touched_entities
-                | {e for k in touched_relations for e in (k[0], k[2]) if e in self._entities}
-            )
+            crash_point("graph-delete")
             for key, relation in updated:
                 self._put_relation(key, relation)
             for key in emptied:

@@ -12,6 +12,8 @@ Two LanceDB tables beside the chunk and graph tables (no existing schema changes
   ``graph``                 entities, relations and mentions are stored
   ``communities``           communities were recomputed from a graph that includes it
   ``indexed``               the community index was rebuilt from those communities: complete
+  ``removing``              the document is gone and its graph is being removed (a crash
+                            leaves it here)
   ``removed``               the document is gone and so is its graph; communities still hold it
   ``removed-communities``   communities are recomputed without it; the index still holds it
   ========================  ===================================================================
@@ -52,13 +54,20 @@ __all__ = [
 ]
 
 Stage = Literal[
-    "graph-pending", "graph", "communities", "indexed", "removed", "removed-communities"
+    "graph-pending",
+    "graph",
+    "communities",
+    "indexed",
+    "removing",
+    "removed",
+    "removed-communities",
 ]
 STAGES: tuple[Stage, ...] = (
     "graph-pending",
     "graph",
     "communities",
     "indexed",
+    "removing",
     "removed",
     "removed-communities",
 )

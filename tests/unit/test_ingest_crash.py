@@ -17,13 +17,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger_corpus import fingerprint, run_child, write_corpus
+from ledger_corpus import fingerprint, open_engine, run_child, write_corpus
+
+from kg_rag.ingest.stages import ledger_for
 
 pytestmark = pytest.mark.unit
 
 BOUNDARIES = ["graph-entities:1", "graph-relations:1", "graph:1", "communities:1", "index:1"]
 FULL_CASES = ["chunks:1", "chunks:3", *BOUNDARIES, "random:0", "random:1", "random:2"]
-INCREMENTAL_CASES = ["chunks:1", "removal:1", *BOUNDARIES, "random:3", "random:4", "random:5"]
+INCREMENTAL_CASES = [
+    "chunks:1",
+    "graph-delete:1",
+    "removal-document:2",
+    "removal:1",
+    *BOUNDARIES,
+    "random:3",
+    "random:4",
+    "random:5",
+]
 RESULTS: list[tuple[str, str, bool, bool]] = []
 
 
@@ -129,6 +140,29 @@ def test_killed_twice_then_rerun_converges(setup: Setup) -> None:
     _check(
         "incremental",
         "graph-relations:1 then communities:1",
+        True,
+        fingerprint(folder / "kb"),
+        setup.incremental,
+    )
+
+
+def test_removal_killed_then_rerun_without_rollback_converges(setup: Setup) -> None:
+    """A removal killed inside a document's delete, on a store that cannot roll back to the
+    removal's checkpoint (here: the checkpoint is gone), is redone and the entities it left
+    without mentions are removed."""
+    folder = setup.root / "inc-no-rollback"
+    shutil.copytree(setup.root / "base", folder)
+    setup.use(setup.v2)
+    assert run_child(folder / "kb", setup.corpus, crash_after="graph-delete:1")[0] != 0
+    with open_engine(folder / "kb") as kg:
+        ledger = ledger_for(kg.chunk_store)
+        removing = {d: r.ingest_hash for d, r in ledger.rows().items() if r.stage == "removing"}
+        assert removing, "the killed removal left no row at 'removing'"
+        ledger.set_stage(removing, "removing")  # no checkpoint to roll back to
+    assert run_child(folder / "kb", setup.corpus)[0] == 0
+    _check(
+        "incremental",
+        "graph-delete:1, no rollback",
         True,
         fingerprint(folder / "kb"),
         setup.incremental,
