@@ -2349,12 +2349,35 @@ def _header_named(header: str, query: str, terms: set[str]) -> bool:
     return bool(_term_set(header) & terms)
 
 
+# A cell that holds a quantity or a date: it opens on a digit, or on a word of approximation
+# before one ("about 1,900", "约120人").
+_NUMERIC_CELL = re.compile(r"(?:[~≈]|(?i:about|around|approx\.?|c\.|ca\.|over|約|约|近|逾))?\s*\d")
+
+
+def _is_key_value(rows: tuple[tuple[str, ...], ...]) -> bool:
+    """Is this two-column table a record of one subject, its first column the labels of the
+    second's values ("| Founded | 1981 |", "| Founder | Ada Varn |", "| 员工 | 120人 |")?
+
+    The values of such a record are of different kinds, some quantities or dates and some
+    not, while its labels are words; a list of like things ("| Year | Event |", "| Director
+    | In office |") has one kind of value per column.
+    """
+    if len(rows) < 2 or any(len(r) != 2 for r in rows):
+        return False
+    labels, values = [r[0] for r in rows], [r[1] for r in rows]
+    if not all(labels) or any(_NUMERIC_CELL.match(c) for c in labels):
+        return False
+    numeric = sum(bool(_NUMERIC_CELL.match(c)) for c in values)
+    return 0 < numeric < len(values)
+
+
 def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> float:
     """How a table places the value at ``text[pos]``: ×3 in the row the question names
     (a row label or cell it writes) and the column whose header it names ("1881" for "in
     1881", "River" for "which river"); ×0.3 in another row of a table whose row the question
     names, or in another column than the one it names; 1 otherwise (outside tables, or in
-    the named row when no header is named: the answer may be the table's subject)."""
+    the named row when no header is named: the answer may be the table's subject); ×0.1 for
+    a label of a record table (see :func:`_is_key_value`)."""
     terms = set(terms)
     for row in _table_rows(text):
         if not row.start <= pos < row.end:
@@ -2362,6 +2385,8 @@ def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> fl
         col = next((k for k, (a, b) in enumerate(row.bounds) if a <= pos < b), None)
         if col is None:
             return 1.0
+        if col == 0 and _is_key_value(row.rows):
+            return 0.1  # "| Founder | Ada Varn |": a label names a field, not a value
         hits = {k for k, c in enumerate(row.cells) if k != col and _cell_fit(c, query, terms)}
         if not hits:
             others = any(

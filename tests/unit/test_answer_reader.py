@@ -2822,6 +2822,63 @@ def test_table_factor(text: str, pos_of: str, query: str, factor: float) -> None
     assert _table_factor(text, text.index(pos_of), query, _term_set(query)) == factor
 
 
+# A record of one subject: labels in the first column, values of several kinds in the second.
+_RECORD = (
+    "| Item | Detail |\n|---|---|\n| Founded | 1974, Yorwick |\n| Founder | Maddox Tirrel |\n"
+    "| Chief executive | Hestrel Pellamy |\n| Staff | about 240 |"
+)
+_ZH_RECORD = (
+    "| 项目 | 内容 |\n|---|---|\n| 创办 | 1992年 |\n| 创办人 | 蒋砚秋 |\n| 员工 | 约300人 |"
+)
+# Lists of like things: one kind of value per column (controls).
+_HEADS = "| Director | In office |\n|---|---|\n| Maddox Tirrel | 1950–1961 |\n| Hestrel Pellamy | 1961–1970 |"
+_EVENTS = (
+    "| Year | Event |\n|---|---|\n| 1950 | Founded by Maddox Tirrel |\n| 1961 | Moved to Yorwick |"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "pos_of", "query", "factor"),
+    [
+        # a record's label names a field, not a value
+        (_RECORD, "Founder", "For which company did Maddox Tirrel work", 0.1),
+        (_RECORD, "Chief executive", "Which firm did Hestrel Pellamy run", 0.1),
+        (_ZH_RECORD, "创办人", "蒋砚秋曾在哪家公司工作", 0.1),
+        # controls: a record's value; a list's first column (names, years)
+        (_RECORD, "Hestrel Pellamy", "Who runs Brisk Lathe Works", 1.0),
+        (_HEADS, "Maddox Tirrel", "Who was the first director of Brisk Lathe Works", 1.0),
+        (_EVENTS, "1961", "When did Brisk Lathe Works move to Yorwick", 1.0),
+    ],
+)
+def test_a_record_tables_labels_are_no_values(
+    text: str, pos_of: str, query: str, factor: float
+) -> None:
+    from kg_rag.answer.reader import _table_factor
+
+    assert _table_factor(text, text.index(pos_of), query, _term_set(query)) == factor
+
+
+@pytest.mark.parametrize(
+    ("rows", "record"),
+    [
+        ((("Founded", "1974"), ("Founder", "Maddox Tirrel")), True),
+        ((("Staff", "about 240"), ("Head office", "Yorwick"), ("Owner", "Ondry plc")), True),
+        ((("员工", "约300人"), ("创办人", "蒋砚秋")), True),
+        ((("Maddox Tirrel", "1950–1961"), ("Hestrel Pellamy", "1961–1970")), False),  # all dates
+        ((("1950", "Founded"), ("1961", "Moved")), False),  # numbers label the rows
+        ((("Founder", "Maddox Tirrel"), ("Owner", "Ondry plc")), False),  # one kind of value
+        ((("Founded", "1974"),), False),  # one row
+        ((("Founded", "1974", "x"), ("Founder", "Maddox Tirrel", "y")), False),  # three columns
+    ],
+)
+def test_a_record_table_is_told_from_a_list(
+    rows: tuple[tuple[str, ...], ...], record: bool
+) -> None:
+    from kg_rag.answer.reader import _is_key_value
+
+    assert _is_key_value(rows) is record
+
+
 @pytest.mark.parametrize(
     ("text", "numbers"),
     [
