@@ -2440,10 +2440,15 @@ _EN_LIFE_AFTER = {
 def _en_life_place_bonus(sentence: str, a: int, event: str, b: int | None = None) -> float:
     """A place the asked life event's verb introduces ("He was born in Varnford" for a birth),
     or a relative clause on it tells of ("Ebbsfield, the town where she was born"), counts
-    more; one the other event's verb introduces ("died at Varnport") less."""
+    more; one the other event's verb introduces ("died at Varnport") less, unless its own
+    relative clause tells of the asked event."""
     before = sentence[max(0, a - 40) : a]
     after = sentence[b:] if b is not None else ""
     other_event = "death" if event == "birth" else "birth"
+    if _EN_LIFE_AFTER[event].match(after) and not _EN_LIFE_AFTER[other_event].match(after):
+        # the place's own relative clause says it, whatever a verb before it says too ("has
+        # died at home in Grisby, the village where he was born")
+        return 1.5
     own = (
         _EN_LIFE_BEFORE[event].search(before) is not None
         or _EN_LIFE_AFTER[event].match(after) is not None

@@ -2583,6 +2583,32 @@ def test_a_life_event_verb_before_a_place(
 
 
 @pytest.mark.parametrize(
+    ("sentence", "place", "event", "factor"),
+    [
+        # the place's own relative clause says it, whatever a verb before it says too
+        (
+            "Edda Rask, who died at home in Kelby, the valley village where she was born, "
+            "was a guide.",
+            "Kelby",
+            "birth",
+            1.5,
+        ),
+        ("She died in Hulmby, where she was born.", "Hulmby", "birth", 1.5),
+        ("She died in Hulmby, where she was born.", "Hulmby", "death", 1.0),  # control: both
+        ("She was born in Tarnby, where she died.", "Tarnby", "birth", 1.0),  # control: both
+        ("She was born in Tarnby, where she died.", "Tarnby", "death", 1.5),
+    ],
+)
+def test_a_relative_clause_on_a_place_tells_its_life_event(
+    sentence: str, place: str, event: str, factor: float
+) -> None:
+    from kg_rag.answer.reader import _en_life_place_bonus
+
+    a = sentence.index(place)
+    assert _en_life_place_bonus(sentence, a, event, a + len(place)) == factor
+
+
+@pytest.mark.parametrize(
     ("text", "name", "mentioned"),
     [
         (
