@@ -622,7 +622,10 @@ _EN_POSSESSED_ROLE = (
 # … and the asked noun first, then the copula and the name (up to where the name starts): "Its
 # first president was the dyer Ada Moe" (a class noun may stand before the name).
 _EN_ROLE_BEFORE_NAME = (
-    r"\b(?:[Ii]ts|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)\s+(?:[a-z]+\s+)?{head}\s+"
+    r"\b(?:[Ii]ts|[Hh]is|[Hh]er|[Tt]heir|[Tt]he|[Oo]ur)\s+(?:[a-z]+\s+)?{head}\s+"
+    # a time it has held since may stand before the copula: "Our team leader since 2016 has
+    # been Ada Moe"
+    r"(?:(?:since|from|until|in)\s+\d{{4}}\s+)?"
     r"(?:was|is|were|are|became|had\s+been|has\s+been)\s+"
     r"(?:(?:the|a|an)\s+(?:[a-z][\w\-]*\s+){{0,2}})?$"
 )
@@ -2922,6 +2925,13 @@ def read_evidence(
     role_before = (
         _rx(_EN_ROLE_BEFORE_NAME.format(head=re.escape(head))) if head and not cjk_query else None
     )
+    if expected == "PERSON" and not cjk_query:
+        # "Who leads the team at X": the agent noun of the step's verb before a copula ("Our
+        # team leader since 2016 has been Y"), where the step asks no noun of its own
+        verbs = frozenset(t for t in relation_terms if t.isalpha())
+        agents = sorted(a for a in _agent_forms_of(verbs) if a not in (head or ""))
+        if agents and role_before is None:
+            role_before = _rx(_EN_ROLE_BEFORE_NAME.format(head=f"(?:{'|'.join(agents)})"))
     zh_units = frozenset(set(zh_head) & CHINESE_ADMIN_UNITS)  # 城市 → 市, 省份 → 省
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
     # "the pupil of Y" answers "the teacher of X": the converse nouns of the asked one

@@ -2608,6 +2608,38 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
     assert _en_life_place_bonus(sentence, a, event, a + len(place)) == factor
 
 
+_WORKS = "Brisk Lathe Works was founded in 1950 in Yorwick by Maddox Tirrel, a toolmaker."
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        # the agent noun of the step's verb, then a copula, then the name: the name does it
+        (
+            "Who manages the works at Brisk Lathe Works",
+            [_WORKS, "Our works manager since 2011 has been Hestrel Pellamy, a fitter."],
+            "Hestrel Pellamy",
+        ),
+        (
+            "Who leads the crew at Brisk Lathe Works",
+            [_WORKS, "Its crew leader since 2019 has been Hestrel Pellamy."],
+            "Hestrel Pellamy",
+        ),
+        # control: the founder is who the founding sentence names
+        (
+            "Who founded Brisk Lathe Works",
+            [_WORKS, "The crew leader is Hestrel Pellamy, a fitter from Yorwick."],
+            "Maddox Tirrel",
+        ),
+    ],
+)
+def test_the_agent_noun_of_the_asked_verb_before_a_copula(
+    query: str, texts: list[str], answer: str
+) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(" ".join(texts)), _linked("Brisk Lathe Works"))
+    assert best is not None and best.text == answer
+
+
 @pytest.mark.parametrize(
     ("text", "name", "mentioned"),
     [
