@@ -2928,10 +2928,10 @@ def read_evidence(
     if expected == "PERSON" and not cjk_query:
         # "Who leads the team at X": the agent noun of the step's verb before a copula ("Our
         # team leader since 2016 has been Y"), where the step asks no noun of its own
-        verbs = frozenset(t for t in relation_terms if t.isalpha())
-        agents = sorted(a for a in _agent_forms_of(verbs) if a not in (head or ""))
-        if agents and role_before is None:
-            role_before = _rx(_EN_ROLE_BEFORE_NAME.format(head=f"(?:{'|'.join(agents)})"))
+        acts = frozenset(t for t in relation_terms if t.isalpha())
+        doers = sorted(a for a in _agent_forms_of(acts) if a not in (head or ""))
+        if doers and role_before is None:
+            role_before = _rx(_EN_ROLE_BEFORE_NAME.format(head=f"(?:{'|'.join(doers)})"))
     zh_units = frozenset(set(zh_head) & CHINESE_ADMIN_UNITS)  # 城市 → 市, 省份 → 省
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
     # "the pupil of Y" answers "the teacher of X": the converse nouns of the asked one
