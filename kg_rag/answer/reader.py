@@ -656,6 +656,20 @@ def _zh_teacher_spans(sentence: str) -> list[tuple[int, int]]:
 
 
 _ZH_TEACHER_NOUNS = frozenset(["师父", "师傅", "老师", "导师", "恩师", "业师", "先生"])
+# Who someone learned under, as English says it: a verb of learning, what was learned, then
+# where it came from ("learned the ropes from Y", "studied law under Y", "trained with Y",
+# "was apprenticed to Y", "was taught by Y"; a class noun may stand before the name).
+_EN_LEARNED_FROM = re.compile(
+    r"(?:\b(?i:learn(?:ed|t|s|ing)?|stud(?:ied|ies|y|ying)|train(?:ed|s|ing)?|schooled|"
+    r"tutored)\b[^.;:,]{0,30}?\b(?:from|under|with)"
+    r"|\b(?i:apprenticed)\b[^.;:,]{0,20}?\b(?:to|under|with)"
+    r"|\b(?:taught|coached|tutored|trained)\s+by)"
+    r"\s+(?:(?:the|his|her|their)\s+(?:[a-z][\w'’-]*\s+){0,2})?$"
+)
+# The nouns of the one someone learned under (the English converse of pupil and student).
+_EN_TEACHER_NOUNS = frozenset(
+    k for k, v in CONVERSE_ROLES.items() if "pupil" in v or "student" in v
+)
 # 该 / 此 + a noun points back to something named before ("常驻该园", "此校"): never a name.
 _ZH_ANAPHOR = re.compile(f"[该此][{HAN}]{{1,2}}")
 _HAN_NAME = re.compile(f"[{HAN}]{{2,4}}")  # a Chinese personal name: two to four characters
@@ -2934,6 +2948,10 @@ def read_evidence(
             role_before = _rx(_EN_ROLE_BEFORE_NAME.format(head=f"(?:{'|'.join(doers)})"))
     zh_units = frozenset(set(zh_head) & CHINESE_ADMIN_UNITS)  # 城市 → 市, 省份 → 省
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
+    # "the teacher of X", "Who taught X": a name that X learned from
+    en_teacher = not cjk_query and (
+        head in _EN_TEACHER_NOUNS or bool(relation_terms & {"taught", "teach"})
+    )
     # "the pupil of Y" answers "the teacher of X": the converse nouns of the asked one
     converse_terms = {_stem(c) for c in CONVERSE_ROLES.get(head, ())} if not cjk_query else set()
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
@@ -3577,6 +3595,13 @@ def read_evidence(
                 ):
                     continue  # the question's own words, except a title that carries the asked
                     # noun: 《栎川评论·周末版》 for 栎川评论的周末版
+                learned_from = (
+                    en_teacher
+                    and kind in ("NAME", "PERSON", "LOCATION")
+                    and _EN_LEARNED_FROM.search(sentence, max(0, a - 80), a) is not None
+                )
+                if learned_from:
+                    kind = "PERSON"  # "learned the trade from Y": Y is a person, not a place
                 fit = _fit(expected, kind)
                 if work_asked and kind in ("PERSON", "LOCATION") and not _names_head(span, head):
                     fit = min(fit, _WORK_MISFIT)  # "which book": no person, no place
@@ -3738,6 +3763,8 @@ def read_evidence(
                     bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
                 if kind in ("NAME", "PERSON") and any(x <= a and b <= y for x, y in teacher_spans):
                     bonus *= _SLOT_BONUS  # "拜药商邵鹤年为师", "师从Y" for X的师父
+                if learned_from:
+                    bonus *= _SLOT_BONUS  # "he learned the ropes from Y" for X's teacher
                 if (
                     role_before is not None
                     and kind in ("NAME", "PERSON", "ORGANIZATION")

@@ -2608,6 +2608,43 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
     assert _en_life_place_bonus(sentence, a, event, a + len(place)) == factor
 
 
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        # what someone learned, and from whom: the one learned from is the teacher (a person,
+        # whatever "from" or "to" suggest)
+        (
+            "Who was the teacher of Edda Rask",
+            "Edda Rask was born in Yorwick in 1901. She shared a bench with Hestrel Pellamy for "
+            "years and learned the trade from Maddox Tirrel, a clockmaker.",
+            "Maddox Tirrel",
+        ),
+        (
+            "Who was the mentor of Edda Rask",
+            "Edda Rask was born in Yorwick in 1901. She was apprenticed to Maddox Tirrel at "
+            "sixteen and later worked with Hestrel Pellamy.",
+            "Maddox Tirrel",
+        ),
+        (
+            "Who taught Edda Rask",
+            "Edda Rask met Hestrel Pellamy in 1920. She was taught by "
+            "Maddox Tirrel at the Yorwick school.",
+            "Maddox Tirrel",
+        ),
+        # control: the one taught is no teacher
+        (
+            "Who was the teacher of Edda Rask",
+            "Edda Rask taught drawing to Maddox Tirrel in Yorwick. She was a pupil of Hestrel "
+            "Pellamy.",
+            "Hestrel Pellamy",
+        ),
+    ],
+)
+def test_the_one_learned_from_is_the_teacher(query: str, text: str, answer: str) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(text), _linked("Edda Rask"))
+    assert best is not None and best.text == answer
+
+
 _WORKS = "Brisk Lathe Works was founded in 1950 in Yorwick by Maddox Tirrel, a toolmaker."
 
 
