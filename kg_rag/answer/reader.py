@@ -664,7 +664,9 @@ _EN_LEARNED_FROM = re.compile(
     r"tutored)\b[^.;:,]{0,30}?\b(?:from|under|with)"
     r"|\b(?i:apprenticed)\b[^.;:,]{0,20}?\b(?:to|under|with)"
     r"|\b(?:taught|coached|tutored|trained)\s+by)"
-    r"\s+(?:(?:the|his|her|their)\s+(?:[a-z][\w'’-]*\s+){0,2})?$"
+    # only "the" and a class noun may stand before the name: "with her cousin Y" is no
+    # teacher's
+    r"\s+(?:the\s+(?:[a-z][\w'’-]*\s+){0,2})?$"
 )
 # The nouns of the one someone learned under (the English converse of pupil and student).
 _EN_TEACHER_NOUNS = frozenset(
