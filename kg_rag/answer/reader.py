@@ -1199,6 +1199,9 @@ _DEFINITION_END = (
 )
 # What follows a name that a copula and an article define: " is a concert hall in …" → hall.
 _COPULA_DEFINITION = re.compile(
+    # a closing emphasis and a bracket may stand before the copula: "**Ada Moe** (1914–1998)
+    # was a mountain guide" (as in :func:`_defined_as`)
+    r"[*_”\"’]{0,2}(?:\s*\([^()]{0,80}\))?"
     r"\s+(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+"
     rf"((?:[\w-]+\s+){{0,3}}?[a-z][\w-]*){_DEFINITION_END}"
 )

@@ -2544,6 +2544,10 @@ def test_the_corpus_definition_of_a_name_overrides_the_extracted_type(
             {"works", "mill", "archive"},
         ),
         (["栎川电子"], ["栎川电子是一家公司。"], set()),  # English class nouns only
+        # a closing emphasis and a bracket may stand between the name and its copula
+        (["Ada Moe"], ["**Ada Moe** (1914–1998) was a mountain guide."], {"moe", "guide"}),
+        (["Kell Light"], ["*Kell Light* is a lighthouse on the coast."], {"light", "lighthouse"}),
+        (["Osk"], ["The Osk (Varnish: Oska) is a river in Varn."], {"osk", "river"}),
     ],
 )
 def test_subject_nouns_from_names_and_definitions(
