@@ -1773,8 +1773,16 @@ def _zh_head_noun(query: str) -> str:
     return words[0] if words and len(words[0]) >= 2 else ""
 
 
+# A preposition is no noun: "under which teacher", "from which port" ask for a teacher and a
+# port, "the club with which she won" for a club.
+_EN_NOT_HEAD = (
+    r"(?!(?:under|from|with|after|before|during|since|into|onto|over|through|among|between|"
+    r"about|against|towards?|across|along|around|behind|beside|beyond|near|upon|within|without"
+    r")\s)"
+)
 _EN_HEAD = re.compile(
-    r"^(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?(?P<a>[a-z]{3,})\s+(?:(?:in|on|at|from|by|for|with|to)\s+"
+    rf"^{_EN_NOT_HEAD}(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?{_EN_NOT_HEAD}(?P<a>[a-z]{{3,}})\s+"
+    r"(?:(?:in|on|at|from|by|for|with|to)\s+"
     r"(?=which|whom|whose))?(?:that|which|who|whom|whose|where|when|of)\b|"
     r"\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
 )
@@ -2938,11 +2946,17 @@ def read_evidence(
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
     renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
+    # the asked noun as a text may write it: a teacher is as often called a mentor or a tutor
+    head_forms = (
+        "(?:" + "|".join(sorted(_EN_TEACHER_NOUNS)) + ")"
+        if head in _EN_TEACHER_NOUNS
+        else re.escape(head)
+    )
     possessed_role = (
-        _rx(_EN_POSSESSED_ROLE.format(head=re.escape(head))) if head and not cjk_query else None
+        _rx(_EN_POSSESSED_ROLE.format(head=head_forms)) if head and not cjk_query else None
     )
     role_before = (
-        _rx(_EN_ROLE_BEFORE_NAME.format(head=re.escape(head))) if head and not cjk_query else None
+        _rx(_EN_ROLE_BEFORE_NAME.format(head=head_forms)) if head and not cjk_query else None
     )
     if expected == "PERSON" and not cjk_query:
         # "Who leads the team at X": the agent noun of the step's verb before a copula ("Our

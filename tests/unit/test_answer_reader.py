@@ -1871,6 +1871,11 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("苏世仁主持修建的桥", "桥", "望云桥", True),  # a one-character noun heads it alone
         ("他出生的村", "村", "石门村", True),
         ("她创办的学校", "学校", "沙塘小学", False),
+        # a preposition that opens the question, or stands before "which", is no noun
+        ("Under which teacher did Ada Moe study", "teacher", "Orm Vell", False),
+        ("From which port did the Kell Star sail", "port", "Port Osk", True),
+        ("the club with which Ada Moe won", "club", "Varn Rowing Club", True),
+        ("After which war was the Osk treaty signed", "war", "Varn War", True),
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
@@ -2645,6 +2650,28 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
     ],
 )
 def test_the_one_learned_from_is_the_teacher(query: str, text: str, answer: str) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(text), _linked("Edda Rask"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        # a teacher is as often called a mentor or a tutor: "his mentor was Y" for his teacher
+        (
+            "Under which teacher did Edda Rask study",
+            "Edda Rask went to the Yorwick school, where her mentor was Maddox Tirrel, a friend "
+            "of Hestrel Pellamy.",
+            "Maddox Tirrel",
+        ),
+        (
+            "Who was the teacher of Edda Rask",
+            "Edda Rask worked beside Hestrel Pellamy; Maddox Tirrel remained her tutor.",
+            "Maddox Tirrel",
+        ),
+    ],
+)
+def test_a_teacher_is_also_written_mentor_or_tutor(query: str, text: str, answer: str) -> None:
     best, _ = read_evidence(query, "PERSON", _ev(text), _linked("Edda Rask"))
     assert best is not None and best.text == answer
 
