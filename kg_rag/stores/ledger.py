@@ -37,7 +37,7 @@ import signal
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pyarrow as pa
 from pydantic import BaseModel
@@ -62,15 +62,7 @@ Stage = Literal[
     "removed",
     "removed-communities",
 ]
-STAGES: tuple[Stage, ...] = (
-    "graph-pending",
-    "graph",
-    "communities",
-    "indexed",
-    "removing",
-    "removed",
-    "removed-communities",
-)
+STAGES: tuple[Stage, ...] = get_args(Stage)
 FailureKind = Literal["extraction", "summary"]
 
 LEDGER_TABLE = "ingest_ledger"

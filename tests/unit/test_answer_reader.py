@@ -2617,8 +2617,11 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
     assert _en_life_place_bonus(sentence, a, event, a + len(place)) == factor
 
 
+_WORKS = "Brisk Lathe Works was founded in 1950 in Yorwick by Maddox Tirrel, a toolmaker."
+
+
 @pytest.mark.parametrize(
-    ("query", "text", "answer"),
+    ("query", "text", "linked", "answer"),
     [
         # what someone learned, and from whom: the one learned from is the teacher (a person,
         # whatever "from" or "to" suggest)
@@ -2626,18 +2629,21 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
             "Who was the teacher of Edda Rask",
             "Edda Rask was born in Yorwick in 1901. She shared a bench with Hestrel Pellamy for "
             "years and learned the trade from Maddox Tirrel, a clockmaker.",
+            "Edda Rask",
             "Maddox Tirrel",
         ),
         (
             "Who was the mentor of Edda Rask",
             "Edda Rask was born in Yorwick in 1901. She was apprenticed to Maddox Tirrel at "
             "sixteen and later worked with Hestrel Pellamy.",
+            "Edda Rask",
             "Maddox Tirrel",
         ),
         (
             "Who taught Edda Rask",
-            "Edda Rask met Hestrel Pellamy in 1920. She was taught by "
-            "Maddox Tirrel at the Yorwick school.",
+            "Edda Rask met Hestrel Pellamy in 1920. She was taught by Maddox Tirrel at the "
+            "Yorwick school.",
+            "Edda Rask",
             "Maddox Tirrel",
         ),
         # control: the one taught is no teacher
@@ -2645,66 +2651,51 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
             "Who was the teacher of Edda Rask",
             "Edda Rask taught drawing to Maddox Tirrel in Yorwick. She was a pupil of Hestrel "
             "Pellamy.",
+            "Edda Rask",
             "Hestrel Pellamy",
         ),
-    ],
-)
-def test_the_one_learned_from_is_the_teacher(query: str, text: str, answer: str) -> None:
-    best, _ = read_evidence(query, "PERSON", _ev(text), _linked("Edda Rask"))
-    assert best is not None and best.text == answer
-
-
-@pytest.mark.parametrize(
-    ("query", "text", "answer"),
-    [
         # a teacher is as often called a mentor or a tutor: "his mentor was Y" for his teacher
         (
             "Under which teacher did Edda Rask study",
             "Edda Rask went to the Yorwick school, where her mentor was Maddox Tirrel, a friend "
             "of Hestrel Pellamy.",
+            "Edda Rask",
             "Maddox Tirrel",
         ),
         (
             "Who was the teacher of Edda Rask",
             "Edda Rask worked beside Hestrel Pellamy; Maddox Tirrel remained her tutor.",
+            "Edda Rask",
             "Maddox Tirrel",
         ),
-    ],
-)
-def test_a_teacher_is_also_written_mentor_or_tutor(query: str, text: str, answer: str) -> None:
-    best, _ = read_evidence(query, "PERSON", _ev(text), _linked("Edda Rask"))
-    assert best is not None and best.text == answer
-
-
-_WORKS = "Brisk Lathe Works was founded in 1950 in Yorwick by Maddox Tirrel, a toolmaker."
-
-
-@pytest.mark.parametrize(
-    ("query", "texts", "answer"),
-    [
         # the agent noun of the step's verb, then a copula, then the name: the name does it
         (
             "Who manages the works at Brisk Lathe Works",
-            [_WORKS, "Our works manager since 2011 has been Hestrel Pellamy, a fitter."],
+            f"{_WORKS} Our works manager since 2011 has been Hestrel Pellamy, a fitter.",
+            "Brisk Lathe Works",
             "Hestrel Pellamy",
         ),
         (
             "Who leads the crew at Brisk Lathe Works",
-            [_WORKS, "Its crew leader since 2019 has been Hestrel Pellamy."],
+            f"{_WORKS} Its crew leader since 2019 has been Hestrel Pellamy.",
+            "Brisk Lathe Works",
             "Hestrel Pellamy",
         ),
         # control: the founder is who the founding sentence names
         (
             "Who founded Brisk Lathe Works",
-            [_WORKS, "The crew leader is Hestrel Pellamy, a fitter from Yorwick."],
+            f"{_WORKS} The crew leader is Hestrel Pellamy, a fitter from Yorwick.",
+            "Brisk Lathe Works",
             "Maddox Tirrel",
         ),
     ],
 )
-def test_the_agent_noun_of_the_asked_verb_before_a_copula(
-    query: str, texts: list[str], answer: str
+def test_who_holds_a_role_as_a_text_writes_it(
+    query: str, text: str, linked: str, answer: str
 ) -> None:
-    best, _ = read_evidence(query, "PERSON", _ev(" ".join(texts)), _linked("Brisk Lathe Works"))
+    """Teachers by the verbs of learning and the nouns of teaching; a role by the agent noun
+    of the asked verb."""
+    best, _ = read_evidence(query, "PERSON", _ev(text), _linked(linked))
     assert best is not None and best.text == answer
 
 
