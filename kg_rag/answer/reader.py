@@ -605,6 +605,7 @@ def _fit(expected: AnswerType, kind: str) -> float:
 
 
 _HAN_RUN = re.compile(f"[{HAN}]{{3,}}")
+_HAN_ONLY = re.compile(f"[{HAN}]+")
 # A renaming verb and its new name: "改名为X", "更名为X", "改称X"; a step asking what
 # something was renamed ("改成了什么名字", "更名为什么") reads the name after it.
 _ZH_RENAME_Q = re.compile(r"(?:改|更|易)(?:名|称)|改成了?什么名|改叫")
@@ -1767,9 +1768,21 @@ def _zh_head_noun(query: str) -> str:
     words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
     # 哪家酒店集团收购, 哪家硅片企业: a run of common nouns is one noun phrase, headed by its
     # last noun (集团, 企业); the nouns before it say what kind.
-    nouns = [w for w, _ in itertools.takewhile(lambda wf: wf[1] == "n", _zh_words(m.group(1)))]
+    tagged = _zh_words(m.group(1))
+    nouns = [w for w, _ in itertools.takewhile(lambda wf: wf[1] == "n", tagged)]
     if len(nouns) >= 2 and all(len(w) >= 2 for w in nouns):  # 笔 in 哪一笔交易 is a measure
         return nouns[-1]
+    if (
+        len(tagged) >= 2
+        and tagged[0][1].startswith("v")
+        and tagged[1][1] == "n"
+        and len(tagged[1][0]) >= 2
+    ):
+        # 哪家出版集团: a verb that classes the nouns after it (出版, publishing) modifies
+        # them; the last of them is the head (集团)
+        nouns = [w for w, _ in itertools.takewhile(lambda wf: wf[1] == "n", tagged[1:])]
+        if all(len(w) >= 2 for w in nouns):
+            return nouns[-1]
     return words[0] if words and len(words[0]) >= 2 else ""
 
 
@@ -2967,6 +2980,7 @@ def read_evidence(
             role_before = _rx(_EN_ROLE_BEFORE_NAME.format(head=f"(?:{'|'.join(doers)})"))
     zh_units = frozenset(set(zh_head) & CHINESE_ADMIN_UNITS)  # 城市 → 市, 省份 → 省
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
+    zh_firm = bool(zh_head) and zh_noun_type(zh_head) == "ORGANIZATION"  # 集团, 公司, 出版社
     # "the teacher of X", "Who taught X": a name that X learned from
     en_teacher = not cjk_query and (
         head in _EN_TEACHER_NOUNS or bool(relation_terms & {"taught", "teach"})
@@ -3441,6 +3455,19 @@ def read_evidence(
                     # 生于槎川县柳湾村 where the name was read as 柳湾: the unit written right
                     # after a place's name closes it (柳湾村), as one place of the address.
                     b, kind = b + 1, "LOCATION"
+                if (
+                    zh_firm
+                    and kind in ("ORGANIZATION", "NAME", "LOCATION")  # 柏川: a firm's place
+                    and b - a >= 2
+                    and not sentence[a:b].endswith(zh_head)
+                    and (j := sentence.find(zh_head, b, b + 2 + len(zh_head))) >= 0
+                    and _HAN_ONLY.fullmatch(sentence[b:j] or "名")
+                    and not _ZH_NAME_BREAK & set(sentence[b:j])
+                ):
+                    # 星汀出版集团 read as 星汀 for "哪家出版集团": the asked noun written right
+                    # after the name, with at most one two-character word of its trade between
+                    # (no function word: 夜莺音乐出版是另一家公司 is a clause), closes it
+                    b = j + len(zh_head)
                 if (
                     zh_head
                     and _names_head(sentence[a:b], zh_head)
@@ -3976,6 +4003,13 @@ def read_evidence(
                     bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
                 if kind in ("LOCATION", "NAME") and not cjk_query and _noun_adjunct(sentence, a, b):
                     bonus *= 0.3  # "two Varn shipowners": the name classes the shipowners
+                if (
+                    zh_firm
+                    and kind in ("ORGANIZATION", "NAME")
+                    and a >= len(zh_head)
+                    and sentence[a - len(zh_head) : a] == zh_head
+                ):
+                    bonus *= 0.2  # 星汀出版集团版权部: a part of the firm named right before it
                 if "|" in text:
                     bonus *= _table_factor(text, s_start + a, query, terms)
                 score = (

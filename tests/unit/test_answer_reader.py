@@ -1876,6 +1876,9 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("From which port did the Kell Star sail", "port", "Port Osk", True),
         ("the club with which Ada Moe won", "club", "Varn Rowing Club", True),
         ("After which war was the Osk treaty signed", "war", "Varn War", True),
+        # a verb that classes the nouns after it modifies them: 出版 + 集团 is headed by 集团
+        ("蒋砚秋此前在哪家出版集团工作", "集团", "柏川出版集团", True),
+        ("哪家公司收购了柏川唱片", "公司", "锦岭传媒公司", True),
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
@@ -2615,6 +2618,31 @@ def test_a_relative_clause_on_a_place_tells_its_life_event(
 
     a = sentence.index(place)
     assert _en_life_place_bonus(sentence, a, event, a + len(place)) == factor
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "linked", "answer"),
+    [
+        # the asked firm noun written right after a name closes it (柏川 + 出版集团), and a
+        # department written right after the firm is a part of it, not the firm
+        (
+            "蒋砚秋此前在哪家出版集团工作",
+            "大学毕业后，蒋砚秋在柏川出版集团版权部工作了九年。",
+            "蒋砚秋",
+            "柏川出版集团",
+        ),
+        # control: a clause between the name and the noun does not join them
+        (
+            "柏川唱片属于哪家公司",
+            "柏川唱片属于锦岭传媒公司。柏川音乐出版是另一家公司，与柏川唱片无关。",
+            "柏川唱片",
+            "锦岭传媒公司",
+        ),
+    ],
+)
+def test_a_chinese_firm_is_read_whole(query: str, text: str, linked: str, answer: str) -> None:
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked(linked))
+    assert best is not None and best.text == answer
 
 
 _WORKS = "Brisk Lathe Works was founded in 1950 in Yorwick by Maddox Tirrel, a toolmaker."
