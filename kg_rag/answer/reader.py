@@ -3461,7 +3461,7 @@ def read_evidence(
                     and b - a >= 2
                     and not sentence[a:b].endswith(zh_head)
                     and (j := sentence.find(zh_head, b, b + 2 + len(zh_head))) >= 0
-                    and _HAN_ONLY.fullmatch(sentence[b:j] or "名")
+                    and (j == b or _HAN_ONLY.fullmatch(sentence[b:j]) is not None)
                     and not _ZH_NAME_BREAK & set(sentence[b:j])
                 ):
                     # 星汀出版集团 read as 星汀 for "哪家出版集团": the asked noun written right
