@@ -2939,6 +2939,21 @@ def test_a_table_is_read_by_the_row_and_the_column_the_question_names(
     assert best is not None and best.text == answer
 
 
+# A record of one subject: labels in the first column, values of several kinds in the second.
+_RECORD = (
+    "| Item | Detail |\n|---|---|\n| Founded | 1974, Yorwick |\n| Founder | Maddox Tirrel |\n"
+    "| Chief executive | Hestrel Pellamy |\n| Staff | about 240 |"
+)
+_ZH_RECORD = (
+    "| 项目 | 内容 |\n|---|---|\n| 创办 | 1992年 |\n| 创办人 | 蒋砚秋 |\n| 员工 | 约300人 |"
+)
+# Lists of like things: one kind of value per column (controls).
+_HEADS = "| Director | In office |\n|---|---|\n| Maddox Tirrel | 1950–1961 |\n| Hestrel Pellamy | 1961–1970 |"
+_EVENTS = (
+    "| Year | Event |\n|---|---|\n| 1950 | Founded by Maddox Tirrel |\n| 1961 | Moved to Yorwick |"
+)
+
+
 @pytest.mark.parametrize(
     ("text", "pos_of", "query", "factor"),
     [
@@ -2959,32 +2974,6 @@ def test_a_table_is_read_by_the_row_and_the_column_the_question_names(
         (_ZH_WORKS, "祁敬舟", "鹤鸣寺嘉庆五年重修的出资人", 3.0),
         (_ZH_WORKS, "重修大殿", "鹤鸣寺嘉庆五年重修的出资人", 0.3),
         (_ZH_WORKS, "镇中众商", "鹤鸣寺嘉庆五年重修的出资人", 0.3),
-    ],
-)
-def test_table_factor(text: str, pos_of: str, query: str, factor: float) -> None:
-    from kg_rag.answer.reader import _table_factor
-
-    assert _table_factor(text, text.index(pos_of), query, _term_set(query)) == factor
-
-
-# A record of one subject: labels in the first column, values of several kinds in the second.
-_RECORD = (
-    "| Item | Detail |\n|---|---|\n| Founded | 1974, Yorwick |\n| Founder | Maddox Tirrel |\n"
-    "| Chief executive | Hestrel Pellamy |\n| Staff | about 240 |"
-)
-_ZH_RECORD = (
-    "| 项目 | 内容 |\n|---|---|\n| 创办 | 1992年 |\n| 创办人 | 蒋砚秋 |\n| 员工 | 约300人 |"
-)
-# Lists of like things: one kind of value per column (controls).
-_HEADS = "| Director | In office |\n|---|---|\n| Maddox Tirrel | 1950–1961 |\n| Hestrel Pellamy | 1961–1970 |"
-_EVENTS = (
-    "| Year | Event |\n|---|---|\n| 1950 | Founded by Maddox Tirrel |\n| 1961 | Moved to Yorwick |"
-)
-
-
-@pytest.mark.parametrize(
-    ("text", "pos_of", "query", "factor"),
-    [
         # a record's label names a field, not a value
         (_RECORD, "Founder", "For which company did Maddox Tirrel work", 0.1),
         (_RECORD, "Chief executive", "Which firm did Hestrel Pellamy run", 0.1),
@@ -2995,9 +2984,7 @@ _EVENTS = (
         (_EVENTS, "1961", "When did Brisk Lathe Works move to Yorwick", 1.0),
     ],
 )
-def test_a_record_tables_labels_are_no_values(
-    text: str, pos_of: str, query: str, factor: float
-) -> None:
+def test_table_factor(text: str, pos_of: str, query: str, factor: float) -> None:
     from kg_rag.answer.reader import _table_factor
 
     assert _table_factor(text, text.index(pos_of), query, _term_set(query)) == factor
