@@ -132,18 +132,26 @@ def run_stages(
 
     # 2. removal (a removal killed halfway is rolled back to its checkpoint and redone; on a
     # store that cannot roll back it is redone and the entities it left without mentions,
-    # which a redo no longer reaches through the deleted mentions, are removed)
+    # which a redo no longer reaches through the deleted mentions, are removed; a document
+    # of that removal that is back in the store has its graph back with the rollback, or else
+    # keeps its "removing" row and the graph step below writes its graph again)
+    interrupted = {r.checkpoint for r in rows.values() if r.stage == "removing"}
+    rolled = len(interrupted) == 1 and _rollback(builder, next(iter(interrupted)))
+    back = {d: r.ingest_hash for d, r in rows.items() if r.stage == "removing" and d in stored}
+    if rolled and back:
+        # rolled back, its graph is whole again: only communities wait on it
+        ledger.set_stage(back, "graph")
+        rows = ledger.rows()
     gone = {d: r for d, r in rows.items() if d not in stored and r.stage not in _REMOVED}
     if gone:
-        interrupted = {r.checkpoint for r in gone.values() if r.stage == "removing"}
-        rolled = len(interrupted) == 1 and _rollback(builder, next(iter(interrupted)))
         hashes = {d: r.ingest_hash for d, r in gone.items()}
         ledger.set_stage(hashes, "removing", checkpoint=_checkpoint(builder))
         for doc_id in sorted(gone):
             builder.graph.delete_document(doc_id)
             crash_point("removal-document")
-        if interrupted and not rolled:
-            builder.remove_orphans()
+    if interrupted and not rolled:
+        builder.remove_orphans()
+    if gone:
         ledger.set_stage(hashes, "removed")
         ledger.clear_failures(
             "extraction", [f.item_id for f in ledger.failures("extraction") if f.doc_id in gone]
@@ -162,7 +170,7 @@ def run_stages(
             for d, h in done.items()
             if d not in rows
             or rows[d].ingest_hash != h
-            or rows[d].stage in ("graph-pending", *_REMOVED)
+            or rows[d].stage in ("graph-pending", "removing", *_REMOVED)
         )
     if todo:
         checkpoint = _checkpoint(builder)

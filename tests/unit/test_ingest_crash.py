@@ -169,6 +169,28 @@ def test_removal_killed_then_rerun_without_rollback_converges(setup: Setup) -> N
     )
 
 
+def test_removal_killed_then_document_back_converges(setup: Setup) -> None:
+    """A removal killed halfway, then one of its documents put back before the rerun: the
+    rerun ends as an uninterrupted ingest of the folder as it now is (the document's graph
+    written again, nothing of the cut removal left)."""
+    back = setup.root / "v2-back"
+    shutil.rmtree(back, ignore_errors=True)
+    shutil.copytree(setup.v2, back)
+    shutil.copy(setup.v1 / "doc-027.md", back / "doc-027.md")
+    want_folder = setup.root / "inc-back-want"
+    shutil.copytree(setup.root / "base", want_folder)
+    setup.use(back)
+    assert run_child(want_folder / "kb", setup.corpus)[0] == 0
+    want = fingerprint(want_folder / "kb")
+    folder = setup.root / "inc-back"
+    shutil.copytree(setup.root / "base", folder)
+    setup.use(setup.v2)
+    assert run_child(folder / "kb", setup.corpus, crash_after="graph-delete:1")[0] != 0
+    setup.use(back)
+    assert run_child(folder / "kb", setup.corpus)[0] == 0
+    _check("incremental", "graph-delete:1, document back", True, fingerprint(folder / "kb"), want)
+
+
 def test_print_convergence_table() -> None:
     """Not a check: the table of the cases above (run with ``-s`` to see it)."""
     print("\n| ingest | crash point | killed | converged |\n|---|---|---|---|")
