@@ -2982,9 +2982,7 @@ def read_evidence(
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
     zh_firm = bool(zh_head) and zh_noun_type(zh_head) == "ORGANIZATION"  # 集团, 公司, 出版社
     # "the teacher of X", "Who taught X": a name that X learned from
-    en_teacher = not cjk_query and (
-        head in _EN_TEACHER_NOUNS or bool(relation_terms & {"taught", "teach"})
-    )
+    en_teacher = not cjk_query and (head in _EN_TEACHER_NOUNS or "teach" in relation_terms)
     # "the pupil of Y" answers "the teacher of X": the converse nouns of the asked one
     converse_terms = {_stem(c) for c in CONVERSE_ROLES.get(head, ())} if not cjk_query else set()
     # The step asks for a thing that is none of person/place/organisation (a novel, a prize).
