@@ -9,10 +9,11 @@ are parsed into sortable (year, month, day) tuples, in both languages.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
-from extraction.language import AUXILIARIES, HAN, ZH_ERA_YEAR, zh_era_year
+from extraction.language import AUXILIARIES, HAN, ZH_ERA_YEAR, is_participle, zh_era_year
 from extraction.nouns import NounClass, names_agent
 from extraction.nouns import head_noun_type as _noun_class
 from kg_rag.models import AnswerType
@@ -223,6 +224,7 @@ _EVENT_NOUNS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def head_noun_type(noun: str, productive: bool = True) -> NounClass:
     """The answer type of an English noun phrase's head, as the extraction classes it
     (:func:`extraction.nouns.head_noun_type`), with an establishment ("the cheese factory",
@@ -324,6 +326,14 @@ _SCHOOLING_OBJECT = re.compile(rf"\b(?:{_SCHOOLING_NOUNS})\b", re.I)
 _OBJECT_VERB = re.compile(rf"\b(?:{_OBJECT_VERBS})\b")
 
 
+# The noun phrase a question without a wh-word or an auxiliary opens with, up to its first "of"
+# ("year founded of", "the birthplace of", "name the founder of").
+_FRAGMENT_HEAD = re.compile(
+    r"\s*(?!(?:who|whom|whose|what|which|where|when|why|how)\b)"
+    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)\s+of\b"
+)
+
+
 _CLOSING_WH: dict[str, AnswerType] = {
     "where": "LOCATION",
     "when": "DATE",
@@ -405,6 +415,18 @@ def answer_type(question: str) -> AnswerType:
         return possessed
     if re.match(r"\s*(?:in|on|at|from|to|for|of|by|with)?\s*(?:what|which)\b", low):
         return "NAME"  # a "what" question whose head noun says nothing: no later "who" decides
+    fragment = _FRAGMENT_HEAD.match(low)
+    if fragment is not None:
+        # A search-box fragment opens with the noun phrase it asks for ("year founded of X",
+        # "birthplace of the founder of Y"): its head decides, not a relative "where" or "who"
+        # further on. A participle after the noun says which one ("year founded"), so the
+        # noun before it is the head.
+        words = fragment.group(1).split()
+        while len(words) > 1 and is_participle(words[-1]):
+            words.pop()
+        kind = head_noun_type(" ".join(words))
+        if kind != "NAME":
+            return kind
     if re.match(r"\s*(?:who|whom)\b", low):
         return "PERSON"  # "Who was governor when X became a state?": the opening wh-word asks
     if re.search(r"\bwhen\b", low):

@@ -1010,9 +1010,14 @@ def _qualifier_factor(
     return factor
 
 
-def _row_year_factor(text: str, a: int, asked: Sequence[tuple[int, str]]) -> float:
+def _row_year_factor(
+    text: str, a: int, asked: Sequence[tuple[int, str]], tenure: str | None = None
+) -> float:
     """For a name in a table row: ×2 when the row writes the year asked, ×0.35 when it writes
-    only another year, 1.0 when it writes none."""
+    only another year, 1.0 when it writes none. With ``tenure`` ("start" for "since 2012",
+    "end" for "until 1991") a span of years in the row that begins or ends at the year asked
+    says whether the row's holder came then or left then: "| X | 1986–2012 |" ended in 2012,
+    so it is not who has held the post since 2012 (×0.35), "| Y | 2012– |" is (×2)."""
     start = text.rfind("\n", 0, a) + 1
     end = text.find("\n", a)
     row = text[start : end if end >= 0 else len(text)]
@@ -1021,7 +1026,34 @@ def _row_year_factor(text: str, a: int, asked: Sequence[tuple[int, str]]) -> flo
     years = {v for _, v in _qualifiers(row, 0, len(row)).get("year", [])}
     if not years:
         return 1.0
-    return 2.0 if years & {v for _, v in asked} else 0.35
+    wanted = {v for _, v in asked}
+    if tenure is not None:
+        spans = [(m["first"], m["last"] or "") for m in _YEAR_SPAN.finditer(row)]
+        began = any(first in wanted for first, _ in spans)
+        ended = any(last in wanted for _, last in spans)
+        if began != ended:
+            return 2.0 if began == (tenure == "start") else 0.35
+    return 2.0 if years & wanted else 0.35
+
+
+# A span of years in a table cell: "1986–2012", "2012–", "2012-present".
+_YEAR_SPAN = re.compile(
+    r"(?<![\d.,])(?P<first>(?:1[5-9]|20)\d{2})\s*[–—-]\s*"
+    r"(?:(?P<last>(?:1[5-9]|20)\d{2})(?![\d.,])|(?:present|now|today)\b|(?=\s*\|))",
+    re.IGNORECASE,
+)
+# The preposition before the year a holder is asked at: "since 2012" asks who came then,
+# "until 1991" who left then.
+_TENURE_START = re.compile(r"\b(?:since|starting\s+in|beginning\s+in)\s+(?:1[5-9]|20)\d{2}\b", re.I)
+_TENURE_END = re.compile(r"\b(?:until|till|up\s+to)\s+(?:1[5-9]|20)\d{2}\b", re.I)
+
+
+def _tenure(query: str) -> str | None:
+    """ "start" when ``query`` asks a holder since a year, "end" when until a year, else None."""
+    start, end = _TENURE_START.search(query), _TENURE_END.search(query)
+    if (start is None) == (end is None):
+        return None
+    return "start" if start is not None else "end"
 
 
 def _initials(name: str) -> str:
@@ -1794,7 +1826,7 @@ _EN_NOT_HEAD = (
     r")\s)"
 )
 _EN_HEAD = re.compile(
-    rf"^{_EN_NOT_HEAD}(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+)?{_EN_NOT_HEAD}(?P<a>[a-z]{{3,}})\s+"
+    rf"^{_EN_NOT_HEAD}(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+){{0,2}}?{_EN_NOT_HEAD}(?P<a>[a-z]{{3,}})\s+"
     r"(?:(?:in|on|at|from|by|for|with|to)\s+"
     r"(?=which|whom|whose))?(?:that|which|who|whom|whose|where|when|of)\b|"
     r"\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
@@ -1806,6 +1838,12 @@ _EN_COPULA_HEAD = re.compile(
     r"^(?:what|which|who)\s+(?:is|was|are|were)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
     r"(?P<c>[a-z]{3,})\s+(?:of|in|at|for|from|on|that|which|who|where|near|by)\b"
 )
+
+
+def _past_participle(word: str) -> bool:
+    """A past participle ("founded", "built"), not a present one ("building" is a noun as
+    often as a verb)."""
+    return is_participle(word) and not word.endswith("ing")
 
 
 def _head_noun(query: str) -> str:
@@ -1820,6 +1858,10 @@ def _head_noun(query: str) -> str:
     if m is None:
         return ""
     head = m.groupdict().get("a") or m.groupdict().get("b") or m.groupdict().get("c") or ""
+    before = low[: m.start("a")].split() if m.groupdict().get("a") else []
+    if before and before[-1] not in ("the", "a", "an") and _past_participle(head):
+        # "year founded of X": a past participle after a noun says which one; the noun heads
+        head = before[-1]
     return "" if head in ("one", "year", "kind", "type", "name", "part") else head
 
 
@@ -1901,7 +1943,19 @@ _LOCALITY_NOUNS = frozenset(["birthplace", "hometown", "deathplace"])
 _STREET_TOWN = re.compile(r"(?:\s*,\s*|\s+in\s+)([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
 # The class nouns of the names of streets and squares, which lie inside a town.
 _STREET_NOUNS = frozenset(
-    ["street", "road", "lane", "avenue", "boulevard", "square", "terrace", "alley"]
+    [
+        "street",
+        "road",
+        "lane",
+        "avenue",
+        "boulevard",
+        "square",
+        "terrace",
+        "alley",
+        "row",
+        "crescent",
+        "mews",
+    ]
 )
 _PLACE_CLASSES = "|".join(sorted(_ADDRESS_RANK, key=len, reverse=True))
 _CLASS_OF = re.compile(rf"\b({_PLACE_CLASSES})\s+of\s+(?:the\s+)?$", re.IGNORECASE)
@@ -2920,6 +2974,7 @@ def read_evidence(
     )
     if not year_at.get("year"):
         year_at = {}
+    tenure = _tenure(query) if year_at else None
     # "how many pages": the noun counted; a number written before another plural noun
     # ("1,200 copies") counts something else.
     ordinal_role = (
@@ -3939,7 +3994,7 @@ def read_evidence(
                     bonus *= _qualifier_factor(sentence, a, b, year_at)
                     if not cjk_query and "|" in sentence:
                         # a table row is one statement: "| 2016 | Eluned Hartmoss |"
-                        bonus *= _row_year_factor(sentence, a, year_at["year"])
+                        bonus *= _row_year_factor(sentence, a, year_at["year"], tenure)
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:

@@ -2478,6 +2478,12 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         ("Where did Wenna Dorr work as a clerk before the war?", "ORGANIZATION"),
         ("Where did the Tessick Mill get its name?", "LOCATION"),
         ("Where was the woman who taught Wenna Dorr born?", "LOCATION"),
+        # a fragment with no wh-word asks for the noun phrase it opens with; a participle
+        # after the noun says which one
+        ("year founded of the school where Wenna Dorr trained", "DATE"),
+        ("height of the peak where Wenna Dorr died", "NUMBER"),
+        ("head office town of the mill that Wenna Dorr sold", "LOCATION"),
+        ("founder of the mill where Wenna Dorr was born", "PERSON"),
     ],
 )
 def test_answer_type_from_wh_word_and_head_noun(question: str, kind: str) -> None:

@@ -1879,6 +1879,11 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         # a verb that classes the nouns after it modifies them: 出版 + 集团 is headed by 集团
         ("蒋砚秋此前在哪家出版集团工作", "集团", "柏川出版集团", True),
         ("哪家公司收购了柏川唱片", "公司", "锦岭传媒公司", True),
+        # up to two words before the head; a past participle after a noun does not head it
+        ("head office town of Brenmoor Mills", "town", "Tansby", False),
+        ("the first woman mayor of Tansby", "mayor", "Ada Moe", False),
+        ("year founded of Brenmoor Mills", "", "Brenmoor Mills", False),
+        ("building that won the Osk Medal", "building", "Tansby Corn Exchange", False),
     ],
 )
 def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) -> None:
@@ -3075,12 +3080,44 @@ def test_the_name_without_its_generation_word_is_another_person(
             "The office of Brenmoor Mills stood at Hay Lane, Tansby, from 1850.",
             "Tansby",
         ),
+        (
+            "head office town of Brenmoor Mills",
+            "Brenmoor Mills has had its head office on Quillet Row in Tansby since 1990.",
+            "Tansby",
+        ),
+        (
+            "In which town is the head office of Brenmoor Mills",
+            "The head office of Brenmoor Mills is at 4 Orrin Crescent, Tansby.",
+            "Tansby",
+        ),
     ],
 )
 def test_a_street_is_no_town(query: str, text: str, answer: str) -> None:
     """A name whose class noun is a street's ("Tanner Street") answers no town, county or
     country question; the town the evidence puts the street in does."""
     best, _ = read_evidence(query, "LOCATION", _ev(text), _linked("Brenmoor Mills"))
+    assert best is not None and best.text == answer
+
+
+_DIRECTORS = (
+    "| Managing director | Years |\n|---|---|\n| Orm Pellander | 1951–1986 |\n"
+    "| Tam Pellander (his son) | 1986–2012 |\n| Wenna Salt | 2012– |"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("Who has been managing director of Brenmoor Mills since 2012", "Wenna Salt"),
+        ("Who was managing director of Brenmoor Mills until 2012", "Tam Pellander"),
+        ("Who was managing director of Brenmoor Mills until 1986", "Orm Pellander"),
+        ("Who has been managing director of Brenmoor Mills since 1986", "Tam Pellander"),
+    ],
+)
+def test_a_span_of_years_tells_who_came_and_who_left_at_the_year(query: str, answer: str) -> None:
+    """ "since 2012" asks who came in 2012: the row whose span starts then, not the one that
+    ends then; "until 2012" asks who left then."""
+    best, _ = read_evidence(query, "PERSON", _ev(_DIRECTORS), _linked("Brenmoor Mills"))
     assert best is not None and best.text == answer
 
 
