@@ -419,10 +419,10 @@ def answer_type(question: str) -> AnswerType:
     if fragment is not None:
         # A search-box fragment opens with the noun phrase it asks for ("year founded of X",
         # "birthplace of the founder of Y"): its head decides, not a relative "where" or "who"
-        # further on. A participle after the noun says which one ("year founded"), so the
-        # noun before it is the head.
+        # further on. A past participle after the noun says which one ("year founded"), so
+        # the noun before it is the head ("building" is a noun as often as a verb form).
         words = fragment.group(1).split()
-        while len(words) > 1 and is_participle(words[-1]):
+        while len(words) > 1 and is_participle(words[-1]) and not words[-1].endswith("ing"):
             words.pop()
         kind = head_noun_type(" ".join(words))
         if kind != "NAME":

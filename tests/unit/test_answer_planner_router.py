@@ -2481,6 +2481,7 @@ def test_bind_query_replaces_known_placeholders_only() -> None:
         # a fragment with no wh-word asks for the noun phrase it opens with; a participle
         # after the noun says which one
         ("year founded of the school where Wenna Dorr trained", "DATE"),
+        ("year built of the mill that Wenna Dorr sold", "DATE"),
         ("height of the peak where Wenna Dorr died", "NUMBER"),
         ("head office town of the mill that Wenna Dorr sold", "LOCATION"),
         ("founder of the mill where Wenna Dorr was born", "PERSON"),
