@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen28-zh`` (``bench/data/generalization2`` to ``…28``, invented corpora
+  ``gen2-en`` … ``gen29-zh`` (``bench/data/generalization2`` to ``…29``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -135,6 +135,9 @@ GEN_SETS = {
     # later hops: facts stated from the other side, by pronoun or class noun, in tables
     "gen28-en": ("en", "generalization28"),
     "gen28-zh": ("zh", "generalization28"),
+    # ordinary questions, each relation worded several ways, facts in prose, tables and lists
+    "gen29-en": ("en", "generalization29"),
+    "gen29-zh": ("zh", "generalization29"),
     # yes/no claims of every shape (kept out of the composed "gen" totals)
     "yn1-en": ("en", "yesno1"),
     "yn1-zh": ("zh", "yesno1"),
