@@ -36,6 +36,7 @@ from extraction.chinese import (
     pos_tags,
 )
 from extraction.language import (
+    AUXILIARIES,
     GENERATION_WORDS,
     HAN,
     NON_NAME_WORDS,
@@ -86,10 +87,11 @@ _CAP_NAME = re.compile(
     r"(?:(?:of|the|and|de|del|der|di|da|von|van|du|la|le|y|for|on|&)\s+)*[A-Z][\w\-.'’]*(?![\w\-.'’]|\$))*"
 )
 # A quantity, never a piece of an ordinal or a code ("35th", "B-29" stay whole or out), nor
-# of a decimal before a Chinese unit ("3.1万" is whole, not "3").
+# of a decimal before a Chinese unit ("3.1万" is whole, not "3"), nor of a number written with
+# thousands separators beside Chinese characters ("共有1,200个座位" holds 1,200, not 200).
 _NUMBER = re.compile(
-    r"\b\d[\d,]*(?:\.\d+)?(?:\s+(?:million|billion|thousand))?\b(?!\.\d)"
-    r"|(?<![A-Za-z0-9.])\d+(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
+    r"\b\d(?:\d|,(?=\d))*(?:\.\d+)?(?:\s+(?:million|billion|thousand)\b)?(?!\w|[,.]\d)"
+    r"|(?<![A-Za-z0-9.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:万|亿)?(?![A-Za-z0-9])"
 )
 # A lower-case particle that opens a name ("de Vries & Co", "van Loon Brothers"): no English
 # word, so before a capitalised name it is part of it, unless a capitalised word before it
@@ -1213,6 +1215,12 @@ _PRONOUN_START = re.compile(
     r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
     r"river|film|book|school|university))\b|[它他她其该])|[,，]\s*(?:it|he|she|they)\s+[a-z]"
     # after a fronted phrase of time: "三年后，即咸丰四年（1854年），他病故于…"
+    r"|[，,]\s*[他她](?![们的])"
+)
+# The pronouns that open a sentence about a person: "It", "Its", "This" and "The company" are
+# another thing's.
+_PERSON_PRONOUN_START = re.compile(
+    r"^\s*(?:(?:He|She|They|His|Her|Their)\b|[他她])|[,，]\s*(?:he|she|they)\s+[a-z]"
     r"|[，,]\s*[他她](?![们的])"
 )
 _DEFINED_CHECK = 4
@@ -3689,7 +3697,16 @@ def read_evidence(
                 if (
                     span_terms
                     and span_terms <= own_terms
-                    and not (kind == "TITLE" and _names_head(span, head))
+                    and not (
+                        _names_head(span, head)
+                        and (
+                            kind == "TITLE"
+                            # a name made of a linked one and the asked noun: "Ravensike Branch
+                            # Preservation Society" for the preservation society that bought
+                            # the Ravensike Branch
+                            or any(ln and ln in norm and ln != norm for ln in linked_norms)
+                        )
+                    )
                     and norm not in other_generation
                 ):
                     continue  # the question's own words, except a title that carries the asked
@@ -4421,6 +4438,35 @@ def _names_whole(name: str, text: str) -> bool:
     return any(_CUT_NAME_AFTER.match(text, e) is None for _, e in _bounded(name, text))
 
 
+# The words of teaching and learning (the teacher and learner nouns of CONVERSE_ROLES and their
+# verbs), as stems: a claim of one is stated by a sentence with any other.
+_TEACHING = frozenset(
+    _stem(w)
+    for w in (
+        *_EN_TEACHER_NOUNS,
+        *(c for t in _EN_TEACHER_NOUNS for c in CONVERSE_ROLES[t]),
+        *(["teach", "taught", "learn", "learned", "learnt", "study", "studied", "apprenticed"]),
+    )
+    # a master is also an owner or a ship's captain; an assistant is no learner
+    if w not in ("master", "assistant")
+)
+_TEACHING_MARK = "<teaching>"
+
+
+def _claim_share(sentence: str, terms: set[str]) -> float:
+    """The share of a claim's ``terms`` that ``sentence`` holds (:data:`_TEACHING_MARK` stands
+    for any word of teaching)."""
+    held = _term_set(sentence)
+    shared = len(held & terms) + (_TEACHING_MARK in terms and bool(held & _TEACHING))
+    return shared / len(terms)
+
+
+# The Chinese copula and particles (a closed class): a claim's form, not what it says ("X是Y的
+# 徒弟" says 徒弟 of X and Y, as "Was X a pupil of Y" says pupil).
+_ZH_FUNCTION_WORDS = frozenset(["的", "是", "了", "过", "着", "吗", "呢", "吧"])
+_AUX_OPENING = re.compile(rf"^(?i:{'|'.join(sorted(AUXILIARIES))})\s+(?=[A-Z])")
+
+
 def verify_claim(
     claim: str,
     evidence: Sequence[Evidence],
@@ -4432,7 +4478,9 @@ def verify_claim(
     without other names, two thirds of its content terms), and ``year`` when one is given.
     A piece about the subject names it, or belongs to a document titled with its name ("He
     was born in Varn" in the subject's own article)."""
-    linked_names = [_get(le, "span") or _get(le, "name") for le in linked]
+    # The claim's auxiliary is no part of a name the linker read from its first words ("Was
+    # Ada Moe" for Ada Moe).
+    linked_names = [_AUX_OPENING.sub("", _get(le, "span") or _get(le, "name")) for le in linked]
     subject = linked_names[0] if linked_names else ""
     subject_names = {normalize_name(n) for le in linked[:1] for n in (_get(le, "name"), subject)}
     titles = (graph or GraphView()).doc_titles([e.doc_id for e in evidence[:4]])
@@ -4449,7 +4497,7 @@ def verify_claim(
     ]
     if not _CJK.search(claim):
         for m in _CAP_NAME.finditer(claim):
-            name = m.group(0)
+            name = _AUX_OPENING.sub("", m.group(0))
             if name.split()[0] in _CAP_STOP and len(name.split()) == 1:
                 continue
             if subject and (name in subject or subject in name):
@@ -4472,12 +4520,38 @@ def verify_claim(
     terms = _term_set(claim) - _term_set(subject)
     for other in others:
         terms -= _term_set(other)
+    if others:
+        # (a claim of names is said by the names and its content words, not by the copula and
+        # particles, nor by a longer form of the subject's own name, cut by the linker (韩鹤 for
+        # 韩鹤年); without other names the particles stay, since a name the reader does not
+        # know is cut into them)
+        terms = {
+            t
+            for t in terms
+            if t not in _ZH_FUNCTION_WORDS and not (subject and _CJK.match(t) and subject in t)
+        }
+    if terms & _TEACHING:
+        # "learned her trade from Y", "a pupil of Y", "studied under Y": one relation, which a
+        # sentence may state by any of its words ("Y's first apprentice was X")
+        terms = (terms - _TEACHING) | {_TEACHING_MARK}
+    # a person is not "it": teaching is between people, whatever type the linker gave them
+    person_subject = _TEACHING_MARK in terms or (
+        bool(linked) and _get(linked[0], "type").upper() == "PERSON"
+    )
     for ev in evidence[:4]:
         text = ev.text
         if subject and subject not in text and ev.doc_id not in about:
             continue
-        # (a claim with content terms may find its other names anywhere in the piece)
-        whole_in_text = {o: bool(terms) and _names_whole(o, text) for o in others}
+        # (a claim with content terms may find its other names anywhere in the piece, or in
+        # the title of its document when the sentence names the subject: "Her best-known
+        # pupil was X" in the article about Y)
+        title = titles.get(ev.doc_id, "")
+        # (a claim of teaching names its two people in the sentence that states it: a piece
+        # about a school names its teachers and its pupils, not who taught whom)
+        whole_in_text = {
+            o: bool(terms) and _TEACHING_MARK not in terms and _names_whole(o, text) for o in others
+        }
+        by_title = {o for o in others if terms and names_topic(title, {normalize_name(o)} - {""})}
         for s, e in _sentences(text):
             sentence = text[s:e]
             if year and not any(str(k[0]) == year for _, _, k in find_dates(sentence)):
@@ -4486,7 +4560,9 @@ def verify_claim(
                 subject
                 and ev.doc_id not in about
                 and subject not in sentence
-                and not _PRONOUN_START.search(sentence)
+                and not (_PERSON_PRONOUN_START if person_subject else _PRONOUN_START).search(
+                    sentence
+                )
             ):
                 continue  # a sentence of a piece about something else, that names it in passing
             if others:
@@ -4495,13 +4571,14 @@ def verify_claim(
                         _names_whole(o, sentence)
                         # (a claim of names alone, "Is X in Y", is stated by one sentence)
                         or (o not in sentence and whole_in_text[o])
+                        or (o in by_title and bool(subject) and _names_whole(subject, sentence))
                         for o in others
                     )
-                    and (not terms or len(_term_set(sentence) & terms) / len(terms) >= 0.34)
+                    and (not terms or _claim_share(sentence, terms) >= 0.34)
                     and not _said_of_namesake(sentence, others, terms)
                 ):
                     return True, f"'{sentence[:120]}' names {', '.join(others)}"
-            elif terms and len(_term_set(sentence) & terms) / len(terms) >= 0.67:
+            elif terms and _claim_share(sentence, terms) >= 0.67:
                 return True, f"'{sentence[:120]}' states the claim"
     return False, "no sentence about the subject states the claim"
 

@@ -1979,6 +1979,41 @@ def test_head_noun_of_a_step(query: str, head: str, name: str, carries: bool) ->
             ["邵景行", "蓼川市"],
             True,
         ),
+        # teaching is one relation, which a sentence may state by any of its words
+        (
+            "Did Ada Moe learn her trade from Orm Vell",
+            ["In 1890 Ada Moe went to Tarnby, where Orm Vell took her on as an apprentice."],
+            ["Ada Moe", "Orm Vell"],
+            True,
+        ),
+        (
+            "Was Ada Moe a pupil of Orm Vell",
+            ["Ada Moe studied under Orm Vell at the Tarnby forge for six years."],
+            ["Ada Moe", "Orm Vell"],
+            True,
+        ),
+        (
+            "Did Ada Moe learn her trade from Orm Vell",
+            ["In 1890 Ada Moe went to Tarnby, where Orm Vell bought the forge."],
+            ["Ada Moe", "Orm Vell"],
+            False,
+        ),
+        # "Its" is the college's, not the person's: a person's claim is not stated there
+        (
+            "Did Ada Moe study under Orm Vell",
+            [
+                "Orm Vell led the forge school from 1880. The school has two halls. Its "
+                "best-known teacher was Tam Brisk, whose pupils included Ada Moe."
+            ],
+            ["Orm Vell", "Ada Moe"],
+            False,
+        ),
+        # the copula and 的 are the claim's form: 徒弟 is what it says of the two names
+        ("蒋砚秋是柏川的徒弟", ["柏川一生只收过一个徒弟——蒋砚秋。"], ["柏川"], True),
+        ("蒋砚秋是柏川的徒弟", ["柏川一生只收过一个徒弟——黎晚禾。"], ["柏川"], False),
+        ("蒋砚秋是柏川的徒弟", ["柏川与蒋砚秋共事三十年，是同事。"], ["柏川"], False),
+        # the subject's longer name (the linker cut it: 岑启) is no content word of the claim
+        ("岑启年是柏川的师父", ["柏川与小生岑启年长期同台搭档。"], ["岑启", "柏川"], False),
     ],
 )
 def test_claims_are_verified_against_one_sentence(
@@ -3176,6 +3211,86 @@ def test_a_claim_holds_in_the_subjects_own_article(
     ]
     view = GraphView(store=_Titles({"d0": title}))
     ok, _ = verify_claim("Was Ada Moe born in Tarnby", _ev(text, doc="d0"), linked, view)
+    assert ok is holds
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "name", "answer"),
+    [
+        ("鹤鸣戏院有多少个座位", "鹤鸣戏院共有1,200个座位，另设包厢12间。", "鹤鸣戏院", "1,200个"),
+        ("鹤鸣戏院有多少个座位", "| 座位 | 1,200个 |", "鹤鸣戏院", "1,200个"),
+        ("How many seats does Osk Hall have", "Osk Hall has 1,200 seats.", "Osk Hall", "1,200"),
+        (
+            "What was the revenue of Osk Mills in 2023",
+            "In 2023 the revenue of Osk Mills was $412 million, up from $377 million.",
+            "Osk Mills",
+            "$412 million",
+        ),
+    ],
+)
+def test_a_number_with_thousands_separators_is_read_whole(
+    query: str, text: str, name: str, answer: str
+) -> None:
+    """ "1,200个" beside Chinese characters is 1,200, never 200."""
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked(name))
+    assert best is not None and best.text.startswith(answer)
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        (
+            "preservation society that bought the Tarnby Branch",
+            "The Tarnby Branch Preservation Society was founded by Ada Moe in 1974 and bought "
+            "the Tarnby Branch in 1979.",
+            "Tarnby Branch Preservation Society",
+        ),
+        (
+            "society that bought the Tarnby Branch",
+            "The Tarnby Branch was bought in 1979 by the Osk Valley Society.",
+            "Osk Valley Society",
+        ),
+    ],
+)
+def test_a_name_made_of_a_linked_name_and_the_asked_noun_may_answer(
+    query: str, text: str, answer: str
+) -> None:
+    """ "Tarnby Branch Preservation Society" holds only the question's words, but it is the
+    society asked for, not the Tarnby Branch again."""
+    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked("Tarnby Branch"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "span", "holds"),
+    [
+        # the claim's other name is the subject of the article the sentence stands in
+        ("Orm Vell", "Her best-known pupil was Ada Moe, who later ran the school.", "", True),
+        ("Orm Vell", "His only pupil, Ada Moe, took over the forge in 1890.", "", True),
+        # the linker read the subject with the claim's auxiliary: the name is the same
+        ("Orm Vell", "Her best-known pupil was Ada Moe.", "Was Ada Moe", True),
+        # in another person's article, without the claim's relation, or in a sentence that
+        # does not name the subject, it does not hold
+        ("Tam Brisk", "Her best-known pupil was Ada Moe, who later ran the school.", "", False),
+        ("Orm Vell", "Ada Moe bought the forge in 1890.", "", False),
+        ("Orm Vell", "She made every pupil carry loads. Ada Moe came in 1890.", "", False),
+    ],
+)
+def test_a_claims_other_name_may_be_the_article_it_stands_in(
+    title: str, text: str, span: str, holds: bool
+) -> None:
+    """ "Was Ada Moe a pupil of Orm Vell?" holds on "Her best-known pupil was Ada Moe" in the
+    article titled Orm Vell: "her" is the article's subject."""
+    from kg_rag.answer.reader import verify_claim
+
+    linked = [
+        LinkedEntity(
+            entity_id=f"e{i}", name=n, type="PERSON", method="exact", span=sp or n, weight=1.0
+        )
+        for i, (n, sp) in enumerate([("Ada Moe", span), ("Orm Vell", "")])
+    ]
+    view = GraphView(store=_Titles({"d0": title}))
+    ok, _ = verify_claim("Was Ada Moe a pupil of Orm Vell", _ev(text, doc="d0"), linked, view)
     assert ok is holds
 
 
