@@ -3215,50 +3215,55 @@ def test_a_claim_holds_in_the_subjects_own_article(
 
 
 @pytest.mark.parametrize(
-    ("query", "text", "name", "answer"),
+    ("query", "expected", "text", "name", "answer"),
     [
-        ("鹤鸣戏院有多少个座位", "鹤鸣戏院共有1,200个座位，另设包厢12间。", "鹤鸣戏院", "1,200个"),
-        ("鹤鸣戏院有多少个座位", "| 座位 | 1,200个 |", "鹤鸣戏院", "1,200个"),
-        ("How many seats does Osk Hall have", "Osk Hall has 1,200 seats.", "Osk Hall", "1,200"),
+        # "1,200个" beside Chinese characters is 1,200, never 200
+        (
+            "鹤鸣戏院有多少个座位",
+            "NUMBER",
+            "鹤鸣戏院共有1,200个座位，另设包厢12间。",
+            "鹤鸣戏院",
+            "1,200个",
+        ),
+        ("鹤鸣戏院有多少个座位", "NUMBER", "| 座位 | 1,200个 |", "鹤鸣戏院", "1,200个"),
+        (
+            "How many seats does Osk Hall have",
+            "NUMBER",
+            "Osk Hall has 1,200 seats.",
+            "Osk Hall",
+            "1,200",
+        ),
         (
             "What was the revenue of Osk Mills in 2023",
+            "NUMBER",
             "In 2023 the revenue of Osk Mills was $412 million, up from $377 million.",
             "Osk Mills",
             "$412 million",
         ),
-    ],
-)
-def test_a_number_with_thousands_separators_is_read_whole(
-    query: str, text: str, name: str, answer: str
-) -> None:
-    """ "1,200个" beside Chinese characters is 1,200, never 200."""
-    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked(name))
-    assert best is not None and best.text.startswith(answer)
-
-
-@pytest.mark.parametrize(
-    ("query", "text", "answer"),
-    [
+        # a name of the question's words only, which carries the asked noun and extends a
+        # linked name, is the thing asked for, not the linked one again
         (
             "preservation society that bought the Tarnby Branch",
+            "ORGANIZATION",
             "The Tarnby Branch Preservation Society was founded by Ada Moe in 1974 and bought "
             "the Tarnby Branch in 1979.",
+            "Tarnby Branch",
             "Tarnby Branch Preservation Society",
         ),
         (
             "society that bought the Tarnby Branch",
+            "ORGANIZATION",
             "The Tarnby Branch was bought in 1979 by the Osk Valley Society.",
+            "Tarnby Branch",
             "Osk Valley Society",
         ),
     ],
 )
-def test_a_name_made_of_a_linked_name_and_the_asked_noun_may_answer(
-    query: str, text: str, answer: str
+def test_whole_numbers_and_names_made_of_the_questions_words(
+    query: str, expected: AnswerType, text: str, name: str, answer: str
 ) -> None:
-    """ "Tarnby Branch Preservation Society" holds only the question's words, but it is the
-    society asked for, not the Tarnby Branch again."""
-    best, _ = read_evidence(query, "ORGANIZATION", _ev(text), _linked("Tarnby Branch"))
-    assert best is not None and best.text == answer
+    best, _ = read_evidence(query, expected, _ev(text), _linked(name))
+    assert best is not None and best.text.startswith(answer)
 
 
 @pytest.mark.parametrize(
