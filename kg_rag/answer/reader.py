@@ -4542,15 +4542,15 @@ def verify_claim(
         text = ev.text
         if subject and subject not in text and ev.doc_id not in about:
             continue
-        # (a claim with content terms may find its other names anywhere in the piece, or in
-        # the title of its document when the sentence names the subject: "Her best-known
-        # pupil was X" in the article about Y)
-        title = titles.get(ev.doc_id, "")
-        # (a claim of teaching names its two people in the sentence that states it: a piece
-        # about a school names its teachers and its pupils, not who taught whom)
+        # (a claim with content terms may find its other names anywhere in the piece, except a
+        # claim of teaching, which names its two people in the sentence that states it: a
+        # piece about a school names its teachers and its pupils, not who taught whom)
         whole_in_text = {
             o: bool(terms) and _TEACHING_MARK not in terms and _names_whole(o, text) for o in others
         }
+        # (or in the title of its document, when the sentence names the subject: "Her
+        # best-known pupil was X" in the article about Y)
+        title = titles.get(ev.doc_id, "")
         by_title = {o for o in others if terms and names_topic(title, {normalize_name(o)} - {""})}
         for s, e in _sentences(text):
             sentence = text[s:e]
