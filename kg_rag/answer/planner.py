@@ -48,6 +48,7 @@ from kg_rag.answer.question import (
     answer_type,
     comparison_order,
     head_noun_type,
+    is_past_participle,
     is_yes_no,
     names_agent,
     zh_a_not_a,
@@ -455,8 +456,7 @@ def _declarative_question(q: str) -> str:
     passive = _ELLIPTIC_PASSIVE.match(q)
     if (
         passive is not None
-        and is_participle(passive["part"])
-        and not passive["part"].endswith("ing")
+        and is_past_participle(passive["part"])
         and not re.search(r"\b(?:that|who|which|whose)\b", passive["s"], re.IGNORECASE)
         and not any(_finite_verb(w) for w in passive["s"].split()[1:])
     ):
@@ -3075,15 +3075,14 @@ def _clause_close(text: str, start: int) -> int | None:
                 or (last and nxt.rstrip("?") not in _FUNCTION)  # "…, die?": the main verb
             ):
                 return end - 1
-        elif is_participle(word) and not word.endswith("ing") and _finite_verb(nxt):
+        elif is_past_participle(word) and _finite_verb(nxt):
             return end
         elif (
             verb
             and i + 2 == len(toks)
             and _COPULA_WH_FIRST.match(text)
             and word.islower()
-            and is_participle(word)
-            and not word.endswith("ing")
+            and is_past_participle(word)
             and nxt.rstrip("?") in STRANDED_PARTICLES
         ):
             # "which country is the company that bought X based in?": a participle and its

@@ -326,6 +326,12 @@ _SCHOOLING_OBJECT = re.compile(rf"\b(?:{_SCHOOLING_NOUNS})\b", re.I)
 _OBJECT_VERB = re.compile(rf"\b(?:{_OBJECT_VERBS})\b")
 
 
+def is_past_participle(word: str) -> bool:
+    """A past participle ("founded", "built"), not a present one: "building" is a noun as
+    often as a verb form."""
+    return is_participle(word) and not word.endswith("ing")
+
+
 # The noun phrase a question without a wh-word or an auxiliary opens with, up to its first "of"
 # ("year founded of", "the birthplace of", "name the founder of").
 _FRAGMENT_HEAD = re.compile(
@@ -420,9 +426,9 @@ def answer_type(question: str) -> AnswerType:
         # A search-box fragment opens with the noun phrase it asks for ("year founded of X",
         # "birthplace of the founder of Y"): its head decides, not a relative "where" or "who"
         # further on. A past participle after the noun says which one ("year founded"), so
-        # the noun before it is the head ("building" is a noun as often as a verb form).
+        # the noun before it is the head.
         words = fragment.group(1).split()
-        while len(words) > 1 and is_participle(words[-1]) and not words[-1].endswith("ing"):
+        while len(words) > 1 and is_past_participle(words[-1]):
             words.pop()
         kind = head_noun_type(" ".join(words))
         if kind != "NAME":

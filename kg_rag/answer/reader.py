@@ -68,6 +68,7 @@ from kg_rag.answer.question import (
     date_key,
     find_dates,
     head_noun_type,
+    is_past_participle,
     zh_noun_type,
 )
 from kg_rag.answer.stages import StepContext, StepReading
@@ -1209,20 +1210,27 @@ def _tokens_with_offsets(
 _ZH_QUANTIFIER = re.compile(
     r"^[一二三四五六七八九十两几多数每各该这那此某本其全]+[个部家所座位条本首支名间只幅件种篇张项届]?$"
 )
-# A sentence that goes on about the previous one's subject: it opens with a pronoun or a
-# definite class noun ("The city …"), or has a subject pronoun ("With …, it is …").
-_PRONOUN_START = re.compile(
-    r"^\s*(?:(?:It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|"
-    r"river|film|book|school|university))\b|[它他她其该])|[,，]\s*(?:it|he|she|they)\s+[a-z]"
-    # after a fronted phrase of time: "三年后，即咸丰四年（1854年），他病故于…"
-    r"|[，,]\s*[他她](?![们的])"
+
+
+def _pronoun_start(opening: str, zh: str, subjects: str) -> re.Pattern[str]:
+    """A sentence that goes on about the previous one's subject: it opens with one of the
+    ``opening`` words or ``zh`` characters, or has one of the ``subjects`` pronouns after a
+    comma ("With …, it is …"), or 他/她 after a fronted phrase of time ("三年后，即咸丰四年
+    （1854年），他病故于…")."""
+    return re.compile(
+        rf"^\s*(?:(?:{opening})\b|[{zh}])|[,，]\s*(?:{subjects})\s+[a-z]|[，,]\s*[他她](?![们的])"
+    )
+
+
+# A pronoun or a definite class noun ("The city …") of anything.
+_PRONOUN_START = _pronoun_start(
+    r"It|He|She|They|Its|His|Her|Their|This|The\s+(?:company|city|town|band|firm|river|film|"
+    r"book|school|university)",
+    "它他她其该",
+    "it|he|she|they",
 )
-# The pronouns that open a sentence about a person: "It", "Its", "This" and "The company" are
-# another thing's.
-_PERSON_PRONOUN_START = re.compile(
-    r"^\s*(?:(?:He|She|They|His|Her|Their)\b|[他她])|[,，]\s*(?:he|she|they)\s+[a-z]"
-    r"|[，,]\s*[他她](?![们的])"
-)
+# The pronouns of a person: "It", "Its", "This" and "The company" are another thing's.
+_PERSON_PRONOUN_START = _pronoun_start("He|She|They|His|Her|Their", "他她", "he|she|they")
 _DEFINED_CHECK = 4
 """How many leading candidates the reader checks against the corpus's definitions of them."""
 _TYPED_KINDS = frozenset(["PERSON", "LOCATION", "ORGANIZATION"])
@@ -1848,12 +1856,6 @@ _EN_COPULA_HEAD = re.compile(
 )
 
 
-def _past_participle(word: str) -> bool:
-    """A past participle ("founded", "built"), not a present one ("building" is a noun as
-    often as a verb)."""
-    return is_participle(word) and not word.endswith("ing")
-
-
 def _head_noun(query: str) -> str:
     """The noun the step asks for: "river that runs through X" → "river", "which prize …" →
     "prize", "获得过什么文学奖" → "文学奖"; "" when there is none."""
@@ -1867,7 +1869,7 @@ def _head_noun(query: str) -> str:
         return ""
     head = m.groupdict().get("a") or m.groupdict().get("b") or m.groupdict().get("c") or ""
     before = low[: m.start("a")].split() if m.groupdict().get("a") else []
-    if before and before[-1] not in ("the", "a", "an") and _past_participle(head):
+    if before and before[-1] not in ("the", "a", "an") and is_past_participle(head):
         # "year founded of X": a past participle after a noun says which one; the noun heads
         head = before[-1]
     return "" if head in ("one", "year", "kind", "type", "name", "part") else head
@@ -4445,7 +4447,7 @@ _TEACHING = frozenset(
     for w in (
         *_EN_TEACHER_NOUNS,
         *(c for t in _EN_TEACHER_NOUNS for c in CONVERSE_ROLES[t]),
-        *(["teach", "taught", "learn", "learned", "learnt", "study", "studied", "apprenticed"]),
+        *("teach", "taught", "learn", "learned", "learnt", "study", "studied", "apprenticed"),
     )
     # a master is also an owner or a ship's captain; an assistant is no learner
     if w not in ("master", "assistant")
