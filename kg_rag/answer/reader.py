@@ -660,6 +660,27 @@ def _zh_teacher_spans(sentence: str) -> list[tuple[int, int]]:
 
 
 _ZH_TEACHER_NOUNS = frozenset(["师父", "师傅", "老师", "导师", "恩师", "业师", "先生"])
+# Who someone took as a pupil, as Chinese says it: 收Y为徒 (为弟子, 为学生), or a name with its
+# teacher's in brackets after it ("宁小棉（苏映萝弟子）"): Y is the pupil, the converse of the
+# teacher nouns above.
+_ZH_PUPIL_NOUNS = frozenset(["徒弟", "弟子", "学生", "门生", "高徒", "学徒", "门徒", "徒"])
+_ZH_PUPIL_NOUN = (
+    rf"(?:(?:关门|入室|得意)?(?:{'|'.join(sorted(_ZH_PUPIL_NOUNS, key=len, reverse=True))}))"
+)
+_ZH_TOOK_AS_PUPIL = re.compile(
+    rf"收(?P<took>[{HAN}A-Za-z·]{{2,12}}?)为{_ZH_PUPIL_NOUN}"
+    rf"|(?P<named>[{HAN}·]{{2,8}})[（(][{HAN}·]{{2,8}}?的?{_ZH_PUPIL_NOUN}[)）]"
+)
+
+
+def _zh_pupil_spans(sentence: str) -> list[tuple[int, int]]:
+    """The stretches of ``sentence`` that name someone's pupil (:data:`_ZH_TOOK_AS_PUPIL`)."""
+    return [
+        m.span("took") if m.group("took") else m.span("named")
+        for m in _ZH_TOOK_AS_PUPIL.finditer(sentence)
+    ]
+
+
 # Who someone learned under, as English says it: a verb of learning, what was learned, then
 # where it came from ("learned the ropes from Y", "studied law under Y", "trained with Y",
 # "was apprenticed to Y", "was taught by Y"; a class noun may stand before the name).
@@ -3045,6 +3066,7 @@ def read_evidence(
             role_before = _rx(_EN_ROLE_BEFORE_NAME.format(head=f"(?:{'|'.join(doers)})"))
     zh_units = frozenset(set(zh_head) & CHINESE_ADMIN_UNITS)  # 城市 → 市, 省份 → 省
     zh_teacher = zh_head in _ZH_TEACHER_NOUNS
+    zh_pupil = zh_head in _ZH_PUPIL_NOUNS
     zh_firm = bool(zh_head) and zh_noun_type(zh_head) == "ORGANIZATION"  # 集团, 公司, 出版社
     # "the teacher of X", "Who taught X": a name that X learned from
     en_teacher = not cjk_query and (head in _EN_TEACHER_NOUNS or "teach" in relation_terms)
@@ -3472,7 +3494,8 @@ def read_evidence(
                 and (subject_here or subject_in_sentence or ev.doc_id in topic_docs)
                 else []
             )
-            teacher_spans = _zh_teacher_spans(sentence) if zh_teacher else []
+            teacher_spans = _zh_teacher_spans(sentence) if zh_teacher or zh_pupil else []
+            pupil_spans = _zh_pupil_spans(sentence) if zh_teacher or zh_pupil else []
             # "In 2015 the studio was bought by …" in the document about Marlwick Owl Studio
             # ("… is a studio"): the class noun the document calls its own subject by names
             # it (the subject is the title; the question's own names are no answer).
@@ -3879,8 +3902,13 @@ def read_evidence(
                     and possessed_role.match(sentence, b)
                 ):
                     bonus *= _SLOT_BONUS  # "Vell remained her mentor" for "mentor of X"
-                if kind in ("NAME", "PERSON") and any(x <= a and b <= y for x, y in teacher_spans):
-                    bonus *= _SLOT_BONUS  # "拜药商邵鹤年为师", "师从Y" for X的师父
+                if kind in ("NAME", "PERSON") and (teacher_spans or pupil_spans):
+                    # "拜药商邵鹤年为师", "师从Y" name X的师父; "收Y为徒", "Y（X弟子）" name
+                    # X的徒弟; each slot is the other's converse.
+                    taught = any(x <= a and b <= y for x, y in teacher_spans)
+                    pupil = any(x <= a and b <= y for x, y in pupil_spans)
+                    if taught != pupil:
+                        bonus = bonus * _SLOT_BONUS if taught == zh_teacher else bonus / _SLOT_BONUS
                 if learned_from:
                     bonus *= _SLOT_BONUS  # "he learned the ropes from Y" for X's teacher
                 if (
