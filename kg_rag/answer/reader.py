@@ -807,6 +807,12 @@ def _zh_proper_stem(text: str) -> bool:
     )
 
 
+def _partners(name: str) -> bool:
+    """Is ``name`` partners' names joined by an ampersand ("Lintel & Moss", "AT&T")? Only a
+    firm is named so: no person, and no place or work one would ask for by a person noun."""
+    return "&" in name.strip("&").strip()
+
+
 def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
     if DATE_RX.fullmatch(span):
         return "DATE"
@@ -817,6 +823,8 @@ def _kind_of_span(span: str, before: str, expected: AnswerType) -> str:
         return "PERSON"  # "the pupil of Bram Oake", "a daughter of Orm Vell": a person's
     if _LOCATIVE.search(before):
         return "LOCATION"
+    if _partners(span):
+        return "ORGANIZATION"
     # A name holding a typed noun: "River Osk", "Brenna County", "Dunmore University".
     for word in span.split()[1:] + span.split()[:1]:
         kind = head_noun_type(word.lower().strip(".,'’"))
@@ -3339,6 +3347,8 @@ def read_evidence(
                     kind = _TYPE_ALIASES.get(etype.upper(), "NAME")
                     if kind == "PERSON" and _THING_HEAD.search(name):
                         kind = "NAME"  # "the Emberlin Medal": named after a person, not one
+                    if kind == "NAME" and _partners(name):
+                        kind = "ORGANIZATION"  # "Lintel & Moss", whatever the extraction made
                     if _CAPITALS_RUN.fullmatch(sentence[start:end]):
                         continue  # a heading in capitals, whatever the extraction made of it
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):

@@ -2200,6 +2200,72 @@ def test_names_the_graph_knows_are_candidates_where_extraction_missed_them(
         graph.close()
 
 
+@pytest.mark.parametrize(
+    ("span", "kind"),
+    [
+        ("Tallow & Reed", "ORGANIZATION"),
+        ("AT&T", "ORGANIZATION"),
+        ("Tallow and Reed", "NAME"),
+        ("Bram Oake", "NAME"),
+        ("&", "NAME"),
+    ],
+)
+def test_partners_joined_by_an_ampersand_name_a_firm(span: str, kind: str) -> None:
+    from kg_rag.answer.reader import _kind_of_span
+
+    assert _kind_of_span(span, "", "PERSON") == kind
+
+
+def test_a_firm_named_by_an_ampersand_answers_no_person_noun(tmp_path: Path) -> None:
+    """Extraction left "Tallow & Reed" a concept; an ampersand names partners' firm, so it
+    does not answer "the teacher that X studied under" over the person the text names."""
+    from kg_rag.models import Entity, Mention
+    from kg_rag.retrieval.graph import EntityLinker
+    from kg_rag.stores.embedded import EmbeddedGraphStore
+
+    texts = [
+        "Quenna Hollis (born 1972) is the founder and creative director of **Tallow & Reed**, "
+        "the knitwear label she set up in 1997 in a rented dye-house in Varn.",
+        "Among his students, the best known is Quenna Hollis, who founded the knitwear label "
+        "Tallow & Reed three years after leaving his course.",
+        "She enrolled on the knitwear course at the Varn Institute in 1991. Her teacher there, "
+        "Bram Oake, was famous for making first-years unpick their own swatches.",
+    ]
+    graph = EmbeddedGraphStore(tmp_path / "kb")
+    graph.open()
+    try:
+        graph.upsert_entities(
+            [
+                Entity(entity_id="label", name="Tallow & Reed", type="CONCEPT"),
+                Entity(entity_id="teacher", name="Bram Oake", type="PERSON"),
+                Entity(entity_id="student", name="Quenna Hollis", type="PERSON"),
+            ]
+        )
+        graph.upsert_mentions(
+            [
+                Mention(entity_id=e, chunk_id=f"c{i}", doc_id=f"d{i}")
+                for e, i in [
+                    ("label", 0),
+                    ("label", 1),
+                    ("student", 0),
+                    ("student", 1),
+                    ("teacher", 2),
+                ]
+            ]
+        )
+        view = GraphView(linker=EntityLinker(graph))
+        best, _ = read_evidence(
+            "knitwear teacher that Quenna Hollis studied under",
+            "PERSON",
+            _ev(*texts),
+            _linked("Quenna Hollis"),
+            graph=view,
+        )
+        assert best is not None and best.text == "Bram Oake"
+    finally:
+        graph.close()
+
+
 def test_a_name_the_evidence_defines_as_the_asked_noun_takes_its_class(tmp_path: Path) -> None:
     """Extraction typed the band a person; "The Tin Wicks are an indie rock band" says what it
     is, so it answers "which band" over an organisation of the right type."""
