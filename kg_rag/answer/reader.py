@@ -2311,6 +2311,22 @@ _LIFE_SUBJECT = {
         ("death", r"(?:died|had\s+died)\b"),
     )
 }
+# … and the sentence's opening name, when an appositive, a relative clause or an adverbial
+# stands between it and the verb: "X, the first foreman of the Y Company, was born in …", "X
+# junior, who founded the Y Works, was born at …", "X, for thirty years the overlooker of Y
+# Mill, was born …" (the name inside the clause is no subject).
+_LIFE_SUBJECT_APPOSED = {
+    event: re.compile(
+        r"^\s*(?P<name>[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|junior|senior|the\s+younger|"
+        r"the\s+elder|of|de|van|von))*)\s*(?:\([^()]*\)\s*)?,\s+[^;:.]{3,100}?,\s+" + verb
+    )
+    for event, verb in (
+        ("birth", r"(?:was|had\s+been)\s+born\b"),
+        ("death", r"(?:died|had\s+died)\b"),
+    )
+}
+# A name after an article or a preposition is inside a noun phrase, no verb's subject.
+_INSIDE_PHRASE = re.compile(r"\b(?:the|a|an|of|in|at|on|by|for|from|with|to|into|near)\s+$")
 
 
 _NOT_NAME_WORDS = frozenset(
@@ -2318,17 +2334,62 @@ _NOT_NAME_WORDS = frozenset(
 )
 
 
-def _another_is_born(sentence: str, event: str, names: Sequence[str]) -> bool:
-    """Is the life event ``event`` of ``sentence`` told of someone none of ``names`` is: its
-    subject a name with a word none of them has ("X junior was born at Cradmoor" for a
-    question about X, "Ada Moe was born in 1850" for one about Orm Vell)?"""
-    m = _LIFE_SUBJECT[event].search(sentence)
+# A life event whose subject is someone's kin: "…, where his only son, who was given his own
+# name, was born", "her daughter died at Varn".
+_KIN_LIFE_SUBJECT = {
+    event: re.compile(
+        rf"\b(?:[Hh]is|[Hh]er|[Tt]heir|[A-Z][\w'-]*'s?)\s+(?:[a-z]+\s+){{0,2}}"
+        rf"(?:{'|'.join(_KIN_NOUNS)})s?\b(?:\s*,[^,.;]{{0,60}},)?\s+" + verb
+    )
+    for event, verb in (
+        ("birth", r"(?:was|were|had\s+been)\s+born\b"),
+        ("death", r"(?:died|had\s+died)\b"),
+    )
+}
+
+
+_GENERATION_WORDS = frozenset(["junior", "senior", "younger", "elder", "jr", "sr", "ii", "iii"])
+_OTHERS_EVENT = 0.4
+"""A place's or date's share when the sentence tells another person's life event…"""
+_NAMESAKES_EVENT = 0.1
+"""… and when that person is a namesake told apart by a generation word ("X junior was born
+at Cradmoor" for the elder X): the same name, certainly another person."""
+
+
+def _another_is_born(sentence: str, event: str, names: Sequence[str]) -> float:
+    """1.0, or the share (:data:`_OTHERS_EVENT`, :data:`_NAMESAKES_EVENT`) left to a place or
+    date of ``sentence`` when its life event ``event`` is told of someone none of ``names`` is:
+    its subject a name with a word none of them has ("X junior was born at Cradmoor" for a
+    question about X, "Ada Moe was born in 1850" for one about Orm Vell), or someone's kin
+    ("…, where his only son was born")."""
+    if _KIN_LIFE_SUBJECT[event].search(sentence):
+        return _OTHERS_EVENT
+    m = _LIFE_SUBJECT_APPOSED[event].match(sentence)
+    if m is not None and any(n and n in sentence[m.end("name") : m.end()] for n in names):
+        return 1.0  # "X, who founded the Y Works, was born …" for whoever founded the Y Works
+    m = m or next(
+        (
+            m
+            for m in _LIFE_SUBJECT[event].finditer(sentence)
+            if not _INSIDE_PHRASE.search(sentence, 0, m.start())
+        ),
+        None,
+    )
     if m is None:
-        return False
+        return 1.0
     said = set(normalize_name(m["name"]).split()) - _NOT_NAME_WORDS
     if not said:
-        return False  # "He was born …", "The boy was born …": no name
-    return not any(n and said <= set(normalize_name(n).split()) for n in names)
+        return 1.0  # "He was born …", "The boy was born …": no name
+    owned = [set(normalize_name(n).split()) for n in names if n]
+    if any(
+        said & words and (said ^ words) and (said ^ words) <= _GENERATION_WORDS for words in owned
+    ):
+        # the name with or without the generation word asked: "X junior was born …" for
+        # the elder X, "X was born …" (the father) for X junior
+        return _NAMESAKES_EVENT
+    if any(said <= words for words in owned):
+        return 1.0
+    return _OTHERS_EVENT
 
 
 _OWN_EVENT = 1.5
@@ -3291,9 +3352,9 @@ def read_evidence(
             # "X junior was born in 1834 at Cradmoor, under the hill": for the elder X, no
             # place or date of the sentence is his.
             others_event = (
-                life_event is not None
-                and not cjk_query
-                and _another_is_born(sentence, life_event, linked_names)
+                _another_is_born(sentence, life_event, linked_names)
+                if life_event is not None and not cjk_query
+                else 1.0
             )
             shared_rel = sent_terms & relation_terms
             ordinal_factor = 1.0
@@ -4068,8 +4129,8 @@ def read_evidence(
                 elif kind in ("LOCATION", "NAME") and life_event is not None:
                     life = _en_life_place_bonus(sentence, a, life_event, b)
                 bonus *= 0.4 if others_life and life > 1.0 else life
-                if others_event and kind in ("LOCATION", "NAME", "DATE"):
-                    bonus *= 0.4
+                if kind in ("LOCATION", "NAME", "DATE"):
+                    bonus *= others_event
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")

@@ -4527,34 +4527,100 @@ def test_a_birth_told_of_the_subjects_kin_is_not_the_subjects(
 
 
 @pytest.mark.parametrize(
-    ("sentence", "names", "other"),
+    ("sentence", "names", "share"),
     [
+        # a namesake told apart by a generation word: certainly another person
         (
             "Bram Oake junior was born in 1834 at Cradmoor, the row under the hill",
             ["Bram Oake"],
-            True,
+            0.1,
         ),
-        ("Quenna Hollis was born in 1850.", ["Bram Oake"], True),
-        ("Bram Oake (1801-1874) was born at Tarnby.", ["Bram Oake"], False),
-        ("In 1801 Oake was born at Tarnby.", ["Bram Oake"], False),
-        ("Bram Oake junior was born in 1834.", ["Bram Oake junior"], False),
-        ("He was born in 1850.", ["Bram Oake"], False),  # a pronoun: the sentence before says
-        ("Bram Oake, the ferryman, was born at Tarnby.", ["Bram Oake"], False),
+        ("Bram Oake the younger was born at Tarnby.", ["Bram Oake"], 0.1),
+        ("Quenna Hollis was born in 1850.", ["Bram Oake"], 0.4),
+        # someone's kin is the subject of the life event
+        (
+            "He lived at first in a cottage at Cradmoor, where his only son, who was given his "
+            "own name, was born.",
+            ["Bram Oake"],
+            0.4,
+        ),
+        ("Her daughter was born at Tarnby in 1850.", ["Bram Oake"], 0.4),
+        ("Quenna Hollis's son died at Tarnby.", ["Bram Oake"], 0.4),
+        # … either way round: the father's birth for a question about the son
+        (
+            "Bram Oake, for thirty years the ferryman of Tarnby Quay, was born in 1781 at Varn.",
+            ["Bram Oake junior"],
+            0.1,
+        ),
+        # a name inside an appositive or a relative clause is no subject of the verb
+        (
+            "Bram Oake, the first foreman of the Tarnby Boot Company, was born in 1804 at Varn.",
+            ["Bram Oake"],
+            1.0,
+        ),
+        (
+            "Bram Oake junior, who founded the Tarnby Boot Works, was born in 1831 at Varn.",
+            ["Tarnby Boot Works"],
+            1.0,
+        ),
+        (
+            "Quenna Hollis, the first foreman of the Tarnby Boot Company, was born in 1804.",
+            ["Bram Oake"],
+            0.4,
+        ),
+        ("Bram Oake (1801-1874) was born at Tarnby.", ["Bram Oake"], 1.0),
+        ("In 1801 Oake was born at Tarnby.", ["Bram Oake"], 1.0),
+        ("Bram Oake junior was born in 1834.", ["Bram Oake junior"], 1.0),
+        ("He was born in 1850.", ["Bram Oake"], 1.0),  # a pronoun: the sentence before says
+        ("Bram Oake, the ferryman, was born at Tarnby.", ["Bram Oake"], 1.0),
+        ("Bram Oake was born at Tarnby, the son of a hedger.", ["Bram Oake"], 1.0),
     ],
 )
-def test_whose_birth_a_sentence_tells(sentence: str, names: list[str], other: bool) -> None:
-    assert _another_is_born(sentence, "birth", names) is other
+def test_whose_birth_a_sentence_tells(sentence: str, names: list[str], share: float) -> None:
+    event = "death" if "died" in sentence else "birth"
+    assert _another_is_born(sentence, event, names) == share
 
 
-def test_a_namesakes_birth_is_not_the_elders() -> None:
-    texts = [
-        "Bram Oake junior was born in 1834 at Cradmoor, where his father, the ferryman Bram "
-        "Oake, then lived.",
-        "Bram Oake, the ferryman, was born in 1801 at Tarnby, the son of a hedger.",
-    ]
-    best, _ = read_evidence(
-        "Where was the elder Bram Oake born", "LOCATION", _ev(*texts), _linked("Bram Oake")
-    )
+@pytest.mark.parametrize(
+    ("query", "texts"),
+    [
+        (
+            "Where was the elder Bram Oake born",
+            [
+                "Bram Oake junior was born in 1834 at Cradmoor, where his father, the ferryman "
+                "Bram Oake, then lived.",
+                "Bram Oake, the ferryman, was born in 1801 at Tarnby, the son of a hedger.",
+            ],
+        ),
+        (
+            "Where was the elder Bram Oake born",
+            [
+                "Bram Oake junior was born in 1834 at Cradmoor, where his father, the ferryman "
+                "Bram Oake, then lived.",
+                "The ferryman came to Cradmoor from Tarnby, the village where he was born.",
+            ],
+        ),
+        (
+            "Where was Bram Oake junior born",
+            [
+                "Bram Oake, for thirty years the ferryman of Varn Quay, was born in 1781 at "
+                "Cradmoor, the son of a hedger.",
+                "His son was raised at Varn. Bram Oake junior came from Tarnby.",
+            ],
+        ),
+        (
+            "Where was Bram Oake born",
+            [
+                "Bram Oake married in 1830 and lived at first in a cottage at Cradmoor, below "
+                "the quarry, where his only son was born.",
+                "Bram Oake, the ferryman, came from Tarnby.",
+            ],
+        ),
+    ],
+)
+def test_a_namesakes_or_a_sons_birth_is_not_the_subjects(query: str, texts: list[str]) -> None:
+    subject = "Bram Oake junior" if "junior" in query else "Bram Oake"
+    best, _ = read_evidence(query, "LOCATION", _ev(*texts), _linked(subject))
     assert best is not None and best.text == "Tarnby"
 
 
