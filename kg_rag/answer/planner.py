@@ -3530,6 +3530,15 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         ):
             # "X's timber subsidiary" closing the question: the compound ends at its last noun.
             phrase = m["noun"]
+        elif (
+            len(closing := text[m.start("noun") :].strip(" ?.").split()) >= 2
+            and all(re.fullmatch(r"[a-z][\w\-]*", w) and w not in _FUNCTION for w in closing)
+            and _DO_AUX.search(text[: m.start()])
+        ):
+            # "How many people does X's main auditorium seat?": a do-question closes on its
+            # bare verb, so the noun phrase is every word before it, whatever else each word
+            # could be ("weaving shed employ": shed is a noun here).
+            phrase = " ".join(closing[:-1])
         end = m.start("noun") + len(phrase)
         compound = _OF_COMPOUND.match(text, end)
         if compound is not None:  # "X's city of birth", "X's country of origin"

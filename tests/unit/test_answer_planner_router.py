@@ -57,6 +57,19 @@ PLANNER = RulePlanner()
             "Which club did Ivo Tarrant's brother join?",
             ["brother of Ivo Tarrant", "Which club did #1 join"],
         ),
+        # … however each word of the possessed noun phrase could be read ("shed", "seat")
+        (
+            "How many people does the Varn Mill's weaving shed employ?",
+            ["weaving shed of Varn Mill", "How many people does the #1 employ"],
+        ),
+        (
+            "How many people does the Quell Hall's main auditorium seat?",
+            ["main auditorium of Quell Hall", "How many people does the #1 seat"],
+        ),
+        (
+            "When did the Tarnby Guild's old dye house close?",
+            ["old dye house of Tarnby Guild", "When did the #1 close"],
+        ),
         # A possessed noun before the closing bare verb ends the relative clause with it.
         (
             "When did the firm that bought Ada Moe's mill close?",
