@@ -45,6 +45,7 @@ from kg_rag.answer.question import (
     ZH_EVENT_WORDS,
     ZH_GRADABLE,
     ZH_TERM_OF_OFFICE,
+    ZH_TIME_CLOSERS,
     answer_type,
     comparison_order,
     head_noun_type,
@@ -5559,7 +5560,7 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         # 创业之前在哪里工作"): the topic is found, and the comment asked of it as it stands.
         event = len(words) > 1 and (
             (first_word[0][1].startswith("v") and words[1][0] == "的")
-            or (not _zh_time_adverbial(words) and words[1][0] in _ZH_TIME_CLOSERS)
+            or (not _zh_time_adverbial(words) and words[1][0] in ZH_TIME_CLOSERS)
         )
         chain = (
             _zh_chain(clauses[0].strip(), include_last=True)
@@ -5597,10 +5598,6 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
     return Plan(question=question, steps=planned, strategy="bridge", answer_type=kind)
 
 
-# What closes a time phrase into a time adverbial: 光绪五年时, 1920年以后, 民国初年间.
-_ZH_TIME_CLOSERS = frozenset(["时", "时候", "之时", "期间", "间", "以后", "之后", "以前", "之前"])
-
-
 def _dated_last(steps: Sequence[PlanStep], phrase: str) -> list[PlanStep]:
     """``steps`` with the time phrase set aside while they were planned put back before the
     last step's verb, after its leading ``#n`` ("#1 1920年…", never "#11920年")."""
@@ -5631,7 +5628,7 @@ def _zh_time_clause(clause: str) -> str | None:
     or None when the clause says more than a time."""
     words = _zh_words(clause.strip())
     n = _zh_time_adverbial([*words, ("。", "x")])
-    if n == 0 or not all(w in _ZH_TIME_CLOSERS for w, _ in words[n:]):
+    if n == 0 or not all(w in ZH_TIME_CLOSERS for w, _ in words[n:]):
         return None
     return "".join(w for w, _ in words[:n])
 

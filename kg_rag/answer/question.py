@@ -136,6 +136,9 @@ ZH_CLASSIFIERS = (
     r"(?:个|家|部|位|所|座|条|本|支|口|间|艘|只|种|项|张|首|幅|件|台|辆|架|栋|块|片|处|门|尊|"
     r"盏|株|棵|头|匹|届|场|篇|份|封|名|层|枚|颗|卷|册|堂)"
 )
+# What closes a time phrase into a time adverbial: 光绪五年时, 1920年以后, 民国初年间,
+# 读硕士时 (a closed class of the language).
+ZH_TIME_CLOSERS = frozenset(["时", "时候", "之时", "期间", "间", "以后", "之后", "以前", "之前"])
 _ZH_OFFICE_HOLDER = re.compile(rf"^{ZH_TERM_OF_OFFICE}")
 _ZH_DATE_END = re.compile(r"(?:年份|年代|年|日期|时间|时候|时期|月份|世纪)$")
 

@@ -65,6 +65,7 @@ from kg_rag.answer.question import (
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
+    ZH_TIME_CLOSERS,
     date_key,
     find_dates,
     head_noun_type,
@@ -636,7 +637,7 @@ _EN_ROLE_BEFORE_NAME = (
 # Who someone learned under, as Chinese says it: 拜Y为师 ("拜药商邵鹤年为师": a class noun may
 # stand before the name), 师从Y / 师事Y / 受业于Y.
 _ZH_TOOK_AS_TEACHER = re.compile(
-    rf"拜(?P<took>[{HAN}A-Za-z·]{{2,12}}?)为师|(?:师从|师事|受业于|从学于)(?P<under>[{HAN}]{{2,8}})"
+    rf"拜(?P<took>[{HAN}A-Za-z·]{{2,12}}?)为师|(?:师从|师事|受业于|从学于)(?P<under>[{HAN}·]{{2,12}})"
 )
 
 
@@ -660,9 +661,9 @@ def _zh_teacher_spans(sentence: str) -> list[tuple[int, int]]:
 
 
 _ZH_TEACHER_NOUNS = frozenset(["师父", "师傅", "老师", "导师", "恩师", "业师", "先生"])
-# Who someone took as a pupil, as Chinese says it: 收Y为徒 (为弟子, 为学生), or a name with its
-# teacher's in brackets after it ("宁小棉（苏映萝弟子）"): Y is the pupil, the converse of the
-# teacher nouns above.
+# Who someone took as a pupil, as Chinese says it: 收Y为徒 (为弟子, 为学生), a name with its
+# teacher's in brackets after it ("宁小棉（苏映萝弟子）"), Y在X门下 (under X's tutelage): Y is the
+# pupil, the converse of the teacher nouns above.
 _ZH_PUPIL_NOUNS = frozenset(["徒弟", "弟子", "学生", "门生", "高徒", "学徒", "门徒", "徒"])
 _ZH_PUPIL_NOUN = (
     rf"(?:(?:关门|入室|得意)?(?:{'|'.join(sorted(_ZH_PUPIL_NOUNS, key=len, reverse=True))}))"
@@ -670,13 +671,14 @@ _ZH_PUPIL_NOUN = (
 _ZH_TOOK_AS_PUPIL = re.compile(
     rf"收(?P<took>[{HAN}A-Za-z·]{{2,12}}?)为{_ZH_PUPIL_NOUN}"
     rf"|(?P<named>[{HAN}·]{{2,8}})[（(][{HAN}·]{{2,8}}?的?{_ZH_PUPIL_NOUN}[)）]"
+    rf"|(?P<under>[{HAN}·]{{2,8}}?)(?:曾|早年|先后)?(?:在|投入|拜入|投到)[{HAN}·]{{1,8}}?门下"
 )
 
 
 def _zh_pupil_spans(sentence: str) -> list[tuple[int, int]]:
     """The stretches of ``sentence`` that name someone's pupil (:data:`_ZH_TOOK_AS_PUPIL`)."""
     return [
-        m.span("took") if m.group("took") else m.span("named")
+        m.span(next(g for g in ("took", "named", "under") if m.group(g)))
         for m in _ZH_TOOK_AS_PUPIL.finditer(sentence)
     ]
 
@@ -1103,6 +1105,12 @@ _ZH_NUMBERED_INSTITUTION = re.compile(
 )
 
 
+# What may follow a Chinese name: a conjunction (和, 与, 及) with something after it to join,
+# a pause, 的, a bracket or the end. A 和 before a pause joins nothing, so it ends the name
+# ("专家温景和，毕业后…": the name is 温景和).
+_ZH_NAME_END = r"[和与及](?![，,。；;、！!？?）)」”]|$)|[、，,。；;的（(]|$"
+
+
 @functools.lru_cache(maxsize=4096)
 def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, kind) of Chinese names in ``sentence``: titles in 《》, jieba's
@@ -1215,7 +1223,7 @@ def _cjk_candidates(sentence: str) -> tuple[tuple[int, int, str], ...]:
         if not surname:
             continue
         size = f"{{{surname + 1},{surname + 2}}}"
-        name = re.match(rf"[{HAN}]{size}?(?=[和与及、，,。；;的（(]|$)", rest)
+        name = re.match(rf"[{HAN}]{size}?(?={_ZH_NAME_END})", rest)
         if name is not None:
             out.append((at, at + len(name.group(0)), "PERSON"))
     return tuple(out)
@@ -1407,6 +1415,8 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     clause, sep, _ = query.rpartition("的")
     if not sep or not clause:
         return None
+    if any(clause.endswith(w) for w in ZH_TIME_CLOSERS):
+        return None  # "X读硕士时的导师": a time adverbial (when X studied), no relative clause
     found = sorted((clause.find(n), n) for n in names if len(n) > 1 and n in clause)
     if not found:
         return None

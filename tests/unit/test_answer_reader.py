@@ -4385,6 +4385,57 @@ def test_phrasal_verbs_and_initials_in_relative_clauses(
     assert best is not None and best.text == answer, best
 
 
+def test_a_chinese_time_clause_before_de_is_no_relative_clause() -> None:
+    """卓暮云读硕士时的导师: the supervisor at the time she studied, so 学位 (the object of 读)
+    is no answer; the teacher is read whole although jieba cuts 温承/和 before the pause."""
+    best, _ = read_evidence(
+        "卓暮云读硕士时的导师是谁",
+        "PERSON",
+        _ev(
+            "卓暮云早年在稷宁市农业科学院攻读硕士学位，师从水稻育种专家温承和，毕业后回乡创业。",
+            "温承和先后指导过二十多名硕士研究生，其中秦望川在他门下读完硕士，后来成为首席育种家。",
+        ),
+        _linked("卓暮云"),
+    )
+    assert best is not None and best.text == "温承和"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "found"),
+    [
+        ("师从水稻育种专家温承和，毕业后回乡创业。", "温承和", True),  # 和 before a pause
+        ("导师是专家温承和。", "温承和", True),
+        ("导师是专家温承和秦望川。", "温承", True),  # 和 joins two names
+        ("导师是专家温承和秦望川。", "温承和", False),
+    ],
+)
+def test_a_chinese_name_ends_before_a_conjunction_with_something_to_join(
+    sentence: str, name: str, found: bool
+) -> None:
+    from kg_rag.answer.reader import _cjk_candidates
+
+    people = {sentence[a:b] for a, b, kind in _cjk_candidates(sentence) if kind == "PERSON"}
+    assert (name in people) is found
+
+
+@pytest.mark.parametrize(
+    ("sentence", "teachers", "pupils"),
+    [
+        ("她师从水稻育种专家温承和，毕业后回乡创业。", ["水稻育种专家温承和"], []),
+        ("秦望川在他门下读完硕士。", [], ["秦望川"]),
+        ("2005年我收秦望川为徒。", [], ["秦望川"]),
+        ("| 2019 | 秦望川（卓暮云弟子） |", [], ["秦望川"]),
+    ],
+)
+def test_chinese_teacher_and_pupil_slots(
+    sentence: str, teachers: list[str], pupils: list[str]
+) -> None:
+    from kg_rag.answer.reader import _zh_pupil_spans, _zh_teacher_spans
+
+    assert [sentence[a:b] for a, b in _zh_teacher_spans(sentence)] == teachers
+    assert [sentence[a:b] for a, b in _zh_pupil_spans(sentence)] == pupils
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
