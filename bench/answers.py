@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen29-zh`` (``bench/data/generalization2`` to ``…29``, invented corpora
+  ``gen2-en`` … ``gen30-zh`` (``bench/data/generalization2`` to ``…30``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -138,6 +138,10 @@ GEN_SETS = {
     # ordinary questions, each relation worded several ways, facts in prose, tables and lists
     "gen29-en": ("en", "generalization29"),
     "gen29-zh": ("zh", "generalization29"),
+    # blind: beekeeping cooperatives / stone-bridge guilds, distractor names, facts from the
+    # other side, by pronoun, in tables (written after gen29, scored before any change)
+    "gen30-en": ("en", "generalization30"),
+    "gen30-zh": ("zh", "generalization30"),
     # yes/no claims of every shape (kept out of the composed "gen" totals)
     "yn1-en": ("en", "yesno1"),
     "yn1-zh": ("zh", "yesno1"),
