@@ -590,6 +590,9 @@ _BARE_NP = re.compile(
     r"(?P<year>\d{4}\s+)?(?P<noun>[A-Za-z][a-z]+(?:\s+[a-z]+)?)\s+"
     r"(?P<rest>(?:of|at|in|for)\s+\S.*)$"
 )
+_TOPIC_THEN_WH = re.compile(
+    r"(?:\s[-—–]\s*|[—–:;,]\s*)(?i:who|whom|whose|where|when|what|which|how)\b"
+)
 _CONTRACTED_WH = re.compile(r"\b(what|where|who|when|how|which)['’]s\b", re.IGNORECASE)
 
 
@@ -713,6 +716,9 @@ def _unwrapped(q: str) -> str:
         bare is not None
         and bare["noun"].lower() not in _TAG_AUX
         and head_noun_type(bare["noun"].lower()) != "NAME"
+        # "founder of X — where was she born?": a topic and a question about it, no noun
+        # phrase alone
+        and not _TOPIC_THEN_WH.search(bare["rest"])
     ):
         # "Headcount at Tamberlyn Films?", "founder of X", "2023 revenue of X": a noun phrase
         # alone asks its value.
@@ -2235,7 +2241,10 @@ def _en_topic(q: str, question: str) -> Plan | None:
     np = re.sub(r"^The\s", "the ", m["np"])
     head = re.split(r"\s(?:who|whom|whose|that|which)\s", np, maxsplit=1)[0]
     owner = re.match(rf"{_NAME}['’]s\s+", head) if not np.startswith("the ") else None
-    words = head[owner.end() :].split() if owner else head.split()[1:]
+    if owner:
+        words = head[owner.end() :].split()
+    else:  # after "the"; a noun phrase with no determiner ("founder of X — …") from its start
+        words = head.split()[1:] if np.startswith("the ") else head.split()
     if not words or any(_finite_verb(w) for w in words):
         return None  # "The mill closed in 1900, when …" is a statement, not a noun phrase
     nouns = _noun_phrase(words)
@@ -2781,7 +2790,8 @@ _NAME = (
 # A noun phrase set before the question that refers back to it: "The man who built X - where
 # was he born?", "The founder of Y, when did she die?".
 _EN_TOPIC = re.compile(
-    rf"^(?P<np>(?:the\s+|{_NAME}['’]s\s+)[^,;:?]+?)\s*(?:\s[-–—]+|[,:])\s+"
+    rf"^(?P<np>(?:the\s+|{_NAME}['’]s\s+|(?=[a-z]+\s+(?:of|at|in|for|behind)\s))[^,;:?]+?)"
+    r"\s*(?:\s[-–—]+|[,:]|[–—])\s+"
     r"(?P<q>(?:who|whom|whose|what|which|where|when|how|in\s+(?:which|what)|did|does|do|is|was"
     r"|are|were|has|have|had)\b.+)$",
     re.IGNORECASE,

@@ -306,6 +306,26 @@ _SHORT_LINE_WORDS = 8
 """A line of fewer words than this, ended by a line break, is a cell, a label or a heading."""
 
 
+_ITALIC_CLOSE = re.compile(r"[^*_\n]{1,150}?(?<![*_\s])[*_](?![*_])")
+
+
+def _in_italics(sentence: str, start: int) -> bool:
+    """Does a name at ``start`` open a run in single asterisks or underscores ("She wrote *A
+    Primer of the Straw Skep* in 1894")? English prints the titles of works in italics, which
+    Markdown writes so; bold (``**X**``) marks no title."""
+    return (
+        start > 0
+        and sentence[start - 1] in "*_"
+        and (start < 2 or sentence[start - 2] not in "*_")
+        and _ITALIC_CLOSE.match(sentence, start) is not None
+    )
+
+
+# A speaker's name before a turn of a transcript ("DELPHINE ROOKSBY: In Tolvercombe, …",
+# "Q: …"): the turn opens there, as a sentence does.
+_SPEAKER_TAG = re.compile(r"\s*[A-Z][A-Z.'’\- ]{0,40}:\s*")
+
+
 def _cap_names(sentence: str) -> list[re.Match[str]]:
     """The ``_CAP_NAME`` matches of ``sentence``, none running over a line break that ends a
     short line: "Position\nCentre-forward\nCurrent club" is a table's cells, not one name;
@@ -3434,6 +3454,8 @@ def read_evidence(
                         # "by Orm Vell, a former chief clerk at …": the text calls him a
                         # person, whatever type another mention gave the name
                         kind = "PERSON"
+                    if kind == "NAME" and _in_italics(sentence, start):
+                        kind = "TITLE"  # "*A Primer of the Straw Skep*": a work's title
                     spans.append((start, end, kind, ent_id))
             sentence_dates = find_dates(sentence)
             for d_start, d_end, _ in sentence_dates:
@@ -3508,6 +3530,14 @@ def read_evidence(
                     spans.append((m.start(), end, kind, None))
                 if expected == "PERSON":
                     spans = _split_people(sentence, names, spans, expected)
+                # "She wrote *A Primer of the Straw Skep*": a work's title, whatever a part
+                # of it was taken for
+                spans = [
+                    (a, b, "TITLE", e)
+                    if k in ("NAME", "PERSON") and e is None and _in_italics(sentence, a)
+                    else (a, b, k, e)
+                    for a, b, k, e in spans
+                ]
                 for m in names:
                     # "the Philbrook Museum of Tulsa" for a question about the Philbrook
                     # Museum: the name after "of" places or owns it and is a candidate.
@@ -3749,7 +3779,14 @@ def read_evidence(
                 ]
             for a, b, kind, eid in unique_spans:
                 span = aliases.get((a, b)) or sentence[a:b].strip(" ,.;:'\"“”()（）")
-                if (a, b) not in aliases and not cjk_query and not sentence[:a].strip(" '\"“("):
+                if (
+                    (a, b) not in aliases
+                    and not cjk_query
+                    and (
+                        not sentence[:a].strip(" '\"“(")
+                        or _SPEAKER_TAG.fullmatch(sentence, 0, a) is not None
+                    )
+                ):
                     # A sentence's first word is capitalised by position only: "Unlike
                     # Calcutta", "Profits are low" — drop it when the evidence writes it in
                     # lower case elsewhere.
@@ -3768,6 +3805,14 @@ def read_evidence(
                     len(span) < 2
                     or span in _CAP_STOP
                     or (span.split()[0] in ("The",) and len(span.split()) == 1)
+                    # a number word a sentence opens with is capitalised, no name ("Eighteen.")
+                    or (
+                        not cjk_query
+                        and kind != "NUMBER"
+                        and _NUMBER_WORDS.fullmatch(span) is not None
+                    )
+                    # the speaker of a transcript's turn ("INTERVIEWER: …") says it, no answer
+                    or (not cjk_query and _SPEAKER_TAG.fullmatch(sentence, 0, b + 1) is not None)
                     or _ZH_ANAPHOR.fullmatch(span)
                 ):
                     continue

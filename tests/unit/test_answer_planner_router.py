@@ -57,6 +57,19 @@ PLANNER = RulePlanner()
             "Which club did Ivo Tarrant's brother join?",
             ["brother of Ivo Tarrant", "Which club did #1 join"],
         ),
+        # A noun phrase alone, then a question about it after a dash, colon or comma.
+        (
+            "founder of the Varn Apiary School — where was she born?",
+            ["founder of the Varn Apiary School", "where was #1 born"],
+        ),
+        (
+            "founder of the Varn Apiary School: where was she born?",
+            ["founder of the Varn Apiary School", "where was #1 born"],
+        ),
+        (
+            "owner of the Tarnby mill, when did he die?",
+            ["owner of the Tarnby mill", "when did #1 die"],
+        ),
         # … however each word of the possessed noun phrase could be read ("shed", "seat")
         (
             "How many people does the Varn Mill's weaving shed employ?",

@@ -4436,6 +4436,69 @@ def test_chinese_teacher_and_pupil_slots(
     assert [sentence[a:b] for a, b in _zh_pupil_spans(sentence)] == pupils
 
 
+@pytest.mark.parametrize(
+    ("sentence", "word", "italic"),
+    [
+        ("She wrote *A Primer of the Straw Skep* (1894), a handbook.", "A Primer", True),
+        ("The _Merrow Queen_ was built at Varn.", "Merrow Queen", True),
+        ("He founded **Tallow & Reed**, the label.", "Tallow & Reed", False),  # bold: no title
+        ("The rate was 2 * Varn Mill * 3.", "Varn Mill", False),
+        ("He wrote *A Primer", "A Primer", False),  # never closed
+    ],
+)
+def test_a_name_in_single_asterisks_or_underscores_is_a_title(
+    sentence: str, word: str, italic: bool
+) -> None:
+    from kg_rag.answer.reader import _in_italics
+
+    assert _in_italics(sentence, sentence.index(word)) is italic
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "texts", "answer"),
+    [
+        # a work's title in italics is no person, whatever part of it looks like a name
+        (
+            "first apprentice of Quenna Hollis",
+            "PERSON",
+            [
+                "In 1887 a sixteen-year-old village boy, Bram Oake, asked to work for Quenna "
+                "Hollis.",
+                "Quenna Hollis wrote *A Primer of the Straw Skep* (1894), a short practical "
+                "handbook for her apprentices.",
+            ],
+            "Bram Oake",
+        ),
+        # a transcript's turn opens after the speaker's name, as a sentence does
+        (
+            "In which town did Quenna Hollis grow up",
+            "LOCATION",
+            [
+                "INTERVIEWER: Where did you grow up?",
+                "QUENNA HOLLIS: In Tolvercombe, right in the middle of town.",
+            ],
+            "Tolvercombe",
+        ),
+        # … and the speaker's name is no answer, nor a number word opening the turn
+        (
+            "Who taught Quenna Hollis",
+            "PERSON",
+            [
+                "INTERVIEWER: How old were you when you started?",
+                "QUENNA HOLLIS: Eighteen. I wrote to Bram Oake and asked to work for him, and he "
+                "taught me.",
+            ],
+            "Bram Oake",
+        ),
+    ],
+)
+def test_titles_and_turn_openings_are_no_names(
+    query: str, kind: AnswerType, texts: list[str], answer: str
+) -> None:
+    best, _ = read_evidence(query, kind, _ev(*texts, doc="d0"), _linked("Quenna Hollis"))
+    assert best is not None and best.text == answer
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
