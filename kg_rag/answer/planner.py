@@ -4859,6 +4859,25 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
             out.append((word + words[i + 1][0], "n"))
             i += 2
             continue
+        if (
+            len(word) >= 2
+            and flag.startswith("n")
+            and i + 1 < len(words)
+            and len(words[i + 1][0]) == 1
+            and not words[i + 1][1].startswith("n")
+            and zh_noun_type(word + words[i + 1][0]) == "ORGANIZATION"
+            and zh_noun_type(word) != "ORGANIZATION"
+            and (
+                i + 2 == len(words)
+                or words[i + 2][0] in ("的", *_ZH_COPULA)
+                or words[i + 2][1] == "x"
+            )
+        ):
+            # "石料行的创办人", "那家石料行，…": a one-character trade suffix after a noun
+            # makes an organisation's noun, whatever the segmenter tagged it (行/v).
+            out.append((word + words[i + 1][0], "n"))
+            i += 2
+            continue
         out.append((word, flag))
         i += 1
     return out

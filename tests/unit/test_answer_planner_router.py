@@ -1296,12 +1296,36 @@ def test_rule_plans_from_grammar(
         ("棠坞科技首席技术官的导师是谁？", ["棠坞科技首席技术官", "#1的导师是谁"]),
         ("棠坞科技首席执行官的母校是哪所大学？", ["棠坞科技首席执行官", "#1的母校是哪所大学"]),
         ("棠坞科技副总经理的导师是谁？", ["棠坞科技副总经理", "#1的导师是谁"]),
+        # a one-character trade suffix after a noun makes one organisation noun (石料行, 药铺),
+        # however jieba tagged it (行/v)
+        (
+            "收购苇桥石场的那家石料行，创办人是谁？",
+            ["收购苇桥石场的石料行", "#1的创办人是谁"],
+        ),
+        ("收购苇桥石场的石料行的创办人是谁？", ["收购苇桥石场的石料行", "#1的创办人是谁"]),
     ],
 )
 def test_chinese_subject_and_predicate_make_the_chain(question: str, queries: list[str]) -> None:
     """The subject noun phrase is split at each 的 into relative clauses and attributes; the
     predicate (from the wh-word back to the head noun) stays whole in the final step."""
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("noun", "kind"),
+    [
+        ("石料行", "ORGANIZATION"),
+        ("药铺", "ORGANIZATION"),
+        ("银行", "ORGANIZATION"),
+        ("出版社", "ORGANIZATION"),
+        ("石桥", "NAME"),
+        ("桥东头", "NAME"),
+    ],
+)
+def test_chinese_head_noun_types(noun: str, kind: str) -> None:
+    from kg_rag.answer.question import zh_noun_type
+
+    assert zh_noun_type(noun) == kind
 
 
 @pytest.mark.parametrize(
