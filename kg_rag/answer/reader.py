@@ -1081,12 +1081,18 @@ def _row_year_factor(
     if not years:
         return 1.0
     wanted = {v for _, v in asked}
+    spans = [(m["first"], m["last"] or "") for m in _YEAR_SPAN.finditer(row)]
     if tenure is not None:
-        spans = [(m["first"], m["last"] or "") for m in _YEAR_SPAN.finditer(row)]
         began = any(first in wanted for first, _ in spans)
         ended = any(last in wanted for _, last in spans)
         if began != ended:
             return 2.0 if began == (tenure == "start") else 0.35
+    elif spans and not years & wanted and all(w.isdigit() for w in wanted):
+        # "in 1979" read off "| Piers Gorrell | 1966–1983 |": the row's span holds the year
+        held = any(
+            int(first) <= int(w) <= int(last or "9999") for first, last in spans for w in wanted
+        )
+        return 2.0 if held else 0.35
     return 2.0 if years & wanted else 0.35
 
 
@@ -3247,6 +3253,15 @@ def read_evidence(
         for le in linked
         if (kind := _TYPE_ALIASES.get(_get(le, "type").upper())) in ("PERSON", "ORGANIZATION")
     }
+    # The people the step asks about (no name with an article is a person's: "The Golden
+    # Skep" is a prize whatever type the graph gave it).
+    linked_people = [
+        n
+        for le in linked
+        if _TYPE_ALIASES.get(_get(le, "type").upper()) == "PERSON"
+        and (n := _get(le, "name"))
+        and not n.startswith("The ")
+    ]
     # Chinese names the graph knows from any passage read here: the segmenter may miss one
     # in another passage (奔腾/v + 电子/n), where the name is still written out.
     zh_known = (
@@ -3332,6 +3347,10 @@ def read_evidence(
         )
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
+            # a table's header row ("| Chair | Term |" above "|---|---|") names columns
+            header_row = sentence.lstrip().startswith("|") and bool(
+                _TABLE_RULE.match(text, len(text) - len(text[s_end:].lstrip("\r\n")))
+            )
             sent_terms = _term_set(sentence)
             subject_in_sentence = names_subject(sentence) or any(
                 _by_surname(sentence, s) for s in surnames
@@ -3371,6 +3390,16 @@ def read_evidence(
                 and not subject_in_sentence
                 and other_title
                 and _PRONOUN_START.search(sentence) is not None
+            )
+            # "He won the Golden Skep twice, in 1971 and 1986" in a piece that names none of
+            # the people asked about, of a document titled with another name: the pronoun is
+            # that other person, and so is what the sentence tells.
+            others_he = (
+                not cjk_query
+                and other_title
+                and bool(linked_people)
+                and not any(p in text for p in linked_people)
+                and _PERSON_PRONOUN_START.search(sentence) is not None
             )
             # "郗远山，咸丰元年生于…，是邴守拙的长子", "Ada, the niece of X, was born in …": the
             # subject is named only as another's kin, and the birth told is that other one's.
@@ -3803,6 +3832,7 @@ def read_evidence(
                             span = _LEADING_ARTICLE.sub("", rest)
                 if (
                     len(span) < 2
+                    or header_row
                     or span in _CAP_STOP
                     or (span.split()[0] in ("The",) and len(span.split()) == 1)
                     # a number word a sentence opens with is capitalised, no name ("Eighteen.")
@@ -4186,6 +4216,8 @@ def read_evidence(
                 bonus *= 0.4 if others_life and life > 1.0 else life
                 if kind in ("LOCATION", "NAME", "DATE"):
                     bonus *= others_event
+                if others_he and not others_life and kind in ("DATE", "NUMBER", "LOCATION"):
+                    bonus *= _OTHERS_EVENT  # (the other person may be the one asked for)
                 if (
                     expected == "PERSON"
                     and kind in ("NAME", "PERSON")

@@ -4499,6 +4499,58 @@ def test_titles_and_turn_openings_are_no_names(
     assert best is not None and best.text == answer
 
 
+def test_a_pronoun_in_another_persons_document_tells_that_persons_facts() -> None:
+    """ "He won the Varn Cup twice, in 1971 and 1986" in a piece of Bram Oake's obituary that
+    names no one asked about: the years are his, not Ada Moe's."""
+    view = GraphView(store=_Titles({"d0": "Bram Oake, beekeeper, 1931-2012", "d1": "Varn Cup"}))
+    evidence = [
+        *_ev(
+            "In 1958 he moved down to Tarnby. He won the Varn Cup twice, in 1971 and 1986.",
+            doc="d0",
+        ),
+        Evidence(chunk_id="c9", doc_id="d1", text="| 1979 | Ada Moe | sack mead |", score=0.5),
+    ]
+    best, _ = read_evidence(
+        "year that Ada Moe won the Varn Cup",
+        "DATE",
+        evidence,
+        _linked("Ada Moe", type="PERSON"),
+        graph=view,
+    )
+    assert best is not None and best.text == "1979"
+
+
+@pytest.mark.parametrize(
+    ("row", "name", "year", "factor"),
+    [
+        # a span of years in the row holds the year asked, or does not
+        ("| Bram Oake | 1966–1983 |", "Bram Oake", "1979", 2.0),
+        ("| Orm Vell | 1983–2001 |", "Orm Vell", "1979", 0.35),
+        ("| Ada Moe | 2019– |", "Ada Moe", "2023", 2.0),
+        ("| 1979 | Ada Moe |", "Ada Moe", "1979", 2.0),
+        ("| 1971 | Ada Moe |", "Ada Moe", "1979", 0.35),
+        ("| Ada Moe | clover honey |", "Ada Moe", "1979", 1.0),
+    ],
+)
+def test_a_table_row_answers_for_the_year_it_holds(
+    row: str, name: str, year: str, factor: float
+) -> None:
+    from kg_rag.answer.reader import _row_year_factor
+
+    assert _row_year_factor(row, row.index(name), [(0, year)]) == factor
+
+
+def test_a_tables_header_row_names_no_answer() -> None:
+    table = (
+        "The Varn Guild has been chaired by:\n\n| Chair | Term |\n|---|---|\n"
+        "| Quenna Hollis | 1949–1966 |\n| Bram Oake | 1966–1983 |"
+    )
+    best, _ = read_evidence(
+        "who chaired the Varn Guild in 1979", "PERSON", _ev(table), _linked("Varn Guild")
+    )
+    assert best is None or best.text not in ("Chair", "Term")
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
