@@ -3969,11 +3969,49 @@ _ZH_OPTIONS_AFTER = re.compile(
 
 def _zh_context_compare(q: str, question: str) -> Plan | None:
     """ "同样师从沈书衡，唐逸舟和莫嘉禾谁先拿到博士学位": a clause that asks nothing, then a
-    comparison that names both options, is that comparison (the first clause is context)."""
+    comparison that names both options, is that comparison (the first clause is context).
+    "A和B名字只差一个字，两人谁出生得更早": the comparison refers back to the pair the first
+    clause opens with (两人, 二者, 她们), which are its options."""
     context, sep, last = q.rpartition("，") if "，" in q else q.rpartition(",")
-    if not sep or not context or _ZH_WH_CHARS.search(context) or _ZH_PRONOUN.match(last):
+    if not sep or not context or _ZH_WH_CHARS.search(context):
+        return None
+    back = _ZH_BACK_TO_PAIR.match(last.strip())
+    if back is not None:
+        pair = _zh_opening_pair(context)
+        if pair is None:
+            return None
+        return _zh_compare(f"{pair[0]}和{pair[1]}，{last.strip()[back.end() :]}", question)
+    if _ZH_PRONOUN.match(last):
         return None
     return _zh_compare(last.strip(), question)
+
+
+# What refers back to two things named before: 两人, 二者, 这两家, 她们, 他俩 (then the
+# wh-word of a comparison).
+_ZH_BACK_TO_PAIR = re.compile(
+    rf"^(?:(?:这|那)?[两二俩](?:{ZH_CLASSIFIERS}|人|者)?|他们|她们|它们|他俩|她俩)(?=谁|哪)"
+)
+
+
+def _zh_opening_pair(clause: str) -> tuple[str, str] | None:
+    """The two names a clause opens with, joined by 和/与/跟/同 ("祝延庚和祝延赓名字只差一个字"
+    → 祝延庚, 祝延赓): two titles in 《》, or two words the segmenter tags as names (an
+    unknown name it cuts in pieces is not found)."""
+    titles = re.match(r"(《[^《》]+》)(?:和|与|跟|同)(《[^《》]+》)", clause)
+    if titles is not None:
+        return titles.group(1), titles.group(2)
+    words = _zh_words(clause)[:3]
+    if (
+        len(words) == 3
+        and words[1][0] in ("和", "与", "跟", "同")
+        and all(f in _ZH_NAME_FLAGS for _, f in (words[0], words[2]))
+    ):
+        return words[0][0], words[2][0]
+    return None
+
+
+# jieba's tags of names: people, places, organisations, other proper nouns.
+_ZH_NAME_FLAGS = frozenset(["nr", "nrt", "ns", "nt", "nz"])
 
 
 def _zh_compare(q: str, question: str) -> Plan | None:

@@ -3056,6 +3056,28 @@ def test_a_chinese_context_clause_before_a_comparison(question: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "options"),
+    [
+        # the comparison refers back (两人, 她们, 二者, 两部) to the pair the first clause opens
+        # with, whatever the clause says of them
+        ("郑远庚和郑远赓名字只差一个字，两人谁出生得更早？", ("郑远庚", "郑远赓")),
+        ("程启年和程启元都是石匠，她们谁更年长？", ("程启年", "程启元")),
+        ("韩立庚与韩立赓，二者谁先拿到博士学位？", ("韩立庚", "韩立赓")),
+        ("《寒江月》和《春溪》都是石桥戏，两部谁首演得更早？", ("《寒江月》", "《春溪》")),
+    ],
+)
+def test_a_chinese_comparison_refers_back_to_the_pair(
+    question: str, options: tuple[str, str]
+) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "compare"
+    assert [s.query[: len(o)] for s, o in zip(plan.steps[:2], options, strict=True)] == list(
+        options
+    )
+    assert all(s.answer_type == "DATE" for s in plan.steps[:2])
+
+
+@pytest.mark.parametrize(
     ("question", "queries"),
     [
         (
