@@ -1009,6 +1009,26 @@ _COUNTED_NOUN = re.compile(r"\bhow\s+many\s+([a-z]+s)\b", re.IGNORECASE)
 _ORDINAL_ROLE = re.compile(
     r"\b(first|second|third|fourth|fifth|last|founding)\s+([a-z][\w\-]*)\b", re.IGNORECASE
 )
+# A value said to be the former one ("原为1万元", "originally 40"), or the one it was raised or
+# changed to ("提高到5万元", "increased to 120"); and a question that asks the first value.
+_FORMER_VALUE = re.compile(
+    r"(?:原为|原先为|原先是|原来是|原来为|原是|起初为|起初是|最初为|最初是|初为)$"
+    r"|\b(?:originally|initially|formerly|at\s+first)\s+(?:was\s+|were\s+|had\s+|of\s+)?$",
+    re.IGNORECASE,
+)
+_CHANGED_TO = re.compile(
+    r"(?:提高|增加|增|上调|下调|涨|升|提升|调整|改|降低|降|减少|减|扩大|扩充|缩减)(?:到|至|为)$"
+    r"|\b(?:raised|increased|rose|risen|grew|grown|went\s+up|climbed|cut|reduced|lowered|"
+    r"fell|dropped|expanded|doubled|changed)\s+to\s+$",
+    re.IGNORECASE,
+)
+_ASKS_ORIGINAL = re.compile(
+    r"原来|原先|最初|起初|当初|一开始|\b(?:originally|initially|at\s+first)\b", re.IGNORECASE
+)
+_ORDINAL_ITEM = re.compile(
+    r"头一|第[一二三四五六七八九十\d]|首[版届任次]|初版|\b(?:first|second|third|last)\b",
+    re.IGNORECASE,
+)
 _UNITS_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
 # English cardinals in words, two to ninety-nine and round hundreds (a closed class).
 _NUMBER_WORDS = re.compile(
@@ -3126,6 +3146,11 @@ def read_evidence(
             rf"\b{ordinal_role.group(1)}\s+(?:[a-z]+\s+)?{role}\b", re.IGNORECASE
         )
         role_alone = re.compile(rf"\b{role}\b", re.IGNORECASE)
+    # "原来的奖金是多少", "How many beds did it originally have": the first value is asked.
+    asks_original = _ASKS_ORIGINAL.search(query) is not None
+    # … unless the question dates the value or asks an edition's or a term's own ("在光绪三十
+    # 二年有多少人口", "头一版印了多少部", "the first edition"): then no value is the latest
+    dated_query = bool(find_dates(query)) or _ORDINAL_ITEM.search(query) is not None
     counted_m = _COUNTED_NOUN.search(query) if expected == "NUMBER" else None
     counted = _stem(counted_m.group(1).lower()) if counted_m is not None else ""
     clock = bool(_CLOCK_Q.search(query))  # "What time does X close?": a time of day
@@ -4188,6 +4213,15 @@ def read_evidence(
                             bonus *= 1.5  # "240 pages" for how many pages
                         elif noun.endswith("s") and not noun.endswith("ss"):
                             bonus *= 0.5  # "1,200 copies" for how many pages
+                if kind == "NUMBER" and not (asked_at or year_at or dated_query):
+                    # "奖金原为1万元，……提高到5万元", "originally 40 beds, increased to 120": a
+                    # value said to be the former one answers only a question about the first;
+                    # the one it was raised or changed to, any other.
+                    before = sentence[max(0, a - 16) : a]
+                    if _FORMER_VALUE.search(before):
+                        bonus *= 1.5 if asks_original else 0.4
+                    elif _CHANGED_TO.search(before):
+                        bonus *= 0.4 if asks_original else 1.5
                 if asked_at and kind == "NUMBER":
                     bonus *= _qualifier_factor(sentence, a, b, asked_at)
                 elif year_at and kind in ("PERSON", "NAME", "ORGANIZATION", "TITLE"):

@@ -4551,6 +4551,36 @@ def test_a_tables_header_row_names_no_answer() -> None:
     assert best is None or best.text not in ("Chair", "Term")
 
 
+_RAISED = [
+    "柏川奖是苇州市茶叶协会设立的制茶奖，奖金原为1万元，自2015年起由企业冠名赞助，奖金提高到5万元。",
+    "Varn Cottage Hospital opened with originally 40 beds; in 1990 the number was increased "
+    "to 120.",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "answer"),
+    [
+        # the value it was raised to is the one now; the former one answers only "originally"
+        ("柏川奖的奖金是多少", _RAISED[0], "5万"),
+        ("柏川奖原来的奖金是多少", _RAISED[0], "1万"),
+        ("How many beds does Varn Cottage Hospital have", _RAISED[1], "120"),
+        ("How many beds did Varn Cottage Hospital originally have", _RAISED[1], "40"),
+        # a question dated by a year asks the value then, whichever it is
+        (
+            "How many beds did Varn Cottage Hospital have in 1950",
+            "Varn Cottage Hospital had 40 beds in 1950; in 1990 the number was increased to 120.",
+            "40",
+        ),
+    ],
+)
+def test_a_value_raised_or_changed_to_is_the_current_one(
+    query: str, text: str, answer: str
+) -> None:
+    best, _ = read_evidence(query, "NUMBER", _ev(text), _linked("柏川奖", "Varn Cottage Hospital"))
+    assert best is not None and best.text.startswith(answer)
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
