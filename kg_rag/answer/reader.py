@@ -2356,30 +2356,23 @@ _AFTER_EVENT = re.compile(
 _LIFE_VERBS = {"birth": frozenset(["born", "bear"]), "death": frozenset(["died", "die"])}
 _OTHER_EVENT = 0.3
 """A date's score when another event's participle dates it (see _event_date_factor)."""
+# The verbs of a life event told of someone, and the name that may be its subject.
+_LIFE_EVENT_VERBS = {"birth": r"(?:was|had\s+been)\s+born\b", "death": r"(?:died|had\s+died)\b"}
+_LIFE_NAME = (
+    r"(?P<name>[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|junior|senior|the\s+younger|"
+    r"the\s+elder|of|de|van|von))*)\s*(?:\([^()]*\)\s*)?"
+)
 # The subject of a life event: "X junior was born in 1834 at Y", "X (1801-1874) died at Y".
 _LIFE_SUBJECT = {
-    event: re.compile(
-        r"(?P<name>[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|junior|senior|the\s+younger|"
-        r"the\s+elder|of|de|van|von))*)\s*(?:\([^()]*\)\s*)?,?\s+" + verb
-    )
-    for event, verb in (
-        ("birth", r"(?:was|had\s+been)\s+born\b"),
-        ("death", r"(?:died|had\s+died)\b"),
-    )
+    event: re.compile(_LIFE_NAME + r",?\s+" + verb) for event, verb in _LIFE_EVENT_VERBS.items()
 }
 # … and the sentence's opening name, when an appositive, a relative clause or an adverbial
 # stands between it and the verb: "X, the first foreman of the Y Company, was born in …", "X
 # junior, who founded the Y Works, was born at …", "X, for thirty years the overlooker of Y
 # Mill, was born …" (the name inside the clause is no subject).
 _LIFE_SUBJECT_APPOSED = {
-    event: re.compile(
-        r"^\s*(?P<name>[A-Z][\w'’.\-]*(?:\s+(?:[A-Z][\w'’.\-]*|junior|senior|the\s+younger|"
-        r"the\s+elder|of|de|van|von))*)\s*(?:\([^()]*\)\s*)?,\s+[^;:.]{3,100}?,\s+" + verb
-    )
-    for event, verb in (
-        ("birth", r"(?:was|had\s+been)\s+born\b"),
-        ("death", r"(?:died|had\s+died)\b"),
-    )
+    event: re.compile(r"^\s*" + _LIFE_NAME + r",\s+[^;:.]{3,100}?,\s+" + verb)
+    for event, verb in _LIFE_EVENT_VERBS.items()
 }
 # A name after an article or a preposition is inside a noun phrase, no verb's subject.
 _INSIDE_PHRASE = re.compile(r"\b(?:the|a|an|of|in|at|on|by|for|from|with|to|into|near)\s+$")
