@@ -1029,6 +1029,14 @@ _ORDINAL_ITEM = re.compile(
     r"头一|第[一二三四五六七八九十\d]|首[版届任次]|初版|\b(?:first|second|third|last)\b",
     re.IGNORECASE,
 )
+# A merger and what it formed: "merged with Y to form Z", "… and the combined business took the
+# name Z", "merged into Z".
+_MERGE_VERB = re.compile(r"\b(?:merg(?:e|ed|es|ing)|amalgamat\w*)\b", re.IGNORECASE)
+_MERGER_RESULT = re.compile(
+    r"\b(?:to\s+form|forming|formed|took\s+the\s+name|under\s+the\s+name|renamed|"
+    r"merged\s+into)\s+(?:the\s+)?(?:[\w'’&-]+\s+){0,2}$",
+    re.IGNORECASE,
+)
 _UNITS_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
 # English cardinals in words, two to ninety-nine and round hundreds (a closed class).
 _NUMBER_WORDS = re.compile(
@@ -3139,6 +3147,8 @@ def read_evidence(
             rf"\b{ordinal_role.group(1)}\s+(?:[a-z]+\s+)?{role}\b", re.IGNORECASE
         )
         role_alone = re.compile(rf"\b{role}\b", re.IGNORECASE)
+    # "the brewery that X merged with": a party to the merger is asked, not what it formed.
+    merging = _MERGE_VERB.search(query) is not None
     # "原来的奖金是多少", "How many beds did it originally have": the first value is asked.
     asks_original = _ASKS_ORIGINAL.search(query) is not None
     # … unless the question dates the value or asks an edition's or a term's own ("在光绪三十
@@ -4284,6 +4294,8 @@ def read_evidence(
                     bonus *= _whose_factor(sentence, a, b, whose_noun)
                 if (a, b) in renamed:
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
+                if merging and _MERGER_RESULT.search(sentence, max(0, a - 40), a):
+                    bonus *= 0.3  # "… merged with Y to form Z": Z is what came of it, no party
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):
                     bonus *= 0.3  # "was not related to Y", "并非Y": the clause denies it of Y
                 if kind in ("LOCATION", "NAME") and not cjk_query and _noun_adjunct(sentence, a, b):

@@ -4581,6 +4581,24 @@ def test_a_value_raised_or_changed_to_is_the_current_one(
     assert best is not None and best.text.startswith(answer)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Quell Meadery merged with Tarnby Mead Works in 1974 to form the Varn Mead Company.",
+        "In 1974 Tarnby Mead Works merged with Quell Meadery, a small hill brewery, and the "
+        "combined business took the name Varn Mead Company.",
+    ],
+)
+def test_what_a_merger_formed_is_no_party_to_it(text: str) -> None:
+    best, _ = read_evidence(
+        "company that Quell Meadery merged with",
+        "ORGANIZATION",
+        _ev(text),
+        _linked("Quell Meadery"),
+    )
+    assert best is not None and best.text == "Tarnby Mead Works"
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
