@@ -1029,6 +1029,26 @@ _ORDINAL_ITEM = re.compile(
     r"头一|第[一二三四五六七八九十\d]|首[版届任次]|初版|\b(?:first|second|third|last)\b",
     re.IGNORECASE,
 )
+# A successor named in a clause of the year a tenure ended: "…until 1991, when his daughter Y
+# took over", "…, when Y succeeded him".
+_SUCCESSOR_BEFORE = re.compile(r"\bwhen\s+(?:(?:his|her|their|the)\s+)?(?:[a-z]+\s+){0,2}$")
+_SUCCESSOR_AFTER = re.compile(
+    r"\s+(?:took\s+over|succeeded|replaced|stepped\s+in|was\s+appointed|became|followed)\b"
+)
+# A relative clause of someone's kin after a name: "X, whose father had kept the lock".
+_WHOSE_KIN_VERB = re.compile(
+    rf",?\s+whose\s+(?:{'|'.join(_KIN_NOUNS)})s?\s+(?:had\s+|has\s+|was\s+|were\s+)?"
+    r"(?:also\s+|once\s+|long\s+)?([a-z]+)\b"
+)
+
+
+def _relates(verb: str, terms: Collection[str]) -> bool:
+    """Is ``verb`` the relation of ``terms``: the same stem, or the stem of an agent noun
+    among them ("kept" for keeper)?"""
+    stem = _stem(verb)
+    return stem in terms or bool(_agent_forms(stem) & set(terms))
+
+
 # A merger and what it formed: "merged with Y to form Z", "… and the combined business took the
 # name Z", "merged into Z".
 _MERGE_VERB = re.compile(r"\b(?:merg(?:e|ed|es|ing)|amalgamat\w*)\b", re.IGNORECASE)
@@ -4294,6 +4314,24 @@ def read_evidence(
                     bonus *= _whose_factor(sentence, a, b, whose_noun)
                 if (a, b) in renamed:
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
+                if (
+                    tenure is not None
+                    and kind in ("PERSON", "NAME")
+                    and _SUCCESSOR_BEFORE.search(sentence, max(0, a - 40), a)
+                    and _SUCCESSOR_AFTER.match(sentence, b)
+                ):
+                    # "… until 1991, when his daughter Y took over": Y came then, so Y is no
+                    # answer for who held it until 1991, and the answer for who since 1991
+                    bonus *= 1.5 if tenure == "start" else 0.3
+                if (
+                    kind in ("PERSON", "NAME")
+                    and not cjk_query
+                    and (kin_clause := _WHOSE_KIN_VERB.match(sentence, b)) is not None
+                    and _relates(kin_clause.group(1).lower(), relation_terms)
+                ):
+                    # "Bryony Hebblewick, whose father had kept the lock": the clause's verb is
+                    # the father's, and so is what it asks
+                    bonus *= 0.3
                 if merging and _MERGER_RESULT.search(sentence, max(0, a - 40), a):
                     bonus *= 0.3  # "… merged with Y to form Z": Z is what came of it, no party
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):

@@ -4599,6 +4599,37 @@ def test_what_a_merger_formed_is_no_party_to_it(text: str) -> None:
     assert best is not None and best.text == "Tarnby Mead Works"
 
 
+_HANDED_ON = (
+    "Orm Vell, who has died aged 87, was keeper of Tarnby Lock from 1956 until 1991, when his "
+    "daughter Ada Vell took over the lock cottage and the job."
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        # a successor named in the clause of the year the tenure ended came then
+        ("Who was keeper of Tarnby Lock until 1991", [_HANDED_ON], "Orm Vell"),
+        ("Who has been keeper of Tarnby Lock since 1991", [_HANDED_ON], "Ada Vell"),
+        # "whose father had kept the lock": the clause's verb is the father's
+        (
+            "Who was keeper of Tarnby Lock",
+            [
+                "Lock keeper Ada Vell, whose father had kept Tarnby Lock for thirty-five years, "
+                "opened the top gate.",
+                "Orm Vell was keeper of Tarnby Lock.",
+            ],
+            "Orm Vell",
+        ),
+    ],
+)
+def test_successors_and_kin_clauses_tell_who_held_a_post(
+    query: str, texts: list[str], answer: str
+) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked("Tarnby Lock"))
+    assert best is not None and best.text == answer
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
