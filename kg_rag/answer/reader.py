@@ -672,12 +672,10 @@ def _zh_unit_names(units: frozenset[str]) -> re.Pattern[str]:
     )
 
 
-def _zh_teacher_spans(sentence: str) -> list[tuple[int, int]]:
-    """The stretches of ``sentence`` that name someone's teacher (:data:`_ZH_TOOK_AS_TEACHER`)."""
-    return [
-        m.span("took") if m.group("took") else m.span("under")
-        for m in _ZH_TOOK_AS_TEACHER.finditer(sentence)
-    ]
+def _slot_spans(slot: re.Pattern[str], sentence: str) -> list[tuple[int, int]]:
+    """The stretches of ``sentence`` that fill ``slot``: each of its alternatives captures one
+    named group, the name it holds (:data:`_ZH_TOOK_AS_TEACHER`, :data:`_ZH_TOOK_AS_PUPIL`)."""
+    return [m.span(m.lastgroup or 0) for m in slot.finditer(sentence)]
 
 
 _ZH_TEACHER_NOUNS = frozenset(["师父", "师傅", "老师", "导师", "恩师", "业师", "先生"])
@@ -691,16 +689,8 @@ _ZH_PUPIL_NOUN = (
 _ZH_TOOK_AS_PUPIL = re.compile(
     rf"收(?P<took>[{HAN}A-Za-z·]{{2,12}}?)为{_ZH_PUPIL_NOUN}"
     rf"|(?P<named>[{HAN}·]{{2,8}})[（(][{HAN}·]{{2,8}}?的?{_ZH_PUPIL_NOUN}[)）]"
-    rf"|(?P<under>[{HAN}·]{{2,8}}?)(?:曾|早年|先后)?(?:在|投入|拜入|投到)[{HAN}·]{{1,8}}?门下"
+    rf"|(?P<disciple>[{HAN}·]{{2,8}}?)(?:曾|早年|先后)?(?:在|投入|拜入|投到)[{HAN}·]{{1,8}}?门下"
 )
-
-
-def _zh_pupil_spans(sentence: str) -> list[tuple[int, int]]:
-    """The stretches of ``sentence`` that name someone's pupil (:data:`_ZH_TOOK_AS_PUPIL`)."""
-    return [
-        m.span(next(g for g in ("took", "named", "under") if m.group(g)))
-        for m in _ZH_TOOK_AS_PUPIL.finditer(sentence)
-    ]
 
 
 # Who someone learned under, as English says it: a verb of learning, what was learned, then
@@ -2550,6 +2540,15 @@ _GENERATION_NAME = re.compile(
 # A Markdown pipe table: a header row, a separator row of dashes, then body rows.
 _TABLE_ROW = re.compile(r"[ \t]*\|.*\|[ \t]*")
 _TABLE_RULE = re.compile(r"[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*")
+
+
+def _after_line_breaks(text: str, at: int) -> int:
+    """Where the next line of ``text`` starts after the line breaks at ``at``."""
+    while at < len(text) and text[at] in "\r\n":
+        at += 1
+    return at
+
+
 # A bracketed aside in a cell: a gloss of what precedes it ("光绪十年（1884年）").
 _ASIDE = re.compile(r"[（(][^）)]*[）)]")
 
@@ -3393,11 +3392,19 @@ def read_evidence(
             _term_set(doc_title) & name_terms
             or (cjk_query and any(n in doc_title or doc_title in n for n in named))
         )
+        # a piece of another person's document that names none of the people asked about
+        # (see others_he below)
+        others_document = (
+            not cjk_query
+            and other_title
+            and bool(linked_people)
+            and not any(p in text for p in linked_people)
+        )
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             # a table's header row ("| Chair | Term |" above "|---|---|") names columns
             header_row = sentence.lstrip().startswith("|") and bool(
-                _TABLE_RULE.match(text, len(text) - len(text[s_end:].lstrip("\r\n")))
+                _TABLE_RULE.match(text, _after_line_breaks(text, s_end))
             )
             sent_terms = _term_set(sentence)
             subject_in_sentence = names_subject(sentence) or any(
@@ -3442,13 +3449,7 @@ def read_evidence(
             # "He won the Golden Skep twice, in 1971 and 1986" in a piece that names none of
             # the people asked about, of a document titled with another name: the pronoun is
             # that other person, and so is what the sentence tells.
-            others_he = (
-                not cjk_query
-                and other_title
-                and bool(linked_people)
-                and not any(p in text for p in linked_people)
-                and _PERSON_PRONOUN_START.search(sentence) is not None
-            )
+            others_he = others_document and _PERSON_PRONOUN_START.search(sentence) is not None
             # "郗远山，咸丰元年生于…，是邴守拙的长子", "Ada, the niece of X, was born in …": the
             # subject is named only as another's kin, and the birth told is that other one's.
             others_life = others_pronoun or (
@@ -3682,8 +3683,9 @@ def read_evidence(
                 and (subject_here or subject_in_sentence or ev.doc_id in topic_docs)
                 else []
             )
-            teacher_spans = _zh_teacher_spans(sentence) if zh_teacher or zh_pupil else []
-            pupil_spans = _zh_pupil_spans(sentence) if zh_teacher or zh_pupil else []
+            teaching = zh_teacher or zh_pupil
+            teacher_spans = _slot_spans(_ZH_TOOK_AS_TEACHER, sentence) if teaching else []
+            pupil_spans = _slot_spans(_ZH_TOOK_AS_PUPIL, sentence) if teaching else []
             # "In 2015 the studio was bought by …" in the document about Marlwick Owl Studio
             # ("… is a studio"): the class noun the document calls its own subject by names
             # it (the subject is the title; the question's own names are no answer).

@@ -4430,10 +4430,10 @@ def test_a_chinese_name_ends_before_a_conjunction_with_something_to_join(
 def test_chinese_teacher_and_pupil_slots(
     sentence: str, teachers: list[str], pupils: list[str]
 ) -> None:
-    from kg_rag.answer.reader import _zh_pupil_spans, _zh_teacher_spans
+    from kg_rag.answer.reader import _ZH_TOOK_AS_PUPIL, _ZH_TOOK_AS_TEACHER, _slot_spans
 
-    assert [sentence[a:b] for a, b in _zh_teacher_spans(sentence)] == teachers
-    assert [sentence[a:b] for a, b in _zh_pupil_spans(sentence)] == pupils
+    assert [sentence[a:b] for a, b in _slot_spans(_ZH_TOOK_AS_TEACHER, sentence)] == teachers
+    assert [sentence[a:b] for a, b in _slot_spans(_ZH_TOOK_AS_PUPIL, sentence)] == pupils
 
 
 @pytest.mark.parametrize(
