@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen30-zh`` (``bench/data/generalization2`` to ``…30``, invented corpora
+  ``gen2-en`` … ``gen31-zh`` (``bench/data/generalization2`` to ``…31``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -142,6 +142,10 @@ GEN_SETS = {
     # other side, by pronoun, in tables (written after gen29, scored before any change)
     "gen30-en": ("en", "generalization30"),
     "gen30-zh": ("zh", "generalization30"),
+    # blind: astronomy societies and observatories / 渔业与海岛, the same kinds of traps (written
+    # after gen30, scored before any change)
+    "gen31-en": ("en", "generalization31"),
+    "gen31-zh": ("zh", "generalization31"),
     # yes/no claims of every shape (kept out of the composed "gen" totals)
     "yn1-en": ("en", "yesno1"),
     "yn1-zh": ("zh", "yesno1"),
