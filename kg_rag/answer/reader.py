@@ -321,7 +321,7 @@ def _in_italics(sentence: str, start: int) -> bool:
     )
 
 
-# A speaker's name before a turn of a transcript ("DELPHINE ROOKSBY: In Tolvercombe, …",
+# A speaker's name before a turn of a transcript ("ADA MOE: In Varrby, …",
 # "Q: …"): the turn opens there, as a sentence does.
 _SPEAKER_TAG = re.compile(r"\s*[A-Z][A-Z.'’\- ]{0,40}:\s*")
 
@@ -2362,6 +2362,7 @@ def _names_head(span: str, head: str) -> bool:
 
 _QUALIFIER = re.compile(r"(?<=\w)\s+\(([^()]{1,60})\)")
 _PARENTHETICAL = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
+_TITLE_LIST = re.compile(r"\s*[,，、;；]\s*")
 
 
 # A clause dating what a quantity question asks by an event: "After the gallery went in, …",
@@ -2804,14 +2805,18 @@ def _offsets(text: str, part: str) -> list[int]:
 def names_topic(title: str, names: Collection[str]) -> bool:
     """Whether a document titled ``title`` is about one of ``names`` (normalized): the title,
     without a trailing parenthetical ("Varrow (city)"), is the name or ends with it as whole
-    words ("About Wren Records", 关于秋蝉唱片)."""
-    norm = normalize_name(_PARENTHETICAL.sub("", title))
+    words ("About Wren Records", 关于秋蝉唱片). A title that lists after commas names its
+    subject first ("Holm & Sons, rope makers, Varrby": about the firm, not the
+    town), unless the whole title is the name ("Springfield, Illinois")."""
+    bare = _PARENTHETICAL.sub("", title)
+    whole = normalize_name(bare)
+    norm = normalize_name(_TITLE_LIST.split(bare, 1)[0])
     if not norm:
         return False
     for name in names:
         if not name or len(name) < 2:
             continue
-        if norm == name:
+        if norm == name or whole == name:
             return True
         if norm.endswith(name):
             before = norm[: len(norm) - len(name)]
@@ -4705,6 +4710,20 @@ def _names_whole(name: str, text: str) -> bool:
     return any(_CUT_NAME_AFTER.match(text, e) is None for _, e in _bounded(name, text))
 
 
+def _names_in_part(name: str, sentence: str) -> bool:
+    """Does ``sentence`` write a capitalised word of the (non-Chinese) ``name`` without the
+    rest of it ("Holm barrels" for Holm Cooperage)?"""
+    if _CJK.search(name) or _names_whole(name, sentence):
+        return False
+    return any(
+        len(w) > 2
+        and w[0].isupper()
+        and _term_set(w)  # not "The"
+        and _rx(rf"\b{re.escape(w)}\b").search(sentence)
+        for w in name.split()
+    )
+
+
 # The words of teaching and learning (the teacher and learner nouns of CONVERSE_ROLES and their
 # verbs), as stems: a claim of one is stated by a sentence with any other.
 _TEACHING = frozenset(
@@ -4838,7 +4857,15 @@ def verify_claim(
                         _names_whole(o, sentence)
                         # (a claim of names alone, "Is X in Y", is stated by one sentence)
                         or (o not in sentence and whole_in_text[o])
-                        or (o in by_title and bool(subject) and _names_whole(subject, sentence))
+                        or (
+                            o in by_title
+                            and bool(subject)
+                            and _names_whole(subject, sentence)
+                            # "bought Holm barrels" in the article about Holm Cooperage:
+                            # a word of the title's name on another noun names something
+                            # else
+                            and not _names_in_part(o, sentence)
+                        )
                         for o in others
                     )
                     and (not terms or _claim_share(sentence, terms) >= 0.34)

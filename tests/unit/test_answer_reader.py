@@ -2054,6 +2054,12 @@ def test_english_relative_clause_parse(
         ("Grey Tide Athletic", ["grey tide"], False),  # the town in the club's name
         ("Holm Records Ltd", ["holm records"], False),
         ("", ["holm"], False),
+        # a title listing after commas names its subject first; the place after is not it
+        ("Holm & Sons, Rope Makers, Varrby", ["varrby"], False),
+        ("HOLM & SONS, ROPE MAKERS, VARRBY (1884-1952)", ["holm and sons"], True),
+        ("Business profile: Holm Cooperage, Varrby", ["holm cooperage"], True),
+        ("Varrby, Oskland", ["oskland"], False),
+        ("Varrby, Oskland", ["varrby oskland"], True),  # the whole title is the name
     ],
 )
 def test_a_document_title_names_its_topic(title: str, names: list[str], about: bool) -> None:
@@ -3362,6 +3368,32 @@ def test_a_claims_other_name_may_be_the_article_it_stands_in(
     ]
     view = GraphView(store=_Titles({"d0": title}))
     ok, _ = verify_claim("Was Ada Moe a pupil of Orm Vell", _ev(text, doc="d0"), linked, view)
+    assert ok is holds
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("In 2020 Tarn Estates bought the cooperage for $2 million.", True),
+        # a word of the article's name on another noun names something else
+        ("Its oldest customer is Tarn Estates, which has bought Holm barrels since 1971.", False),
+    ],
+)
+def test_a_claims_other_name_in_part_is_not_the_article(text: str, holds: bool) -> None:
+    """ "Did Tarn Estates acquire Holm Cooperage?" in the article titled Holm Cooperage: the
+    sentence that writes "Holm barrels" speaks of the barrels, not of the cooperage."""
+    from kg_rag.answer.reader import verify_claim
+
+    linked = [
+        LinkedEntity(
+            entity_id=f"e{i}", name=n, type="ORGANIZATION", method="exact", span=n, weight=1.0
+        )
+        for i, n in enumerate(["Tarn Estates", "Holm Cooperage"])
+    ]
+    view = GraphView(store=_Titles({"d0": "Holm Cooperage"}))
+    ok, _ = verify_claim(
+        "Did Tarn Estates acquire Holm Cooperage", _ev(text, doc="d0"), linked, view
+    )
     assert ok is holds
 
 
