@@ -564,6 +564,20 @@ _LANDMARK_BEFORE = re.compile(
 )
 _ARTICLES = frozenset(["the", "a", "an"])
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=[A-Z])")
+_THE_BEFORE = re.compile(r"\b[Tt]he\s+$")
+
+
+def _short_form(sentence: str, a: int, span: str) -> bool:
+    """Is ``span`` (at ``sentence[a:]``) one capitalised class noun after "the" ("the
+    Society", "the Company", "the River"): a short form of a name, not a name?"""
+    return (
+        " " not in span
+        and span[:1].isupper()
+        and _THE_BEFORE.search(sentence[max(0, a - 5) : a]) is not None
+        and head_noun_type(span, False) in ("ORGANIZATION", "LOCATION")
+    )
+
+
 # Capitalised words that are no name alone: function and common words, months and days.
 _CAP_STOP = frozenset(w.capitalize() for w in NON_NAME_WORDS | CALENDAR_WORDS)
 _CJK_FLAGS = {
@@ -2339,13 +2353,22 @@ def _by_surname(text: str, surname: str) -> bool:
     return False
 
 
-def _surname_only(span: str, shared: set[str], linked_names: Sequence[str]) -> bool:
+def _surname_only(
+    span: str, shared: set[str], linked_names: Sequence[str], firms: Collection[str] = ()
+) -> bool:
     """Is the one term ``span`` shares with a linked name the last word of both ("Astrid
-    Young" beside "Neil Young")?"""
+    Young" beside "Neil Young"), or the last word of ``span`` and any word of a linked name
+    that is no person's (``firms``: "Ada Holm" beside "Holm Instruments", named after her)?"""
     last = _term_set(span.split()[-1]) if span.split() else set()
     if len(span.split()) < 2 or shared != last:
         return False
-    return any(len(n.split()) > 1 and _term_set(n.split()[-1]) == last for n in linked_names if n)
+    return any(
+        len(n.split()) > 1 and _term_set(n.split()[-1]) == last for n in linked_names if n
+    ) or any(
+        # (a word before a comma ends a person's name: "Ada Holm, 3rd Baroness Vell")
+        len(n.split()) > 1 and any(_term_set(w) == last for w in n.split()[:-1] if w[-1] != ",")
+        for n in firms
+    )
 
 
 def _names_head(span: str, head: str) -> bool:
@@ -3305,6 +3328,13 @@ def read_evidence(
         for le in linked
         if (kind := _TYPE_ALIASES.get(_get(le, "type").upper())) in ("PERSON", "ORGANIZATION")
     }
+    # The names the step asks about that are no person's: a person may share one's word
+    # ("Ada Holm" for Holm Instruments, named after her)
+    linked_firms = [
+        n
+        for le in linked
+        if _TYPE_ALIASES.get(_get(le, "type").upper()) != "PERSON" and (n := _get(le, "name"))
+    ]
     # The people the step asks about (no name with an article is a person's: "The Golden
     # Skep" is a prize whatever type the graph gave it).
     linked_people = [
@@ -3898,6 +3928,9 @@ def read_evidence(
                     )
                     # the speaker of a transcript's turn ("INTERVIEWER: …") says it, no answer
                     or (not cjk_query and _SPEAKER_TAG.fullmatch(sentence, 0, b + 1) is not None)
+                    # "the Society's medal", "up the River": a class noun with the article
+                    # stands for a longer name written elsewhere; it is no name itself
+                    or (not cjk_query and _short_form(sentence, a, span))
                     or _ZH_ANAPHOR.fullmatch(span)
                 ):
                     continue
@@ -4022,7 +4055,7 @@ def read_evidence(
                     and not (
                         expected == "PERSON"
                         and kind in ("PERSON", "NAME")
-                        and _surname_only(span, shared_linked, linked_names)
+                        and _surname_only(span, shared_linked, linked_names, linked_firms)
                     )
                     # "栎川评论·周末版" for X的周末版, "the Vale Prize" for the prize Orrin Vale
                     # set up: a name that carries the asked noun is another thing named after

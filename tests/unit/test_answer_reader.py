@@ -3339,6 +3339,42 @@ def test_whole_numbers_and_names_made_of_the_questions_words(
 
 
 @pytest.mark.parametrize(
+    ("query", "linked", "texts", "answer"),
+    [
+        # "the Society's medal": a class noun with the article is a short form, no name
+        (
+            "Who is Tam Brisk's grandmother",
+            "Tam Brisk",
+            [
+                "Tam Brisk, whose grandmother was a member, was given the Society's medal.",
+                "He learned the sky from his grandmother Ada Moe.",
+            ],
+            "Ada Moe",
+        ),
+        (
+            "Who runs the Grey Mill",
+            "Grey Mill",
+            ["The Grey Mill stands on the River, and the Company has it run by Ada Moe."],
+            "Ada Moe",
+        ),
+        # a firm named after a person: the person's surname is no mention of the firm
+        (
+            "Who founded Holm Instruments",
+            "Holm Instruments",
+            [
+                "In 1921 Ada Vell sold her works to Holm Instruments.",
+                "Holm Instruments began in a rented room where Tam Holm founded it in 1889.",
+            ],
+            "Tam Holm",
+        ),
+    ],
+)
+def test_short_forms_and_eponyms(query: str, linked: str, texts: list[str], answer: str) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked(linked))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
     ("title", "text", "span", "holds"),
     [
         # the claim's other name is the subject of the article the sentence stands in
