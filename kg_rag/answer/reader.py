@@ -1327,13 +1327,40 @@ _ZH_QUANTIFIER = re.compile(
 )
 
 
+_GENDERED_PRONOUN = re.compile(r"\b(?:(he|him|his|himself)|(she|her|hers|herself))\b", re.I)
+
+
+def _pronoun_gender(sentence: str) -> str:
+    """ "he" or "she": the first gendered pronoun of ``sentence``; "" when it has none."""
+    m = _GENDERED_PRONOUN.search(sentence)
+    return "" if m is None else ("he" if m.group(1) else "she")
+
+
+# A marriage verb and what may stand between it and the name it marries ("married the
+# oboist Y", "was married to Y", "wed Y"): the name is a spouse.
+_MARRIED_BEFORE = re.compile(
+    r"\b(?:married|marries|marry|wed|weds|wedded)\s+(?:to\s+)?(?:(?:the|a|an)\s+)?"
+    r"(?:[a-z][\w-]*\s+){0,2}$"
+)
+_SPOUSE_NOUNS = frozenset(["wife", "husband", "spouse", "widow", "widower", "partner"])
+
+
+# What opens a fronted phrase of time before a clause's subject (a closed class).
+_FRONTED_TIME = (
+    "In|On|By|From|After|Before|During|Until|Within|Later|Then|Soon|Afterwards|Eventually|"
+    "Meanwhile|Next"
+)
+
+
 def _pronoun_start(opening: str, zh: str, subjects: str) -> re.Pattern[str]:
     """A sentence that goes on about the previous one's subject: it opens with one of the
     ``opening`` words or ``zh`` characters, or has one of the ``subjects`` pronouns after a
-    comma ("With …, it is …"), or 他/她 after a fronted phrase of time ("三年后，即咸丰四年
+    comma ("With …, it is …") or after a short fronted phrase of time without one ("In 1846
+    he founded …", "Later she …"), or 他/她 after a fronted phrase of time ("三年后，即咸丰四年
     （1854年），他病故于…")."""
     return re.compile(
         rf"^\s*(?:(?:{opening})\b|[{zh}])|[,，]\s*(?:{subjects})\s+[a-z]|[，,]\s*[他她](?![们的])"
+        rf"|^\s*(?:{_FRONTED_TIME})\b[^,.;:]{{0,24}}?\s(?:{subjects})\s+[a-z]"
     )
 
 
@@ -2507,14 +2534,40 @@ def _in_life_span(sentence: str, a: int) -> bool:
     return m is not None and m.end() > a
 
 
+# A date in a phrase of time that opens its sentence ("In 1931 …", "By about 1880, …").
+_FRONTED_DATE = re.compile(rf"\s*(?:{_FRONTED_TIME})\s+(?:(?:about|around|early|late|the)\s+)?$")
+
+
+def _fronted_date_verbs(sentence: str, a: int, b: int) -> list[str]:
+    """The verbs of the clause a fronted date at ``sentence[a:b]`` dates ("In 1931 the two
+    companies were merged": merged; "By 1880 it owned five": owned; "In 1846 he moved and
+    founded …": both), past a parenthetical phrase after the date ("In 1931, weakened by
+    losses, they merged"); none when the date is not fronted."""
+    if _FRONTED_DATE.fullmatch(sentence, 0, a) is None:
+        return []
+    rest = sentence[b:]
+    if rest.lstrip().startswith(","):
+        comma = rest.find(",", rest.find(",") + 1)
+        rest = rest[comma + 1 :] if 0 <= comma < 80 else rest[rest.find(",") + 1 :]
+    clause = re.split(r"[,;:()]", rest, maxsplit=1)[0]
+    return [
+        word
+        for word in _EN_WORD.findall(clause)[:16]
+        if word.islower() and (is_participle(word) or word in IRREGULAR_PAST)
+    ]
+
+
 def _event_date_factor(
-    sentence: str, a: int, relation_terms: Collection[str], scan: bool = False
+    sentence: str, a: int, relation_terms: Collection[str], scan: bool = False, b: int = -1
 ) -> float:
     """:data:`_OTHER_EVENT` for a date another event's participle dates ("was founded in 1856"
     for when the company merged), :data:`_OWN_EVENT` for one the step's own verb's participle
-    dates; 1.0 when there is none."""
+    dates; 1.0 when there is none. A date that opens the sentence dates the verb of its clause
+    (``b``, the date's end: :func:`_fronted_date_verbs`)."""
     m = _EVENT_BEFORE_DATE.search(sentence, max(0, a - 30), a)
     verb = m.group(1) if m is not None and m.end() == a else ""
+    if not verb and b > a and (verbs := _fronted_date_verbs(sentence, a, b)):
+        return _OWN_EVENT if any(_same_verb(v, relation_terms) for v in verbs) else _OTHER_EVENT
     # "Its founder died in 1876": a past form with no passive dates its own event too
     if not (is_participle(verb) or verb in IRREGULAR_PAST):
         if not scan:
@@ -3422,6 +3475,7 @@ def read_evidence(
         # A piece of a document about the subject may open with "It …" / "该公司…": the
         # pronoun goes on about the subject although the name is in an earlier piece.
         previous_about_subject = ev.doc_id in topic_docs
+        subject_gender = ""  # "he" or "she", once a sentence about the subject says which
         doc_title = titles.get(ev.doc_id, "")
         other_title = bool(doc_title) and not (
             _term_set(doc_title) & name_terms
@@ -3456,9 +3510,12 @@ def read_evidence(
             )
             if namesake_sentence:
                 shared_name = set()
+            gender = _pronoun_gender(sentence) if not cjk_query else ""
             if (
                 not subject_in_sentence
                 and previous_about_subject
+                # "He married Ada Moe. She was the daughter of …": "she" is not "he"
+                and not (gender and subject_gender and gender != subject_gender)
                 and (
                     _PRONOUN_START.search(sentence)
                     or (
@@ -3471,6 +3528,9 @@ def read_evidence(
                 # about the subject of the one before.
                 subject_in_sentence = True
                 shared_name = shared_name | linked_terms
+                # (the pronoun that carried the subject on says which it is; a sentence that
+                # names the subject may have another's: "His successor is Ada Moe")
+                subject_gender = gender or subject_gender
             previous_about_subject = subject_in_sentence
             # "He was born in Varn" in a piece that does not name the subject, of a document
             # titled with another name (no word of the subject's): the pronoun is that other
@@ -4326,7 +4386,7 @@ def read_evidence(
                     # span's years are a birth and a death
                     bonus *= _OTHER_EVENT
                 if kind == "DATE" and step_event:
-                    bonus *= _event_date_factor(sentence, a, relation_terms)
+                    bonus *= _event_date_factor(sentence, a, relation_terms, b=b)
                 elif kind == "DATE" and zh_event:
                     bonus *= _zh_event_date_factor(sentence, b, zh_event)
                 elif kind == "DATE" and life_event is not None and not cjk_query:
@@ -4372,6 +4432,13 @@ def read_evidence(
                     # "Bryony Hebblewick, whose father had kept the lock": the clause's verb is
                     # the father's, and so is what it asks
                     bonus *= 0.3
+                if (
+                    kin_gender is not None
+                    and head not in _SPOUSE_NOUNS
+                    and kind in ("PERSON", "NAME")
+                    and _MARRIED_BEFORE.search(sentence, max(0, a - 40), a)
+                ):
+                    bonus *= 0.3  # "she married Y" for "X's grandmother": Y is a spouse
                 if merging and _MERGER_RESULT.search(sentence, max(0, a - 40), a):
                     bonus *= 0.3  # "… merged with Y to form Z": Z is what came of it, no party
                 if _NEGATED_BEFORE.search(sentence[max(0, a - 50) : a]):

@@ -3375,6 +3375,85 @@ def test_short_forms_and_eponyms(query: str, linked: str, texts: list[str], answ
 
 
 @pytest.mark.parametrize(
+    ("query", "expected", "subject", "texts", "answer"),
+    [
+        # "In 1846 he started …": a pronoun after a fronted phrase of time carries the subject
+        (
+            "Which business did Tam Vell start",
+            "ORGANIZATION",
+            "Tam Vell",
+            [
+                "Tam Vell started out in business as a hide dealer in Wrayside, the market town "
+                "of Osk.",
+                "In 1846 he started the Holm Boot Company.",
+            ],
+            "Holm Boot Company",
+        ),
+        # a fronted date dates its clause's verb: "In 1880 it owned" is no merger
+        (
+            "In which year was the Holm Steam Company merged",
+            "DATE",
+            "Holm Steam Company",
+            [
+                "The Holm Steam Company was a ferry line. In 1880 it owned five steamers and "
+                "carried the mails of the Holm Steam Company.",
+                "In 1931 the two companies were merged.",
+            ],
+            "1931",
+        ),
+        # "she" after "he married Ada Brisk" is Ada, not the subject
+        (
+            "teacher of Tam Vell",
+            "PERSON",
+            "Tam Vell",
+            [
+                "Tam Vell was a basket maker at Osk. In 1850 he married Ada Brisk. She learned "
+                "weaving from Orm Pike.",
+                "Later the basket maker Tam Vell said that he had been taught the trade by Jon "
+                "Hale.",
+            ],
+            "Jon Hale",
+        ),
+        # the one a subject married is a spouse, not the kin asked for
+        (
+            "grandmother of Ada Moe",
+            "PERSON",
+            "Ada Moe",
+            [
+                "In 1955 Ada Moe married the oboist Orm Brisk, whom she had met on tour.",
+                "Her mother's mother, Edna Vell, was a weaver.",
+            ],
+            "Edna Vell",
+        ),
+    ],
+)
+def test_what_a_pronoun_and_a_fronted_date_carry(
+    query: str, expected: AnswerType, subject: str, texts: list[str], answer: str
+) -> None:
+    """In the document about the subject: who a pronoun is, and what a date dates."""
+    view = GraphView(store=_Titles({"d0": subject}))
+    best, _ = read_evidence(query, expected, _ev(*texts, doc="d0"), _linked(subject), view)
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verbs"),
+    [
+        ("In 1931 the two companies were merged into Osk Ferries.", ["merged"]),
+        ("By 1880 it owned five steamers.", ["owned"]),
+        ("In 1931, weakened by falling traffic, they were merged.", ["merged"]),
+        ("In 1846 he moved to Osk and founded the company.", ["moved", "founded"]),
+        ("The firm was founded in 1856.", []),  # the date is not fronted
+    ],
+)
+def test_a_fronted_date_dates_its_clauses_verbs(sentence: str, verbs: list[str]) -> None:
+    from kg_rag.answer.reader import _fronted_date_verbs
+
+    a = sentence.index("1")
+    assert _fronted_date_verbs(sentence, a, a + 4) == verbs
+
+
+@pytest.mark.parametrize(
     ("title", "text", "span", "holds"),
     [
         # the claim's other name is the subject of the article the sentence stands in
