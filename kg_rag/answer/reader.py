@@ -1459,6 +1459,26 @@ _ZH_COUNTED = re.compile(
 # Between a role noun and the name it introduces: "吉他手何北川", "校长为欧阳明哲",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
 _LOCATIVE_GAP = re.compile(r"\b(?:in|at|on)\s*$")
+_AFTER_NUMBER = re.compile(r"\d[\d,.]*\s*$")
+
+
+def _shouted_word(span: str, sentence: str, start: int, lower_words: Container[str]) -> bool:
+    """Is ``span`` one word in capitals that names nothing: a unit after a number ("a 4,200
+    TEU ship", "12 MW"), a word of the language the evidence writes in lower case elsewhere,
+    or one word of a heading in capitals ("HOLM & SONS")? (An acronym such as "NASA" is
+    written in capitals only.)"""
+    if " " in span or len(span) < 2 or not span.isupper():
+        return False
+    number = _AFTER_NUMBER.search(sentence, 0, start)
+    if span.lower() in lower_words or (
+        number is not None and not re.fullmatch(r"(?:1\d|20)\d\d", number.group(0).strip())
+    ):
+        return True  # (after a year, "In 1981 IBM sold …", it may well be a name)
+    # a word of a run in capitals ("LARKSPUR & SONS, HONEY MERCHANTS"): a heading's
+    end = start + len(span)
+    return any(m.start() <= start and end <= m.end() for m in _CAPITALS_RUN.finditer(sentence))
+
+
 _CAPITALS_RUN = re.compile(r"[A-Z][A-Z'’\-.]+(?:\s+(?:&\s+)?[A-Z][A-Z'’\-.]*)+")
 # Eponymous things: a name closing on one of these nouns is named after a person, never one
 # (no surname is one of them).
@@ -1937,10 +1957,19 @@ def _zh_event_date_factor(sentence: str, end: int, event: Collection[str]) -> fl
 _ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了着过")
 
 
+_ZH_DEMONSTRATIVE = re.compile(r"^[那这该][个座家所位条本首支名种间艘部]?")
+_ZH_NAMING_TAIL = re.compile(
+    r"(?:的?(?:名字|名称)(?:是|叫)?什么|(?:叫做|叫作|名叫|称为|称作|叫)什么(?:名字|名称)?)[？?]?$"
+)
+
+
 def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
 
+    # "1921年开办的船坊叫什么", "那座桥的名字是什么": a naming predicate asks the name of the
+    # noun before it, which heads the question
+    query = _ZH_NAMING_TAIL.sub("", query)
     one = re.search(rf"(?:哪一|哪)[个部家所座位条本首支名种]([{HAN}])[？?]?$", query)
     if one is not None:
         return one.group(1)  # "迁到了哪座城": a one-character noun ends the question
@@ -1948,10 +1977,14 @@ def _zh_head_noun(query: str) -> str:
     if m is None:
         # A step naming an entity by a relative clause: "林墨曾就读的大学" → 大学; the copula
         # and wh-word after it ask for it ("谷少川的导师是谁" → 导师).
-        tail = re.search(rf"的([{HAN}]{{1,6}}?)(?:是谁|是什么|是多少|是哪[里位个]?)?[？?]?$", query)
+        tail = re.search(
+            rf"的([{HAN}]{{1,6}}?)(?:是谁|是什么|是多少|是哪[里位个家所座]?)?[？?]?$", query
+        )
         if tail is None:
             return ""
-        words = [w for w in jieba.lcut(tail.group(1)) if w.strip()]
+        # "那座桥", "这家绸庄": a demonstrative and its measure word point, the noun heads
+        noun = _ZH_DEMONSTRATIVE.sub("", tail.group(1)) or tail.group(1)
+        words = [w for w in jieba.lcut(noun) if w.strip()]
         if words and len(words[-1]) < 2 and len(words) >= 2:
             return "".join(words[-2:])  # 周末 + 版: a one-character head takes its modifier
         if len(words) == 1:
@@ -2225,6 +2258,18 @@ _ZH_COUNT_ONLY = re.compile(rf"[一二三四五六七八九十两百千\d]+(?:{Z
 _ZH_GENERAL_COUNTERS = frozenset("个名位人口")
 
 
+def _digit_counts(sentence: str, end: int, kind: str, zh_measure: str, counted: str) -> bool:
+    """Is a one-character span a count of what is asked? A lone digit is mostly a piece of
+    something else (a list mark, "3月"), a count only with the measure word or noun asked
+    right after it ("共5孔" for 几孔, "5 arches" for how many arches)."""
+    if kind != "NUMBER" or not sentence[end - 1 : end].isdigit():
+        return False
+    if zh_measure:
+        return sentence.startswith(zh_measure, end)
+    after = _WORD_AFTER_NUMBER.match(sentence, end)
+    return bool(counted) and after is not None and _stem(after.group(1).lower()) == counted
+
+
 def _zh_other_measure(span: str, after: str, asked: str) -> bool:
     """Is the number ``span`` (followed by ``after``) counted in another measure word than the
     one asked? ("162丈" for 多少担; 万/亿 are part of the number, not its measure; "78%" for
@@ -2314,8 +2359,15 @@ _ZH_ERA_YEAR = re.compile(r"[元正一二三四五六七八九十廿]{1,4}年")
 _ZH_UNIT_AFTER = re.compile(
     r"(?:多|余)?(?:平方(?:公里|千米|米)|立方米|公里|千米|厘米|毫米|米|里|丈|尺|寸|亩|公顷|"
     r"吉瓦时|兆瓦时|千瓦时|吉瓦|兆瓦|千瓦|瓦|公斤|千克|克|吨|斤|担|毫升|升|"
-    r"美元|欧元|英镑|日元|港元|元|人次|人|户|岁|个月|小时|分钟|天|倍|次|%|％|"
+    r"美元|欧元|英镑|日元|港元|元|人次|人|户|岁|个月|小时|分钟|天|倍|次|%|％|海里|级|孔|"
     rf"{ZH_CLASSIFIERS})"
+)
+# A measure in Chinese numerals with its unit ("享年八十三岁", "长四十二米"); a count of
+# things in the classifier asked is read apart (:data:`_ZH_NUMERAL_COUNT`).
+_ZH_NUMERAL_UNIT = re.compile(
+    r"(?<![第一二三四五六七八九十两百千万零〇])[一二三四五六七八九十两百千万零〇]+"
+    r"(?:多|余)?(?P<unit>平方(?:公里|千米|米)|公里|千米|厘米|毫米|海里|米|里|丈|尺|亩|公顷|公斤|"
+    r"千克|吨|斤|担|岁|级|孔|倍)"
 )
 
 
@@ -3613,7 +3665,9 @@ def read_evidence(
                         kind = "NAME"  # "the Emberlin Medal": named after a person, not one
                     if kind == "NAME" and _partners(name):
                         kind = "ORGANIZATION"  # "Lintel & Moss", whatever the extraction made
-                    if _CAPITALS_RUN.fullmatch(sentence[start:end]):
+                    if _CAPITALS_RUN.fullmatch(sentence[start:end]) or _shouted_word(
+                        sentence[start:end], sentence, start, lower_words
+                    ):
                         continue  # a heading in capitals, whatever the extraction made of it
                     if kind == "NAME" and _CJK.match(name) and _zh_common_word(name):
                         kind = "NOUN"
@@ -3642,6 +3696,14 @@ def read_evidence(
                     at = m.start() - 1 if _currency_before(sentence, m.start()) else m.start()
                     end = _compound_measure_end(sentence, unit) if unit else m.end()
                     spans.append((at, end, "NUMBER", None))
+            if zh_measure and expected == "NUMBER":
+                # "享年八十三岁" for 多少岁, "十八海里" for 多少海里: a measure in Chinese
+                # numerals in the unit asked (in another unit it answers nothing asked)
+                spans += [
+                    (m.start(), m.end(), "NUMBER", None)
+                    for m in _ZH_NUMERAL_UNIT.finditer(sentence)
+                    if m.group("unit").startswith(zh_measure)
+                ]
             if counted:
                 # "sixty-four tons of cheese" for how many tons: a count in words before the
                 # noun counted (only there: "one of its founders" counts nothing asked)
@@ -3692,6 +3754,7 @@ def read_evidence(
                     for m in _cap_names(sentence)
                     if not _CAPITALS_RUN.fullmatch(m.group(0))
                     and not sentence.startswith("$", m.end())  # "US$": a currency's sign
+                    and not _shouted_word(m.group(0), sentence, m.start(), lower_words)
                 ]
                 for m in names:
                     # No English name ends in an article or a demonstrative: "the floor of
@@ -3976,7 +4039,7 @@ def read_evidence(
                             # sentence, the name follows it (and its article).
                             span = _LEADING_ARTICLE.sub("", rest)
                 if (
-                    len(span) < 2
+                    (len(span) < 2 and not _digit_counts(sentence, b, kind, zh_measure, counted))
                     or header_row
                     or span in _CAP_STOP
                     or (span.split()[0] in ("The",) and len(span.split()) == 1)

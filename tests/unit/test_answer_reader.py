@@ -36,6 +36,7 @@ from kg_rag.answer.reader import (
     _office_title,
     _person_appositive,
     _place_head,
+    _shouted_word,
     _zh_life_bonus,
     _zh_relative,
     _zh_said_otherwise,
@@ -1871,6 +1872,11 @@ def test_one_word_answers_take_their_full_form(short: str, text: str, full: str)
         ("苏世仁主持修建的桥", "桥", "望云桥", True),  # a one-character noun heads it alone
         ("他出生的村", "村", "石门村", True),
         ("她创办的学校", "学校", "沙塘小学", False),
+        # a naming predicate (叫什么, 的名字是什么, 是哪家) asks the name of the noun before it
+        ("1921年开办的船坊叫什么", "船坊", "永泰船坊", True),
+        ("镇上最早的那座桥的名字是什么", "桥", "望云桥", True),
+        ("他收的第一个徒弟叫什么名字", "徒弟", "邝继潮", False),
+        ("最早开张的那家绸庄是哪家", "绸庄", "瑞纶绸庄", True),
         # a preposition that opens the question, or stands before "which", is no noun
         ("Under which teacher did Ada Moe study", "teacher", "Orm Vell", False),
         ("From which port did the Kell Star sail", "port", "Port Osk", True),
@@ -4117,6 +4123,19 @@ def test_a_value_is_read_at_the_year_or_round_asked(query: str, text: str, answe
             "蓼汀科技",
             "3.5亿元",
         ),
+        ("蘅屿灯塔的灯光射程是多少海里", "蘅屿灯塔的灯光射程为18海里。", "蘅屿灯塔", "18海里"),
+        ("苍澜台风是几级", "苍澜台风登陆时风力达12级。", "苍澜台风", "12级"),
+        ("汀石桥有几孔", "汀石桥建于清代，共有5孔。", "汀石桥", "5孔"),
+        # a measure in Chinese numerals, in the unit asked
+        ("陆苇舟享年多少岁", "陆苇舟生于苓埠镇，享年八十三岁。", "陆苇舟", "八十三岁"),
+        ("蘅屿灯塔的塔身高多少米", "蘅屿灯塔建于1906年，塔身高二十四米。", "蘅屿灯塔", "二十四米"),
+        # ... and not in another unit: the count asked is the only number
+        (
+            "蕖川渔业合作社有多少名社员",
+            "蕖川渔业合作社有社员40名，最年轻的只有十八岁。",
+            "蕖川渔业合作社",
+            "40名",
+        ),
     ],
 )
 def test_a_chinese_quantity_keeps_its_unit(query: str, text: str, linked: str, answer: str) -> None:
@@ -5169,6 +5188,18 @@ def test_a_phrasal_verb_means_its_verb(text: str, verb: str | None) -> None:
             "sixty-four tons of cheese.",
             "nineteen",
         ),
+        # a one-digit count, with the noun counted right after it ...
+        (
+            "How many kilns did Quellan Dairy fire in 1882",
+            "In 1882 Quellan Dairy, founded 1861, fired 3 kilns and made sixty-four tons.",
+            "3",
+        ),
+        # ... and a lone digit that counts nothing asked is no count ("No. 4 Quay")
+        (
+            "How many farms sent milk to Quellan Dairy in 1882",
+            "Quellan Dairy, at No. 4 Quay, took the milk of nineteen farms in 1882.",
+            "nineteen",
+        ),
     ],
 )
 def test_a_count_written_in_words(query: str, text: str, answer: str) -> None:
@@ -5801,3 +5832,25 @@ def test_a_document_calls_its_own_subject_by_its_class_noun(
     linked = _linked("Ravelstow Games", type="ORGANIZATION")
     best, _ = read_evidence(query, expected, evidence, linked, _Graph({}, titles))
     assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("span", "sentence", "lower", "shouted"),
+    [
+        # a unit after a number
+        ("TEU", "the MV Serrin Crest, a 4,200 TEU ship delivered in 1998", (), True),
+        ("MW", "a plant of 12 MW opened", (), True),
+        # a word of a heading in capitals, or one the evidence writes in lower case
+        ("SONS", "LARKSPUR & SONS, HONEY MERCHANTS, TOLVERCOMBE", (), True),
+        ("OBITUARY", "OBITUARY: Mr Ambrose Wetherlade", ("obituary",), True),
+        # an acronym is written in capitals only; a heading's town after a comma is a name
+        ("NASA", "NASA launched the probe in 1977.", ("probe",), False),
+        ("TOLVERCOMBE", "LARKSPUR & SONS, HONEY MERCHANTS, TOLVERCOMBE", (), False),
+        ("IBM", "In 1981 IBM sold its first personal computer.", (), False),
+        ("Sons", "Larkspur & Sons was founded in 1884", ("sons",), False),  # not in capitals
+    ],
+)
+def test_a_word_in_capitals_that_names_nothing(
+    span: str, sentence: str, lower: tuple[str, ...], shouted: bool
+) -> None:
+    assert _shouted_word(span, sentence, sentence.index(span), set(lower)) is shouted
