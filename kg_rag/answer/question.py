@@ -246,6 +246,17 @@ def head_noun_type(noun: str, productive: bool = True) -> NounClass:
     return kind
 
 
+# a wh-word that asks ("How long, in pages, was …"); "when" asks only before an auxiliary
+# ("When was it built, …"), otherwise it opens a clause ("When it was built, did …")
+_WH_OPENING = re.compile(
+    r"^\s*(?:who|whom|whose|what|which|where|why|how|when\s+(?:is|was|are|were|did|does|do|"
+    r"has|had|have|will|would|could|can)\b)",
+    re.IGNORECASE,
+)
+_WH_WORD = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
+_FRONTED_THEN_AUX = re.compile(r"^[^?]{3,160}[,:;]\s*([A-Za-z]+)\s[^,:;]*$")
+
+
 def is_yes_no(question: str) -> bool:
     """Auxiliary-first English questions and 是否/是不是/…吗 Chinese ones."""
     q = question.strip()
@@ -255,7 +266,19 @@ def is_yes_no(question: str) -> bool:
         )
     first = q.split()[0].lower() if q.split() else ""
     if first not in AUXILIARIES:
-        return False
+        # "When the society was founded, did the family still own the works?", "In 1900, was
+        # it …?", "X, the one running Y: is she …?": a fronted clause or phrase, then the
+        # auxiliary that opens the question
+        fronted = _FRONTED_THEN_AUX.match(q)
+        if (
+            fronted is None
+            or fronted.group(1).lower() not in AUXILIARIES
+            or _WH_OPENING.match(q)  # "How long, in pages, was it?" asks how long
+            # "X, in Colorado, is part of what range?": the wh-word asks in its place
+            or _WH_WORD.search(q, fronted.end(1))
+        ):
+            return False
+        q = q[fronted.start(1) :]
     # "Is it X or Y?" offers options: not yes/no.
     return not re.search(r",\s*\w[^,]*\bor\b[^,]*\?*$", q)
 

@@ -2566,6 +2566,32 @@ def test_head_noun_type_of_hyphenated_compounds(noun: str, kind: str) -> None:
     assert head_noun_type(noun) == kind
 
 
+@pytest.mark.parametrize(
+    ("question", "yes_no"),
+    [
+        ("Did Ada Moe found Osk Mills?", True),
+        ("Who founded Osk Mills?", False),
+        # a fronted clause or phrase, then the auxiliary that opens the question
+        ("When the Osk Society was founded, did the Varn family still own the mill?", True),
+        ("In 1900, was Ada Moe the mayor of Tansby?", True),
+        ("Ada Moe, the one running Osk Mills: is she the founder's daughter?", True),
+        ("After the merger; were both firms still based in Varn?", True),
+        # … but a wh-word that asks, or a wh-clause after the comma, makes no yes/no question
+        ("How long, in pages, was the 1926 edition of the book?", False),
+        ("When was the bridge built, and was it of stone?", False),
+        ("Between the conductor A and the composer B, who was born earlier?", False),
+        ("Apart from the woman who called the meeting, how many people signed?", False),
+        ("Which firm, in the end, bought the mill?", False),
+        ("Humboldt Peak, in Colorado, is part of what mountain range?", False),
+        ("The consulate, in the city she was born in, is located in which territory?", False),
+        ("周明是否毕业于北辰大学？", True),
+        ("周明毕业于哪所大学？", False),
+    ],
+)
+def test_yes_no_questions(question: str, yes_no: bool) -> None:
+    assert is_yes_no(question) is yes_no
+
+
 def test_yes_no_and_comparison_cues() -> None:
     assert is_yes_no("Did Ada found it?") and not is_yes_no("Who founded it?")
     assert comparison_order("who was born earlier") == ("min", "DATE")
