@@ -3978,9 +3978,16 @@ def _zh_context_compare(q: str, question: str) -> Plan | None:
     back = _ZH_BACK_TO_PAIR.match(last.strip())
     if back is not None:
         pair = _zh_opening_pair(context)
+        events: tuple[str, str] | None = None
         if pair is None:
-            return None
-        return _zh_compare(f"{pair[0]}和{pair[1]}，{last.strip()[back.end() :]}", question)
+            # "柯淑贞办义塾、黄永泰开船坊，两人谁先创业": two clauses, each a person and
+            # what the person did; "who first" compares when each did it
+            clauses = _zh_clause_pair(context)
+            if clauses is None:
+                return None
+            (a, event_a), (b, event_b) = clauses
+            pair, events = (a, b), (event_a, event_b)
+        return _zh_compare(f"{pair[0]}和{pair[1]}，{last.strip()[back.end() :]}", question, events)
     if _ZH_PRONOUN.match(last):
         return None
     return _zh_compare(last.strip(), question)
@@ -4010,11 +4017,37 @@ def _zh_opening_pair(clause: str) -> tuple[str, str] | None:
     return None
 
 
+def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """Two clauses listed with 、 or ；, each opening with a person's name and going on with
+    what the person did ("柯淑贞办义塾、黄永泰开船坊" → (柯淑贞, 办义塾), (黄永泰, 开船坊)); the
+    name is the words before the first verb, two to four characters from a surname."""
+    from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
+
+    parts = re.split(r"[、；;]", context)
+    if len(parts) != 2:
+        return None
+    out = []
+    for part in parts:
+        part = part.strip()
+        words = _zh_words(part)
+        verb = next((k for k, (_, f) in enumerate(words) if f.startswith(("v", "l"))), 0)
+        name = "".join(w for w, _ in words[:verb])
+        surname = name[:2] in CHINESE_COMPOUND_SURNAMES or name[:1] in CHINESE_SURNAMES
+        if not (2 <= len(name) <= 4 and surname and re.fullmatch(f"[{HAN}]+", name)):
+            return None
+        if len(part) - len(name) < 1:
+            return None
+        out.append((name, part[len(name) :]))
+    return out[0], out[1]
+
+
 # jieba's tags of names: people, places, organisations, other proper nouns.
 _ZH_NAME_FLAGS = frozenset(["nr", "nrt", "ns", "nt", "nz"])
 
 
-def _zh_compare(q: str, question: str) -> Plan | None:
+def _zh_compare(q: str, question: str, events: tuple[str, str] | None = None) -> Plan | None:
+    """A Chinese comparison of two options; ``events`` are what each option did, when the
+    question said it of each (then "谁先" compares when each did it)."""
     after = _ZH_OPTIONS_AFTER.match(re.sub(r"[？?。]$", "", q))
     if after is not None:
         q = f"{after['a']}和{after['b']}，{after['ask']}"
@@ -4047,7 +4080,9 @@ def _zh_compare(q: str, question: str) -> Plan | None:
         head = next((tail[k:] for k in range(len(tail)) if pred.startswith(tail[k:])), "")
         if head:
             pred = pred[len(head) :]
-    if re.fullmatch(r"(?:的?(?:年纪|年龄|岁数))?", pred) and re.search(
+    if events is not None and kind == "DATE":
+        queries = [f"{o}{e}是在哪一年" for o, e in zip((a, b), events, strict=True)]
+    elif re.fullmatch(r"(?:的?(?:年纪|年龄|岁数))?", pred) and re.search(
         r"年长|年轻|年纪|岁数|年龄", m["rest"]
     ):
         queries = [f"{o}出生于哪一年" for o in (a, b)]  # age compares birth dates

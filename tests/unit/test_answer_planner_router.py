@@ -3106,6 +3106,32 @@ def test_a_chinese_comparison_refers_back_to_the_pair(
 @pytest.mark.parametrize(
     ("question", "queries"),
     [
+        # two clauses listed with 、 or ；, each a person and what the person did: "who first"
+        # compares when each did it
+        (
+            "柯淑贞办义塾、黄永泰开船坊，两人谁先创业？",
+            ["柯淑贞办义塾是在哪一年", "黄永泰开船坊是在哪一年"],
+        ),
+        (
+            "欧阳明哲创办了书院；周清和开了药铺，两人谁更早？",
+            ["欧阳明哲创办了书院是在哪一年", "周清和开了药铺是在哪一年"],
+        ),
+        (
+            "陈阿福出海捕鱼、林秀英开渔行，他俩谁在先？",
+            ["陈阿福出海捕鱼是在哪一年", "林秀英开渔行是在哪一年"],
+        ),
+    ],
+)
+def test_a_chinese_comparison_of_what_two_people_did(question: str, queries: list[str]) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.strategy == "compare"
+    assert [s.query for s in plan.steps[:2]] == queries
+    assert all(s.answer_type == "DATE" for s in plan.steps[:2])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
         (
             "Since 2005, who has been the chief executive of the firm that built Hollisk Hall?",
             ["firm that built Hollisk Hall", "Who is the chief executive of #1 since 2005"],
