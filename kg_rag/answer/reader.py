@@ -388,8 +388,10 @@ _ZH_VERB_GROUPS = (
     ("改名", "更名", "易名", "改称"),
     ("迁往", "迁到", "迁至", "搬到", "搬往", "迁入"),
     ("合并", "并入"),
+    ("建成", "建于", "修建", "兴建", "建造", "落成", "竣工", "始建"),
 )
 _ZH_VERB_GROUP = {verb: group for group in _ZH_VERB_GROUPS for verb in group}
+_ZH_AFTER_CLAUSE = re.compile(r"(?:以|之)?[后前]")
 
 
 def _zh_said_otherwise(terms: Collection[str], sentence: str) -> set[str]:
@@ -3796,7 +3798,18 @@ def read_evidence(
             low = sentence.lower()
             wanted = {t for t in (shared_rel or shared_name) if len(t) > 1}
             anchors = [a for a in (low.find(t) for t in wanted) if a >= 0]
-            if not cjk_query and any(low.find(t) < 0 for t in wanted):
+            if cjk_query:
+                # a verb said with another of its group (建于 for 建成, 买下 for 收购) is where
+                # the sentence says it; not in a clause of time ("建成后", after it was built),
+                # which dates something else
+                anchors += [
+                    a
+                    for t in wanted
+                    if t not in low
+                    for w in _ZH_VERB_GROUP.get(t, ())
+                    if (a := low.find(w)) >= 0 and not _ZH_AFTER_CLAUSE.match(low, a + len(w))
+                ]
+            elif any(low.find(t) < 0 for t in wanted):
                 # A term matched through its stem: "born" for "birth", "wrote" for "write".
                 anchors += [
                     m.start() for m in _EN_WORD.finditer(low) if _stem(m.group(0)) in wanted

@@ -662,12 +662,60 @@ def test_an_appositive_person_noun_makes_a_name_a_persons(
         ({"收购"}, "2012年，萱湾数据收购了苇川软件。", set()),  # the verb itself: matched as such
         ({"收购"}, "2012年，萱湾数据创办了苇川软件。", set()),  # another relation
         ({"毕业"}, "周岚1950年就读于汀泽中学。", set()),  # no group
+        ({"建成"}, "岛顶的白色灯塔建于1893年。", {"建成"}),
+        ({"建成"}, "这座桥1958年落成通车。", {"建成"}),
     ],
 )
 def test_a_chinese_relation_said_with_another_verb_of_its_group(
     terms: set[str], sentence: str, said: set[str]
 ) -> None:
     assert _zh_said_otherwise(terms, sentence) == said
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "linked", "answer"),
+    [
+        # the verb asked is said with another of its group, and the value stands by that verb,
+        # not by a date nearer the name in a sentence that says nothing of it
+        (
+            "牛角屿灯塔建成于哪一年",
+            [
+                "灯塔早年由外籍雇员看守。1962年，他把灯塔交给了儿子邝继潮，1975年去世。",
+                "牛角屿位于鹳澳岛以东约三海里。岛顶的白色圆柱形灯塔建于1893年，塔高14米。",
+            ],
+            "牛角屿灯塔",
+            "1893年",
+        ),
+        (
+            "苇川软件是哪一年被收购的",
+            [
+                "苇川软件的创始人周岚2010年离开公司，2015年退休。",
+                "萱湾数据是一家数据公司，在2012年买下了苇川软件的全部股份。",
+            ],
+            "苇川软件",
+            "2012年",
+        ),
+        # a clause of time (建成后, after it was built) dates something else
+        (
+            "青岫水库哪一年竣工",
+            [
+                "青岫水库建成后先由县水利局管理，1983年起移交流域管理局。",
+                "青岫水库工程于一九五八年动工，一九六二年竣工蓄水。",
+            ],
+            "青岫水库",
+            "一九六二年",
+        ),
+    ],
+)
+def test_a_chinese_value_stands_by_the_verb_said_otherwise(
+    query: str, texts: list[str], linked: str, answer: str
+) -> None:
+    evidence = [
+        Evidence(chunk_id=f"c{i}", doc_id="d0", text=t, score=1.0 - i / 10, char_end=len(t))
+        for i, t in enumerate(texts)
+    ]
+    best, _ = read_evidence(query, "DATE", evidence, _linked(linked))
+    assert best is not None and best.text == answer, best
 
 
 @pytest.mark.parametrize(
