@@ -3980,7 +3980,7 @@ def _zh_context_compare(q: str, question: str) -> Plan | None:
         pair = _zh_opening_pair(context)
         events: tuple[str, str] | None = None
         if pair is None:
-            # "柯淑贞办义塾、黄永泰开船坊，两人谁先创业": two clauses, each a person and
+            # "周岚办夜校、林墨开书铺，两人谁先创业": two clauses, each a person and
             # what the person did; "who first" compares when each did it
             clauses = _zh_clause_pair(context)
             if clauses is None:
@@ -4019,7 +4019,7 @@ def _zh_opening_pair(clause: str) -> tuple[str, str] | None:
 
 def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
     """Two clauses listed with 、 or ；, each opening with a person's name and going on with
-    what the person did ("柯淑贞办义塾、黄永泰开船坊" → (柯淑贞, 办义塾), (黄永泰, 开船坊)); the
+    what the person did ("周岚办夜校、林墨开书铺" → (周岚, 办夜校), (林墨, 开书铺)); the
     name is the words before the first verb, two to four characters from a surname."""
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 

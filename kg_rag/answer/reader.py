@@ -1465,8 +1465,8 @@ _AFTER_NUMBER = re.compile(r"\d[\d,.]*\s*$")
 
 
 def _shouted_word(span: str, sentence: str, start: int, lower_words: Container[str]) -> bool:
-    """Is ``span`` one word in capitals that names nothing: a unit after a number ("a 4,200
-    TEU ship", "12 MW"), a word of the language the evidence writes in lower case elsewhere,
+    """Is ``span`` one word in capitals that names nothing: a unit after a number ("a 900
+    TEU feeder", "12 MW"), a word of the language the evidence writes in lower case elsewhere,
     or one word of a heading in capitals ("HOLM & SONS")? (An acronym such as "NASA" is
     written in capitals only.)"""
     if " " in span or len(span) < 2 or not span.isupper():
@@ -1476,7 +1476,7 @@ def _shouted_word(span: str, sentence: str, start: int, lower_words: Container[s
         number is not None and not re.fullmatch(r"(?:1\d|20)\d\d", number.group(0).strip())
     ):
         return True  # (after a year, "In 1981 IBM sold …", it may well be a name)
-    # a word of a run in capitals ("LARKSPUR & SONS, HONEY MERCHANTS"): a heading's
+    # a word of a run in capitals ("HOLM & SONS, ROPE MAKERS"): a heading's
     end = start + len(span)
     return any(m.start() <= start and end <= m.end() for m in _CAPITALS_RUN.finditer(sentence))
 
@@ -1969,7 +1969,7 @@ def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
 
-    # "1921年开办的船坊叫什么", "那座桥的名字是什么": a naming predicate asks the name of the
+    # "1930年开办的书铺叫什么", "那座桥的名字是什么": a naming predicate asks the name of the
     # noun before it, which heads the question
     query = _ZH_NAMING_TAIL.sub("", query)
     one = re.search(rf"(?:哪一|哪)[个部家所座位条本首支名种]([{HAN}])[？?]?$", query)
@@ -2364,7 +2364,7 @@ _ZH_UNIT_AFTER = re.compile(
     r"美元|欧元|英镑|日元|港元|元|人次|人|户|岁|个月|小时|分钟|天|倍|次|%|％|海里|级|孔|"
     rf"{ZH_CLASSIFIERS})"
 )
-# A measure in Chinese numerals with its unit ("享年八十三岁", "长四十二米"); a count of
+# A measure in Chinese numerals with its unit ("享年七十六岁", "长四十二米"); a count of
 # things in the classifier asked is read apart (:data:`_ZH_NUMERAL_COUNT`).
 _ZH_NUMERAL_UNIT = re.compile(
     r"(?<![第一二三四五六七八九十两百千万零〇])[一二三四五六七八九十两百千万零〇]+"
@@ -3699,7 +3699,7 @@ def read_evidence(
                     end = _compound_measure_end(sentence, unit) if unit else m.end()
                     spans.append((at, end, "NUMBER", None))
             if zh_measure and expected == "NUMBER":
-                # "享年八十三岁" for 多少岁, "十八海里" for 多少海里: a measure in Chinese
+                # "享年七十六岁" for 多少岁, "九海里" for 多少海里: a measure in Chinese
                 # numerals in the unit asked (in another unit it answers nothing asked)
                 spans += [
                     (m.start(), m.end(), "NUMBER", None)
