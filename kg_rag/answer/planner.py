@@ -4021,8 +4021,6 @@ def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | N
     """Two clauses listed with 、 or ；, each opening with a person's name and going on with
     what the person did ("周岚办夜校、林墨开书铺" → (周岚, 办夜校), (林墨, 开书铺)); the
     name is the words before the first verb, two to four characters from a surname."""
-    from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
-
     parts = re.split(r"[、；;]", context)
     if len(parts) != 2:
         return None
@@ -4031,11 +4029,10 @@ def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | N
         part = part.strip()
         words = _zh_words(part)
         verb = next((k for k, (_, f) in enumerate(words) if f.startswith(("v", "l"))), 0)
-        name = "".join(w for w, _ in words[:verb])
-        surname = name[:2] in CHINESE_COMPOUND_SURNAMES or name[:1] in CHINESE_SURNAMES
-        if not (2 <= len(name) <= 4 and surname and re.fullmatch(f"[{HAN}]+", name)):
-            return None
-        if len(part) - len(name) < 1:
+        name = "".join(w for w, _ in words[:verb])  # (the verb's words are left after it)
+        if not (
+            2 <= len(name) <= 4 and _opens_with_surname(name) and re.fullmatch(f"[{HAN}]+", name)
+        ):
             return None
         out.append((name, part[len(name) :]))
     return out[0], out[1]
@@ -4098,16 +4095,20 @@ def _zh_compare(q: str, question: str, events: tuple[str, str] | None = None) ->
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
 
 
-def _zh_strip_option(option: str) -> str:
-    """ "物理学家欧阳明哲" → "欧阳明哲": a role noun before a name goes (the name stays whole)."""
+def _opens_with_surname(text: str) -> bool:
+    """Does ``text`` open with a Chinese surname (欧阳 before 欧)?"""
     from extraction.lexicon import CHINESE_COMPOUND_SURNAMES, CHINESE_SURNAMES
 
+    return text[:2] in CHINESE_COMPOUND_SURNAMES or text[:1] in CHINESE_SURNAMES
+
+
+def _zh_strip_option(option: str) -> str:
+    """ "物理学家欧阳明哲" → "欧阳明哲": a role noun before a name goes (the name stays whole)."""
     option = re.sub(rf"^(?:他|她|它|其)的?(?=[{HAN}]{{3}})", "", option)  # 她的丈夫X
     words = _zh_words(option)
     if len(words) >= 2 and zh_noun_type(words[0][0]) == "PERSON" and len(words[0][0]) >= 2:
         rest = option[len(words[0][0]) :]
-        surname = rest[:2] in CHINESE_COMPOUND_SURNAMES or rest[0] in CHINESE_SURNAMES
-        if 2 <= len(rest) <= 4 and surname:
+        if 2 <= len(rest) <= 4 and _opens_with_surname(rest):
             return rest
     return option
 

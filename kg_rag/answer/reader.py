@@ -1461,6 +1461,9 @@ _ZH_COUNTED = re.compile(
 # Between a role noun and the name it introduces: "吉他手何北川", "校长为欧阳明哲",
 # "the guitarist, Tom Reed", "its founder Ada Moe".
 _LOCATIVE_GAP = re.compile(r"\b(?:in|at|on)\s*$")
+_CAPITALS_RUN = re.compile(r"[A-Z][A-Z'’\-.]+(?:\s+(?:&\s+)?[A-Z][A-Z'’\-.]*)+")
+
+
 _AFTER_NUMBER = re.compile(r"\d[\d,.]*\s*$")
 
 
@@ -1473,7 +1476,7 @@ def _shouted_word(span: str, sentence: str, start: int, lower_words: Container[s
         return False
     number = _AFTER_NUMBER.search(sentence, 0, start)
     if span.lower() in lower_words or (
-        number is not None and not re.fullmatch(r"(?:1\d|20)\d\d", number.group(0).strip())
+        number is not None and not DATE_RX.fullmatch(number.group(0).strip())
     ):
         return True  # (after a year, "In 1981 IBM sold …", it may well be a name)
     # a word of a run in capitals ("HOLM & SONS, ROPE MAKERS"): a heading's
@@ -1481,7 +1484,6 @@ def _shouted_word(span: str, sentence: str, start: int, lower_words: Container[s
     return any(m.start() <= start and end <= m.end() for m in _CAPITALS_RUN.finditer(sentence))
 
 
-_CAPITALS_RUN = re.compile(r"[A-Z][A-Z'’\-.]+(?:\s+(?:&\s+)?[A-Z][A-Z'’\-.]*)+")
 # Eponymous things: a name closing on one of these nouns is named after a person, never one
 # (no surname is one of them).
 _THING_HEAD = re.compile(
@@ -2268,6 +2270,11 @@ def _digit_counts(sentence: str, end: int, kind: str, zh_measure: str, counted: 
         return False
     if zh_measure:
         return sentence.startswith(zh_measure, end)
+    return _counts_noun(sentence, end, counted)
+
+
+def _counts_noun(sentence: str, end: int, counted: str) -> bool:
+    """Is the word right after a number ending at ``end`` the noun ``counted`` (a stem)?"""
     after = _WORD_AFTER_NUMBER.match(sentence, end)
     return bool(counted) and after is not None and _stem(after.group(1).lower()) == counted
 
@@ -3564,7 +3571,12 @@ def read_evidence(
             )
             if namesake_sentence:
                 shared_name = set()
-            gender = _pronoun_gender(sentence) if not cjk_query else ""
+            # (read only where a pronoun may carry the subject on)
+            gender = (
+                _pronoun_gender(sentence)
+                if not cjk_query and not subject_in_sentence and previous_about_subject
+                else ""
+            )
             if (
                 not subject_in_sentence
                 and previous_about_subject
@@ -3712,8 +3724,7 @@ def read_evidence(
                 spans += [
                     (m.start(), m.end(), "NUMBER", None)
                     for m in _NUMBER_WORDS.finditer(sentence)
-                    if (after := _WORD_AFTER_NUMBER.match(sentence, m.end())) is not None
-                    and _stem(after.group(1).lower()) == counted
+                    if _counts_noun(sentence, m.end(), counted)
                 ]
             if zh_measure:
                 # A count in Chinese numerals in the measure word asked: 共四卷 for 几卷 (not
