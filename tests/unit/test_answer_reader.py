@@ -710,11 +710,7 @@ def test_a_chinese_relation_said_with_another_verb_of_its_group(
 def test_a_chinese_value_stands_by_the_verb_said_otherwise(
     query: str, texts: list[str], linked: str, answer: str
 ) -> None:
-    evidence = [
-        Evidence(chunk_id=f"c{i}", doc_id="d0", text=t, score=1.0 - i / 10, char_end=len(t))
-        for i, t in enumerate(texts)
-    ]
-    best, _ = read_evidence(query, "DATE", evidence, _linked(linked))
+    best, _ = read_evidence(query, "DATE", _ev(*texts, doc="d0"), _linked(linked))
     assert best is not None and best.text == answer, best
 
 
@@ -3701,10 +3697,7 @@ def test_a_pronouns_birth_in_another_persons_article_is_theirs(
 ) -> None:
     """ "He was born in X" in a piece that does not name the subject, of an article titled
     with another person's name, tells that person's birth: the subject's own sentence wins."""
-    evidence = [
-        Evidence(chunk_id=f"c{i}", doc_id=f"d{i}", text=t, score=1.0 - i / 10, char_end=len(t))
-        for i, (_, t) in enumerate(pieces)
-    ]
+    evidence = _ev(*(t for _, t in pieces))
     view = GraphView(store=_Titles({f"d{i}": title for i, (title, _) in enumerate(pieces)}))
     best, _ = read_evidence(query, "LOCATION", evidence, _linked(subject, type="PERSON"), view)
     assert best is not None and best.text == answer
