@@ -101,7 +101,7 @@ class AnswerPipeline:
         self.focus = SentenceFocus(chunks.store)
         # Offline stages: always present (the offline pipeline and every LLM stage's fallback).
         self.gate = RuleGate()
-        self.planner = RulePlanner()
+        self.planner = RulePlanner(linker.is_name if linker is not None else None)
         self.router = RuleRouter(top_k=top_k, has_communities=community is not None)
         self.reader = OfflineStepReader(linker, settings.grade_threshold, chunks.store)
         self.rewriter = OfflineRewriter()

@@ -20,7 +20,8 @@ asks a chat model for the same typed :class:`~kg_rag.models.Plan`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -60,6 +61,8 @@ from kg_rag.models import AnswerType, Comparison, Plan, PlanStep
 __all__ = ["RulePlanner", "bind_query"]
 
 _PLACEHOLDER = re.compile(r"#(\d+)")
+# The planning planner's ``known_name`` (see :class:`RulePlanner`), for the grammar's helpers.
+_KNOWN_NAME: ContextVar[Callable[[str], bool] | None] = ContextVar("known_name", default=None)
 _PRONOUN = re.compile(r"\b(it|he|she|they|him|her|them|its|his|their)\b", re.IGNORECASE)
 _MAX_BRIDGES = 3
 # A full stop after a lower-case word or a capitalised one of five letters or more: no
@@ -91,9 +94,20 @@ _FOUNDED_FORM = {
 
 
 class RulePlanner:
-    """Deterministic planning from the question's grammar (English and Chinese)."""
+    """Deterministic planning from the question's grammar (English and Chinese).
+
+    Args:
+        known_name: says whether the knowledge base holds a phrase as an entity's name. Where
+            the grammar reads two ways ("the Tansley refractor": an instrument's name, or the
+            refractor of someone called Tansley, as "the Quillby Pottery founder" is the
+            founder of Quillby Pottery), a phrase the knowledge base holds whole is a name.
+            Without it the grammar alone decides.
+    """
 
     name = "rules"
+
+    def __init__(self, known_name: Callable[[str], bool] | None = None) -> None:
+        self.known_name = known_name
 
     async def aplan(self, question: str, run: Any = None) -> Plan:
         """Plan ``question`` (async face of :meth:`plan`; ``run`` is unused offline)."""
@@ -101,6 +115,13 @@ class RulePlanner:
 
     def plan(self, question: str) -> Plan:
         """Split ``question`` into typed steps."""
+        token = _KNOWN_NAME.set(self.known_name)
+        try:
+            return self._plan(question)
+        finally:
+            _KNOWN_NAME.reset(token)
+
+    def _plan(self, question: str) -> Plan:
         q = _clean(question)
         zh = bool(_CJK.search(q))
         if zh:
@@ -362,6 +383,9 @@ def _prenominal_role(m: re.Match[str]) -> str:
     )
     if not role:
         return m.group(0)
+    known = _KNOWN_NAME.get()
+    if known is not None and known(f"{m['name']} {noun}"):
+        return m.group(0)  # "the Tansley refractor", a name the knowledge base holds whole
     return f"the {noun} of {'the ' + m['year'] if m['year'] else ''}{m['name']}"
 
 

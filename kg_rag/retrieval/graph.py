@@ -210,6 +210,10 @@ class EntityLinker:
                     index.setdefault(key, []).append(e.entity_id)
         return {k: sorted(v) for k, v in index.items()}
 
+    def is_name(self, text: str) -> bool:
+        """Does the graph hold ``text`` (normalised) as an entity's name or alias?"""
+        return bool(self._lookup({normalize_name(text)}, {}))
+
     def _whole_index(self) -> dict[str, list[str]]:
         with self._lock:
             if self._full_index is None:

@@ -3704,6 +3704,54 @@ def test_roles_before_names_and_the_main_participle(question: str, queries: list
     assert [s.query for s in PLANNER.plan(question).steps] == queries
 
 
+_HELD_NAMES = {"tansley refractor", "arden conductor", "varn director", "kell collector"}
+
+
+@pytest.mark.parametrize(
+    ("question", "held", "queries"),
+    [
+        # a name before an agent noun that the knowledge base holds whole is a name ...
+        (
+            "Who figured the objective lens of the Tansley refractor?",
+            True,
+            ["Who figured the objective lens of the Tansley refractor"],
+        ),
+        ("When was the Arden conductor built?", True, ["When was the Arden conductor built"]),
+        (
+            "Where was the man who designed the Varn director born?",
+            True,
+            ["man who designed the Varn director", "Where was #1 born"],
+        ),
+        # ... the same words read as a role where it does not, or without a knowledge base
+        (
+            "Who figured the objective lens of the Tansley refractor?",
+            False,
+            ["refractor of Tansley", "Who figured the objective lens of #1"],
+        ),
+        ("When was the Arden conductor born?", False, ["conductor of Arden", "When was #1 born"]),
+        # a role the knowledge base holds no whole name for stays a role
+        (
+            "Where was the Quillby Pottery founder born?",
+            True,
+            ["founder of Quillby Pottery", "Where was #1 born"],
+        ),
+        (
+            "Where was the Kell Society treasurer born?",
+            True,
+            ["treasurer of Kell Society", "Where was #1 born"],
+        ),
+    ],
+)
+def test_a_compound_the_knowledge_base_holds_is_a_name(
+    question: str, held: bool, queries: list[str]
+) -> None:
+    def known(text: str) -> bool:
+        return text.lower() in _HELD_NAMES
+
+    planner = RulePlanner(known if held else None)
+    assert [s.query for s in planner.plan(question).steps] == queries
+
+
 def test_a_name_before_a_do_questions_verb_is_no_role() -> None:
     plan = PLANNER.plan("Did the Dunmarra Rowing Club exist when Ilse Varn got married?")
     assert not any(s.query.startswith("exist of") for s in plan.steps)

@@ -146,6 +146,24 @@ def test_link_weights_and_names(store: Any) -> None:
     assert per_char["e_ada"] > per_char["e_london"]
 
 
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Ada Lovelace", True),
+        ("the University of London", True),  # a leading article is no part of the name
+        ("Countess Lovelace", True),  # an alias
+        ("松大", True),
+        ("Lovelace", False),  # a word of a name is not the name
+        ("London University", False),
+        ("the director of London", False),
+    ],
+)
+@pytest.mark.parametrize("indexed", [True, False])
+def test_is_name(store: Any, text: str, held: bool, indexed: bool) -> None:
+    graph = store if indexed else NoIndexStore(store)
+    assert EntityLinker(graph).is_name(text) is held
+
+
 def test_link_never_loads_every_entity(store: Any) -> None:
     counting = CountingStore(store)
     linker = EntityLinker(counting)
