@@ -4379,6 +4379,10 @@ def _zh_noun_topic(topic: str) -> bool:
     return not any(f.startswith("v") for _, f in words[last_de + 1 :])
 
 
+# A predicate that only asks who its subject is: "…是谁", "…是哪位", "…叫什么名字".
+_ZH_WHO_IS = re.compile(r"(?:是|为)(?:谁|哪位|哪一位|什么人)|叫什么(?:名字)?")
+
+
 def _zh_role_subject(q: str, question: str) -> Plan | None:
     """ "2013年丰稔育种奖得主在哪家公司任职", "X种苗创始人读硕士时的导师是谁": a subject that
     ends in a role noun without 的 before it, then the predicate that asks: the subject is
@@ -4397,6 +4401,8 @@ def _zh_role_subject(q: str, question: str) -> Plan | None:
         subject = "".join(x for x, _ in words[:i])
         if "的" in subject or len(subject) < 4 or i < 2:
             return None  # the bridge rules' (…的N), or a bare role word
+        if _ZH_WHO_IS.fullmatch("".join(x for x, _ in words[i:]).rstrip("？?。 ")):
+            return None  # "X现任总裁是谁": the predicate asks the subject itself, one step
         steps = [_zh_step(1, subject, "PERSON")]
         final = _clean(f"#1{''.join(x for x, _ in words[i:])}")
         return _bridge_plan(question, steps, final, answer_type(q))

@@ -1170,6 +1170,133 @@ def _tenure(query: str) -> str | None:
     return "start" if start is not None else "end"
 
 
+# A question about who holds a post now: "Who is the head coach of X?", "Who directs X?",
+# "… currently runs", "现任所长是谁", "现在的院长". A past tense ("Who was …", "Who directed …")
+# or a year ("… in 2016") asks another time.
+_NOW_WORDS = re.compile(
+    r"\b(?:current(?:ly)?|now|today|nowadays|presently|at\s+present)\b|现任|现在|目前|如今|眼下|当前"
+)
+_PRESENT_WHO = re.compile(
+    r"^\s*(?:who|(?:the\s+)?(?:person|one)\s+who|whoever)\s+"
+    r"(?:is\b|has\s+been\b|(?!was\b|has\b|does\b)[a-z]+s\b)",
+    re.IGNORECASE,
+)
+# Who made or did a thing once holds no post: "Who is the founder of X" asks the founding,
+# whenever it was ("who is" asks the holder now only of a post).
+_ONCE_AGENTS = frozenset(
+    [
+        *("founder", "co-founder", "cofounder", "creator", "author", "writer", "architect"),
+        *("designer", "builder", "inventor", "discoverer", "winner", "recipient", "maker"),
+        *("composer", "illustrator", "translator", "painter", "sculptor", "donor", "buyer"),
+    ]
+)
+# A span of years that has ended, said of the name before it in its clause: "X managed the club
+# from 2011 to 2018", "X, who led it from 1994 to 2012", "X (1994–2012)", "X（1994—2012年任所长）".
+_ENDED_TENURE = re.compile(
+    r"(?:\bfrom\s+|\bbetween\s+|[(（]\s*)?(?:1[5-9]|20)\d{2}\s*(?:年)?\s*"
+    r"(?:[–—-]+|\bto\b|\band\b|\buntil\b|\btill\b|至|到)\s*(?:1[5-9]|20)\d{2}(?!\d)"
+    r"|\buntil\s+(?:1[5-9]|20)\d{2}\b"
+)
+# … and one that goes on: "Y, who has been head coach since 2018", "2017年起" ("Y（1955年— ）"
+# may be a living person's birth year: no tenure).
+_OPEN_TENURE = re.compile(
+    r"\bsince\s+(?:(?:the\s+)?(?:spring|summer|autumn|fall|winter|end|start)\s+(?:of\s+)?)?"
+    r"(?:1[5-9]|20)\d{2}\b|(?:1[5-9]|20)\d{2}\s*年?\s*[–—-]+\s*(?:present|now|today)"
+    r"|(?:1[5-9]|20)\d{2}\s*年(?:起|以来)|至今"
+)
+# The one a successor followed: "She succeeded X", "took over from X", "接替X" (X held it before).
+_PREDECESSOR_BEFORE = re.compile(
+    r"(?:\b(?:succeeded|replaced|took\s+over\s+from|followed|retired\s+as)\s+"
+    r"(?:(?:the\s+)?(?:long-serving|veteran|retiring|founding|outgoing)\s+)?"
+    r"(?:[a-z]+\s+){0,2}|接替|接过|前任|原任)$"
+)
+# The successor: "… was succeeded by Y", "由Y接任", "Y接任".
+_SUCCESSOR_MARK = re.compile(
+    r"\b(?:succeeded|replaced|followed)\s+by\s+(?:[a-z]+\s+){0,2}$"
+    r"|\b(?:current|present|incumbent)\s+(?:[a-z\-]+\s+){0,2}$|(?:现任|现)[^，,。]{0,8}$"
+)
+# … or the successor as the subject: "Y succeeded X", "Y, who took over from X", "乔Y接替父亲".
+_SUCCEEDS_AFTER = re.compile(
+    r"^\s*(?:,\s*who\s+)?(?:succeeded|replaced|took\s+over)\b|^[^，,。]{0,4}?(?:接任|继任|接替|接过)"
+)
+_SINCE_OPENING = re.compile(
+    r"\bsince\s+(?:1[5-9]|20)\d{2}\b[^.;]*\b(?:has|have)\s+been\b|(?:1[5-9]|20)\d{2}\s*年(?:起|以来)",
+    re.IGNORECASE,
+)
+# A name, then the verb of leaving a post: "X stepped down", "X, who retired in …", "X转任名誉董事长".
+_LEFT_POST = re.compile(
+    r"^\s*(?:,\s*who\s+)?(?:stepped\s+down|retired|resigned)\b"
+    r"|^[^，,。]{0,4}?(?:转任|改任|调任|卸任|退休|离任|辞去|辞任)"
+)
+# A name that owns the kin noun after it: "X之子", "X的女儿", "X's son".
+_KIN_OF_NAME = re.compile(
+    r"(?:之|的)(?:长|次|幼|独)?(?:子|女|儿子|女儿|孙|孙子|孙女|妻|夫人|丈夫|侄|外甥|女婿)"
+    r"|['’]s\s+(?:eldest\s+|younger\s+|elder\s+|only\s+)?"
+    r"(?:son|daughter|wife|husband|nephew|niece|grandson|granddaughter|son-in-law)\b"
+)
+_FORMER_BEFORE = re.compile(r"\b(?:former|previous|then|late|retired)\s+(?:[a-z\-]+\s+){0,2}$")
+
+
+def _asks_now(query: str, bare: bool = True) -> bool:
+    """Does ``query`` ask who holds a post now (see :data:`_NOW_WORDS`)? ``bare``: a noun
+    phrase with no verb may ask it (not when it is of a person: "teacher of X" is no post)."""
+    if re.search(r"\b(?:1[5-9]|20)\d{2}\b|\d{4}年", query):
+        return False
+    if _NOW_WORDS.search(query):
+        return True
+    copula = re.match(r"^\s*who\s+(?:is|has\s+been)\s+(?:the\s+)?([a-z\-]+)", query, re.I)
+    if copula is not None and copula.group(1).lower() in _ONCE_AGENTS:
+        return False
+    if _PRESENT_WHO.match(query) is not None:
+        return True
+    # "head coach of Kestwick City", as a step of "Name the head coach of …": a post named with
+    # no verb and no time is its holder now ("first principal of X", "founder of X" are not)
+    np = re.match(r"^\s*(?:the\s+)?((?:[a-z\-]+\s+){0,2}[a-z\-]+)\s+of\s+\S", query)
+    if not bare or np is None or _ORDINAL_ITEM.search(np.group(1)):
+        return False
+    words = np.group(1).lower().split()
+    return (
+        words[-1] not in _ONCE_AGENTS
+        and words[-1] not in KIN_GENDER
+        and not any(w in AUXILIARIES or w in NON_NAME_WORDS or is_participle(w) for w in words)
+        and head_noun_type(words[-1]) == "PERSON"
+    )
+
+
+def _holder_now_factor(sentence: str, a: int, b: int) -> float:
+    """For a question about who holds a post now, the weight of the name at ``sentence[a:b]``:
+    ×0.4 when its clause says its tenure ended ("X managed the club from 2011 to 2018", "She
+    succeeded X", "the former director X"), ×1.5 when it says the tenure goes on ("Y, who has
+    been head coach since 2018", "was succeeded by Y", "Y（2017— ）"), else 1.0."""
+    before = sentence[max(0, a - 40) : a]
+    after = re.split(r"[;；。]|\.\s", sentence[b : b + 80], maxsplit=1)[0]
+    if _SUCCESSOR_MARK.search(before) or _SUCCEEDS_AFTER.search(after):
+        return 1.5
+    if _PREDECESSOR_BEFORE.search(before) or _FORMER_BEFORE.search(before):
+        return 0.4
+    if _LEFT_POST.search(after):
+        return 0.4
+    if _KIN_OF_NAME.match(after):
+        return 1.0  # "由裴某之子裴某出任", "X's son Y took over": the kin holds it, not X
+    near = re.match(r"[^;；。]{0,60}", after)
+    lead = near.group(0) if near is not None else ""
+    if _ENDED_TENURE.search(lead):
+        return 0.4
+    if _OPEN_TENURE.search(lead):
+        return 1.5
+    # "Since 2015 the company has been run by Y": the clause opens with the year it began
+    clause = re.split(r"[;；。]|\.\s|,\s+(?:and|but)\s", sentence[:a])[-1]
+    since = _SINCE_OPENING.search(clause)
+    if (
+        since is not None
+        and not _ENDED_TENURE.search(clause)
+        # the clause the year opens, not a later one ("2011年起，由Y出任，X本人转任…")
+        and len(re.findall(r"[,，]", clause[since.end() :])) <= 1
+    ):
+        return 1.5
+    return 1.0
+
+
 def _initials(name: str) -> str:
     """The initials of a name of two or more capitalised words ("Altamere Aircraft Works" →
     "AAW"; "of", "and", "the" skipped), or "" for another name."""
@@ -3458,6 +3585,8 @@ def read_evidence(
         and (n := _get(le, "name"))
         and not n.startswith("The ")
     ]
+    # "Who directs X?", "X现任院长是谁": the holder of a post now, not a former one
+    holder_now = expected in ("PERSON", "NAME") and _asks_now(query, bare=not linked_people)
     # Chinese names the graph knows from any passage read here: the segmenter may miss one
     # in another passage (奔腾/v + 电子/n), where the name is still written out.
     zh_known = (
@@ -4501,6 +4630,8 @@ def read_evidence(
                     bonus *= _whose_factor(sentence, a, b, whose_noun)
                 if (a, b) in renamed:
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
+                if holder_now and kind in ("PERSON", "NAME"):
+                    bonus *= _holder_now_factor(sentence, a, b)
                 if (
                     tenure is not None
                     and kind in ("PERSON", "NAME")

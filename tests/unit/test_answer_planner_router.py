@@ -3766,6 +3766,10 @@ def test_a_name_before_a_do_questions_verb_is_no_role() -> None:
         ("蔺家茶庄董事长毕业于哪所大学？", ["蔺家茶庄董事长", "#1毕业于哪所大学"]),
         # a name as the subject is asked as it stands
         ("郗远山在哪家公司任职？", ["郗远山在哪家公司任职"]),
+        # … and so is a role subject whose predicate only asks who it is
+        ("鹭川教育集团现任总裁是谁？", ["鹭川教育集团现任总裁是谁"]),
+        ("蔺家茶庄董事长是哪位？", ["蔺家茶庄董事长是哪位"]),
+        ("郗记米行创始人叫什么名字？", ["郗记米行创始人叫什么名字"]),
     ],
 )
 def test_a_chinese_role_subject_without_de_is_found_first(

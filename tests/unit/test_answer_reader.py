@@ -17,6 +17,7 @@ from kg_rag.answer.reader import (
     OfflineStepReader,
     _another_is_born,
     _appositive_gender,
+    _asks_now,
     _attributive,
     _by_surname,
     _cap_names,
@@ -27,6 +28,7 @@ from kg_rag.answer.reader import (
     _gloss_of,
     _head_compounds,
     _head_noun,
+    _holder_now_factor,
     _indefinite_head,
     _name_occurrences,
     _name_run,
@@ -4834,6 +4836,87 @@ def test_successors_and_kin_clauses_tell_who_held_a_post(
     query: str, texts: list[str], answer: str
 ) -> None:
     best, _ = read_evidence(query, "PERSON", _ev(*texts), _linked("Tarnby Lock"))
+    assert best is not None and best.text == answer
+
+
+@pytest.mark.parametrize(
+    ("query", "now"),
+    [
+        ("Who is the head coach of Tarnby City?", True),
+        ("Who directs the Vell Institute?", True),
+        ("Who heads the Orm Academy today?", True),
+        ("Who has been chair of the Kell Trust?", True),
+        ("the person who runs the Kell Trust", True),
+        ("who currently runs the Varn Line", True),
+        ("head coach of Tarnby City", True),  # a post named with no verb: its holder now
+        ("current president of the Kell Society", True),
+        ("瓯江研究所现任所长是谁", True),
+        ("榫林家具现在的总经理是谁", True),
+        # another time, or no post
+        ("Who was the head coach of Tarnby City?", False),
+        ("Who directed the Vell Institute?", False),
+        ("Who was chair of the Kell Trust in 1990?", False),
+        ("2016年瓯江研究所的所长是谁", False),
+        ("Who is the founder of the Kell Trust?", False),
+        ("first principal of the Orm Academy", False),
+        ("founder of the Varn Line", False),
+        ("wife of the Kell Trust's chair", False),
+        ("瓯江研究所的首任所长是谁", False),
+    ],
+)
+def test_a_question_about_who_holds_a_post_now(query: str, now: bool) -> None:
+    assert _asks_now(query) is now
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "factor"),
+    [
+        # a tenure that ended, or one a successor took over
+        ("Orm Vell coached the club from 2011 to 2018, then left.", "Orm Vell", 0.4),
+        ("She succeeded Ada Moe, who led it from 1994 to 2012.", "Ada Moe", 0.4),
+        ("The former director Bram Oake opened the wing.", "Bram Oake", 0.4),
+        ("Bram Oake stepped down in 2019.", "Bram Oake", 0.4),
+        ("沈立言（2005—2017）曾任院长。", "沈立言", 0.4),
+        ("2011年起，庞远舟转任名誉董事长。", "庞远舟", 0.4),
+        # one that goes on, or a successor
+        ("He was succeeded by Ida Lund, who has been head coach since 2018.", "Ida Lund", 1.5),
+        ("The institute has been directed by Ida Lund since 2012.", "Ida Lund", 1.5),
+        ("Since 2015 the line has been run by chief executive Ida Lund.", "Ida Lund", 1.5),
+        ("Ida Lund succeeded him in 2018.", "Ida Lund", 1.5),
+        ("The current president Ida Lund opened it.", "Ida Lund", 1.5),
+        ("现任院长顾明远，1965年生。", "顾明远", 1.5),
+        ("2020年，乔雨桐接替父亲出任总裁。", "乔雨桐", 1.5),
+        ("总裁乔雨桐自2020年起负责经营。", "乔雨桐", 1.5),
+        # nothing said of its time, a birth year, or the kin of the holder
+        ("Ida Lund opened the new wing.", "Ida Lund", 1.0),
+        ("**乔振声**（1955年—），教育企业家。", "乔振声", 1.0),
+        ("2011年起，公司由裴守山之子裴嘉禾出任董事长。", "裴守山", 1.0),
+        ("2011年起，公司由裴守山之子裴嘉禾出任董事长。", "裴嘉禾", 1.5),
+    ],
+)
+def test_the_holder_now_by_the_time_its_clause_gives(
+    sentence: str, name: str, factor: float
+) -> None:
+    a = sentence.index(name)
+    assert _holder_now_factor(sentence, a, a + len(name)) == factor
+
+
+_SUCCESSION = [
+    "Ada Moe headed the Vell Institute from 1994 to 2012 and oversaw its move to Tarnby.",
+    "She was succeeded by Ida Lund, who has been the institute's head since 2012.",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("Who heads the Vell Institute?", "Ida Lund"),
+        ("Who is the current head of the Vell Institute?", "Ida Lund"),
+        ("Who was head of the Vell Institute when it moved to Tarnby?", "Ada Moe"),
+    ],
+)
+def test_a_present_question_reads_the_holder_now(query: str, answer: str) -> None:
+    best, _ = read_evidence(query, "PERSON", _ev(*_SUCCESSION, doc="d0"), _linked("Vell Institute"))
     assert best is not None and best.text == answer
 
 
