@@ -319,6 +319,17 @@ def _en_phrasings(q: str) -> str:
     )
     # "A vs B: which opened earlier?": versus offers the two options as "or" does.
     q = re.sub(r"\s+(?:vs\.?|versus)\s+(?=[A-Z#])", " or ", q)
+    # "Which one goes back further?", "… dates back farther", "has the longer history": the
+    # idioms of age are "is older"
+    q = re.sub(
+        r"\b(?P<verb>go|goes|went|date|dates|dated)\s+back\s+(?:further|farther)\b"
+        r"|\b(?P<have>has|have|had)\s+(?:the\s+)?longer\s+history\b",
+        lambda m: "was older"
+        if (m["verb"] or m["have"]).lower() in ("went", "dated", "had")
+        else "is older",
+        q,
+        flags=re.IGNORECASE,
+    )
     # Informal kin words are the kin terms the evidence writes ("Ivo's dad").
     q = _INFORMAL_KIN.sub(lambda m: _INFORMAL_KIN_TERMS[m.group(0).lower()], q)
     # "… attended by X's founder?": a possessive that closes the question is the

@@ -1228,6 +1228,19 @@ _LEFT_POST = re.compile(
     r"^\s*(?:,\s*who\s+)?(?:stepped\s+down|retired|resigned)\b"
     r"|^[^，,。]{0,4}?(?:转任|改任|调任|卸任|退休|离任|辞去|辞任)"
 )
+# A naming event: "renamed", "adopted the name", "began trading as", "更名", "改称".
+_NAMING_EVENT = re.compile(
+    r"\b(?:re-?named|rebranded|(?:adopted|took|assumed)\s+the\s+(?:new\s+)?name|"
+    r"changed\s+its\s+name|became\s+known\s+as|(?:began|started)\s+trading\s+as)\b"
+    r"|更名|改名|改称|易名",
+    re.IGNORECASE,
+)
+# … and a founding said in the same place: "founded in 1861 as X, renamed Y in 1974".
+_FOUNDING_WORD = re.compile(
+    r"\b(?:found(?:ed|ing)?|established|set\s+up|opened|started)\b|成立|创办|创立|创建|开办|始创",
+    re.IGNORECASE,
+)
+_ZH_FOUNDING = frozenset(["成立", "创办", "创立", "创建", "建立", "开办"])
 # A name that owns the kin noun after it: "X之子", "X的女儿", "X's son".
 _KIN_OF_NAME = re.compile(
     r"(?:之|的)(?:长|次|幼|独)?(?:子|女|儿子|女儿|孙|孙子|孙女|妻|夫人|丈夫|侄|外甥|女婿)"
@@ -3635,6 +3648,13 @@ def read_evidence(
         if cjk_query and expected == "DATE"
         else frozenset()
     )
+    # "When was X founded": a founding, not a renaming, unless the step asks one
+    founding_date = (
+        expected == "DATE"
+        and ("found" in relation_terms or bool(zh_event & _ZH_FOUNDING))
+        and not _NAMING_EVENT.search(query)
+        and not re.search(r"\bnamed?\b|名", query)
+    )
     # The step's own event verb, when it has one ("merged", "founded"): a date another
     # event's participle dates is not its date.
     # Or the verb after "did" ("When did X close?"): the evidence writes it as a participle.
@@ -4571,6 +4591,14 @@ def read_evidence(
                     if not cjk_query and "|" in sentence:
                         # a table row is one statement: "| 2016 | Eluned Hartmoss |"
                         bonus *= _row_year_factor(sentence, a, year_at["year"], tenure)
+                if founding_date and kind == "DATE":
+                    # "1974 – Adopted the name Horvane Ltd": a year a naming dates is not
+                    # the founding's
+                    lo = max(sentence.rfind(";", 0, a), sentence.rfind("；", 0, a), 0)
+                    hi = min(x for x in (sentence.find(";", b), len(sentence)) if x >= 0)
+                    near = sentence[max(lo, a - 50) : min(hi, b + 60)]
+                    if _NAMING_EVENT.search(near) and not _FOUNDING_WORD.search(near):
+                        bonus *= 0.4
                 if clock and kind == "DATE":
                     bonus *= 2.0 if _CLOCK.fullmatch(span) else 0.5
                 if kind == "DATE" and life_event is not None:

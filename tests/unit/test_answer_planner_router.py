@@ -3704,6 +3704,22 @@ def test_roles_before_names_and_the_main_participle(question: str, queries: list
     assert [s.query for s in PLANNER.plan(question).steps] == queries
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Kell Mill or the Varn Works: which one goes back further?",
+        "Which goes back further, Kell Mill or the Varn Works?",
+        "Which of the two dates back farther, Kell Mill or the Varn Works?",
+        "Which has the longer history, Kell Mill or the Varn Works?",
+        "Which is older, Kell Mill or the Varn Works?",  # (control)
+    ],
+)
+def test_idioms_of_age_compare_ages(question: str) -> None:
+    plan = PLANNER.plan(question)
+    assert plan.comparison is not None and plan.comparison.order == "min"
+    assert plan.comparison.options == ["Kell Mill", "Varn Works"]
+
+
 _HELD_NAMES = {"tansley refractor", "arden conductor", "varn director", "kell collector"}
 
 

@@ -4920,6 +4920,49 @@ def test_a_present_question_reads_the_holder_now(query: str, answer: str) -> Non
     assert best is not None and best.text == answer
 
 
+_RENAMED_FIRM = [
+    "In 1974 the firm was renamed Varn Timekeeping Ltd.",
+    "Varn Timekeeping Ltd began in 1861 as a small workshop in Tarnby.",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "answer"),
+    [
+        # a year a naming dates is not the founding's
+        ("When was Varn Timekeeping Ltd founded", _RENAMED_FIRM, "1861"),
+        ("When was Varn Timekeeping Ltd established", _RENAMED_FIRM, "1861"),
+        # (controls: the founding said with its own verb wins either way)
+        (
+            "When was Varn Timekeeping Ltd founded",
+            [
+                "- 1974 – Adopted the name Varn Timekeeping Ltd, after the move to electronics.",
+                "Varn Timekeeping Ltd traces its roots to 1861, when Orm Varn opened a workshop.",
+            ],
+            "1861",
+        ),
+        (
+            "瓯川钟表公司成立于哪一年",
+            [
+                "1974年，瓯川钟表厂更名为瓯川钟表公司。",
+                "瓯川钟表公司的前身瓯川钟表厂成立于1958年。",
+            ],
+            "1958年",
+        ),
+        # a naming and a founding said together: the year stays the founding's
+        (
+            "When was Kell Mill founded",
+            ["Kell Mill was founded in 1850 and renamed Kell Works in 1900."],
+            "1850",
+        ),
+    ],
+)
+def test_a_naming_dates_no_founding(query: str, texts: list[str], answer: str) -> None:
+    linked = ["瓯川钟表公司"] if "瓯川" in query else [query.split(" was ")[1].rsplit(" ", 1)[0]]
+    best, _ = read_evidence(query, "DATE", _ev(*texts, doc="d0"), _linked(*linked))
+    assert best is not None and best.text == answer
+
+
 # A relation said from the other side, or in a construction of its own, answers the step.
 CONVERSE_ROWS = [
     (
