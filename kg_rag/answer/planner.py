@@ -2825,7 +2825,8 @@ _NAME = (
 # A noun phrase set before the question that refers back to it: "The man who built X - where
 # was he born?", "The founder of Y, when did she die?".
 _EN_TOPIC = re.compile(
-    rf"^(?P<np>(?:the\s+|{_NAME}['’]s\s+|(?=[a-z]+\s+(?:of|at|in|for|behind)\s))[^,;:?]+?)"
+    rf"^(?P<np>(?:the\s+|{_NAME}['’]s\s+|(?=(?:[a-z]+\s+){{1,2}}(?:of|at|in|for|behind)\s))"
+    r"[^,;:?]+?)"
     r"\s*(?:\s[-–—]+|[,:]|[–—])\s+"
     r"(?P<q>(?:who|whom|whose|what|which|where|when|how|in\s+(?:which|what)|did|does|do|is|was"
     r"|are|were|has|have|had)\b.+)$",
@@ -5354,7 +5355,8 @@ def _zh_role_split(part: str) -> tuple[str, str] | None:
         if (
             person
             and all(
-                f in ("n", "v", "vn") and len(w) >= 2 and zh_noun_type(w) == "NAME"
+                # (a verb of one character only as tagged: 收的徒弟, 娶的妻子, 办的瓷厂)
+                f in ("n", "v", "vn") and (len(w) >= 2 or f == "v") and zh_noun_type(w) == "NAME"
                 for w, f in verbs
             )
             and sum(len(w) for w, _ in verbs) <= 4
@@ -5452,6 +5454,9 @@ def _zh_chain(subject: str, include_last: bool) -> list[tuple[str, AnswerType]]:
     verb_after_role = False
     if phrase is None and (not _zh_is_relative(cur) or _zh_owned_agent(cur)):
         agent = _zh_split_agent(cur)
+        last_word = _zh_words(cur)[-1] if cur else ("", "")
+        if agent is not None and len(last_word[0]) == 1 and last_word[1] == "v":
+            agent = None  # "…社长收的徒弟": a verb of one character closes the clause
         role = _zh_role_split(cur) if agent is None and len(parts) >= 2 else None
         role_agent = _zh_named_role(role[0]) if role is not None else None
         if agent is not None and (len(parts) >= 2 or include_last):

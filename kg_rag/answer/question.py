@@ -374,6 +374,12 @@ _CLOSING_WH: dict[str, AnswerType] = {
 }
 
 
+# A Chinese predicate that asks a name: "…叫什么", "…的名字是什么", "…称为什么".
+_ZH_NAME_ASKED = re.compile(
+    r"(?:的?(?:名字|名称)(?:是|叫)?什么|(?:叫做|叫作|名叫|称为|称作|叫)什么(?:名字|名称)?)[？?]?\s*$"
+)
+
+
 def answer_type(question: str) -> AnswerType:
     """What ``question`` asks for, from its wh-word and head noun (English or Chinese)."""
     q = question.strip()
@@ -383,6 +389,15 @@ def answer_type(question: str) -> AnswerType:
         for rx, kind in _ZH_WH:
             if rx.search(q):
                 return kind  # type: ignore[return-value]
+        named = _ZH_NAME_ASKED.search(q)
+        if named is not None:
+            # "X的徒弟叫什么", "那座桥的名字是什么": the name of the noun before the naming
+            # predicate, of that noun's type
+            import jieba
+
+            words = [w for w in jieba.lcut(q[: named.start()]) if w.strip() and w != "的"]
+            if words:
+                return zh_noun_type(words[-1])
         m = re.search(rf"(?:哪个|哪一个|哪座|哪条|哪部|哪本|什么|哪种|何种|哪)([{HAN}]{{1,4}})", q)
         if m:
             # The head noun is the first word after the wh-word and its classifier:

@@ -3720,6 +3720,49 @@ def test_idioms_of_age_compare_ages(question: str) -> None:
     assert plan.comparison.options == ["Kell Mill", "Varn Works"]
 
 
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a topic noun phrase of two words before its preposition, then a question about it
+        (
+            "first curator of the clock museum in Tarnby - what did she train as?",
+            ["first curator of the clock museum in Tarnby", "what did #1 train as"],
+        ),
+        (
+            "chief designer at Varn Works: when did she die?",
+            ["chief designer at Varn Works", "when did #1 die"],
+        ),
+        (
+            "founder of Kell Mill - where was he born?",
+            ["founder of Kell Mill", "where was #1 born"],
+        ),
+        # a Chinese clause whose verb is one character: its subject first
+        ("青川瓷业社首任社长收的那个徒弟，叫什么？", ["青川瓷业社首任社长", "#1的徒弟叫什么"]),
+        ("青川瓷业社首任社长娶的妻子是谁？", ["青川瓷业社首任社长", "#1的妻子是谁"]),
+        (
+            "蔺家茶庄董事长办的瓷厂在哪里？",
+            ["蔺家茶庄董事长", "#1办的瓷厂", "#2在哪里"],
+        ),
+    ],
+)
+def test_topics_and_one_character_verbs(question: str, queries: list[str]) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("温庆山的徒弟叫什么", "PERSON"),
+        ("1930年开办的书铺叫什么？", "ORGANIZATION"),
+        ("郗记米行创始人的名字是什么？", "PERSON"),
+        ("那座桥的名字是什么？", "NAME"),
+        ("什么公司收购了青川瓷厂？", "ORGANIZATION"),
+    ],
+)
+def test_a_chinese_naming_predicate_asks_its_nouns_type(question: str, kind: str) -> None:
+    assert answer_type(question) == kind
+
+
 _HELD_NAMES = {"tansley refractor", "arden conductor", "varn director", "kell collector"}
 
 
