@@ -324,9 +324,11 @@ def _en_phrasings(q: str) -> str:
     q = re.sub(
         r"\b(?P<verb>go|goes|went|date|dates|dated)\s+back\s+(?:further|farther)\b"
         r"|\b(?P<have>has|have|had)\s+(?:the\s+)?longer\s+history\b",
-        lambda m: "was older"
-        if (m["verb"] or m["have"]).lower() in ("went", "dated", "had")
-        else "is older",
+        lambda m: (
+            "was older"
+            if (m["verb"] or m["have"]).lower() in ("went", "dated", "had")
+            else "is older"
+        ),
         q,
         flags=re.IGNORECASE,
     )
@@ -5001,8 +5003,10 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
 
 # A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers
 # are a closed class of the language.
+_ZH_CL = "个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片"
 _ZH_DEMONSTRATIVE = re.compile(
-    rf"(?<=的)(?:那|这|该|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片]?(?=[{HAN}《])"
+    # ("的那位，…": with no noun after it the classifier is the head, "the one", and stays)
+    rf"(?<=的)(?:那|这|该|此)(?:一)?(?:[{_ZH_CL}](?=[{HAN}《])|(?![{_ZH_CL}])(?=[{HAN}《]))"
 )
 # Predicate words walked over from the wh-word back to the subject's head noun.
 _ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f", "t")  # t: time adverbials (此前, 当时)

@@ -161,6 +161,8 @@ def zh_noun_type(noun: str) -> AnswerType:
         return "DATE"
     if _ZH_OFFICE_HOLDER.match(noun) and len(noun) > 2:
         return "PERSON"  # 首任监督, 第二任山长: the holder of an office, whatever the office
+    if re.fullmatch(r"(?:那|这|该|此|哪)(?:一)?位", noun):
+        return "PERSON"  # "得奖的那位": 位 counts people, and with no noun it is the one
     # The longest known ending classifies: 总部 is a place (部 alone ends 外交部).
     ends = [
         (len(m.group(0)), i, kind)

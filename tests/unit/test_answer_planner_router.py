@@ -3750,6 +3750,23 @@ def test_topics_and_one_character_verbs(question: str, queries: list[str]) -> No
 
 
 @pytest.mark.parametrize(
+    ("question", "first", "kind"),
+    [
+        # "的那位" with no noun after it is the one (a person), not a cut "位"
+        ("1997年得匠心奖的那位，她办的瓷厂在哪里？", "1997年得匠心奖的那位", "PERSON"),
+        ("去年退休的这位，他的徒弟是谁？", "去年退休的这位", "PERSON"),
+        # a demonstrative and classifier before a noun still go ("的那部小说" → "的小说")
+        ("青川的那部小说的作者是谁？", "青川的小说", "NAME"),
+    ],
+)
+def test_a_chinese_demonstrative_with_no_noun_is_the_one(
+    question: str, first: str, kind: str
+) -> None:
+    step = PLANNER.plan(question).steps[0]
+    assert (step.query, step.answer_type) == (first, kind)
+
+
+@pytest.mark.parametrize(
     ("question", "kind"),
     [
         ("温庆山的徒弟叫什么", "PERSON"),
