@@ -98,8 +98,8 @@ class RulePlanner:
 
     Args:
         known_name: says whether the knowledge base holds a phrase as an entity's name. Where
-            the grammar reads two ways ("the Tansley refractor": an instrument's name, or the
-            refractor of someone called Tansley, as "the Quillby Pottery founder" is the
+            the grammar reads two ways ("the Dunmore refractor": an instrument's name, or the
+            refractor of someone called Dunmore, as "the Quillby Pottery founder" is the
             founder of Quillby Pottery), a phrase the knowledge base holds whole is a name.
             Without it the grammar alone decides.
     """
@@ -398,7 +398,7 @@ def _prenominal_role(m: re.Match[str]) -> str:
         return m.group(0)
     known = _KNOWN_NAME.get()
     if known is not None and known(f"{m['name']} {noun}"):
-        return m.group(0)  # "the Tansley refractor", a name the knowledge base holds whole
+        return m.group(0)  # "the Dunmore refractor", a name the knowledge base holds whole
     return f"the {noun} of {'the ' + m['year'] if m['year'] else ''}{m['name']}"
 
 

@@ -1219,6 +1219,7 @@ _SUCCESSOR_MARK = re.compile(
 _SUCCEEDS_AFTER = re.compile(
     r"^\s*(?:,\s*who\s+)?(?:succeeded|replaced|took\s+over)\b|^[^，,。]{0,4}?(?:接任|继任|接替|接过)"
 )
+# A clause that opens with the year a tenure began: "Since 2015 the line has been run by Y".
 _SINCE_OPENING = re.compile(
     r"\bsince\s+(?:1[5-9]|20)\d{2}\b[^.;]*\b(?:has|have)\s+been\b|(?:1[5-9]|20)\d{2}\s*年(?:起|以来)",
     re.IGNORECASE,
@@ -1262,7 +1263,7 @@ def _asks_now(query: str, bare: bool = True) -> bool:
         return False
     if _PRESENT_WHO.match(query) is not None:
         return True
-    # "head coach of Kestwick City", as a step of "Name the head coach of …": a post named with
+    # "head coach of Tarnby City", as a step of "Name the head coach of …": a post named with
     # no verb and no time is its holder now ("first principal of X", "founder of X" are not)
     np = re.match(r"^\s*(?:the\s+)?((?:[a-z\-]+\s+){0,2}[a-z\-]+)\s+of\s+\S", query)
     if not bare or np is None or _ORDINAL_ITEM.search(np.group(1)):
@@ -1279,8 +1280,9 @@ def _asks_now(query: str, bare: bool = True) -> bool:
 def _holder_now_factor(sentence: str, a: int, b: int) -> float:
     """For a question about who holds a post now, the weight of the name at ``sentence[a:b]``:
     ×0.4 when its clause says its tenure ended ("X managed the club from 2011 to 2018", "She
-    succeeded X", "the former director X"), ×1.5 when it says the tenure goes on ("Y, who has
-    been head coach since 2018", "was succeeded by Y", "Y（2017— ）"), else 1.0."""
+    succeeded X", "the former director X", "X stepped down"), ×1.5 when it says the tenure
+    goes on ("Y, who has been head coach since 2018", "was succeeded by Y", "现任院长Y"), else
+    1.0 (also for a name that owns the kin after it: "X之子Y")."""
     before = sentence[max(0, a - 40) : a]
     after = re.split(r"[;；。]|\.\s", sentence[b : b + 80], maxsplit=1)[0]
     if _SUCCESSOR_MARK.search(before) or _SUCCEEDS_AFTER.search(after):
@@ -4592,7 +4594,7 @@ def read_evidence(
                         # a table row is one statement: "| 2016 | Eluned Hartmoss |"
                         bonus *= _row_year_factor(sentence, a, year_at["year"], tenure)
                 if founding_date and kind == "DATE":
-                    # "1974 – Adopted the name Horvane Ltd": a year a naming dates is not
+                    # "1974 – Adopted the name Varn Ltd": a year a naming dates is not
                     # the founding's
                     lo = max(sentence.rfind(";", 0, a), sentence.rfind("；", 0, a), 0)
                     hi = min(x for x in (sentence.find(";", b), len(sentence)) if x >= 0)

@@ -3753,7 +3753,7 @@ def test_topics_and_one_character_verbs(question: str, queries: list[str]) -> No
     ("question", "first", "kind"),
     [
         # "的那位" with no noun after it is the one (a person), not a cut "位"
-        ("1997年得匠心奖的那位，她办的瓷厂在哪里？", "1997年得匠心奖的那位", "PERSON"),
+        ("1997年得金梭奖的那位，她办的瓷厂在哪里？", "1997年得金梭奖的那位", "PERSON"),
         ("去年退休的这位，他的徒弟是谁？", "去年退休的这位", "PERSON"),
         # a demonstrative and classifier before a noun still go ("的那部小说" → "的小说")
         ("青川的那部小说的作者是谁？", "青川的小说", "NAME"),
@@ -3780,7 +3780,7 @@ def test_a_chinese_naming_predicate_asks_its_nouns_type(question: str, kind: str
     assert answer_type(question) == kind
 
 
-_HELD_NAMES = {"tansley refractor", "arden conductor", "varn director", "kell collector"}
+_HELD_NAMES = {"dunmore refractor", "arden conductor", "varn director", "kell collector"}
 
 
 @pytest.mark.parametrize(
@@ -3788,9 +3788,9 @@ _HELD_NAMES = {"tansley refractor", "arden conductor", "varn director", "kell co
     [
         # a name before an agent noun that the knowledge base holds whole is a name ...
         (
-            "Who figured the objective lens of the Tansley refractor?",
+            "Who figured the objective lens of the Dunmore refractor?",
             True,
-            ["Who figured the objective lens of the Tansley refractor"],
+            ["Who figured the objective lens of the Dunmore refractor"],
         ),
         ("When was the Arden conductor built?", True, ["When was the Arden conductor built"]),
         (
@@ -3800,9 +3800,9 @@ _HELD_NAMES = {"tansley refractor", "arden conductor", "varn director", "kell co
         ),
         # ... the same words read as a role where it does not, or without a knowledge base
         (
-            "Who figured the objective lens of the Tansley refractor?",
+            "Who figured the objective lens of the Dunmore refractor?",
             False,
-            ["refractor of Tansley", "Who figured the objective lens of #1"],
+            ["refractor of Dunmore", "Who figured the objective lens of #1"],
         ),
         ("When was the Arden conductor born?", False, ["conductor of Arden", "When was #1 born"]),
         # a role the knowledge base holds no whole name for stays a role
