@@ -4936,12 +4936,14 @@ _ZH_TIMES_THAN = re.compile(
 _ZH_WH_PRED = re.compile(
     r"(?:是|为|在|位于|叫|叫做|有)?(?:谁|哪里|哪儿|何处|什么|哪|多少|几|何时|何年|怎样|如何)"
 )
+# The classifiers (measure words) a demonstrative takes before a noun: a closed class.
+_ZH_CL = "个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片"
 _ZH_PRONOUN = re.compile(
     # (所在的/所属的 opening the clause: a zero pronoun, "…的实验室，所在的大学" is the
     # university the lab is in)
     rf"^(?:其|它的|他的|她的|它|他|她|(?=所在的|所属的)|该[{HAN}]{{0,3}}?(?=的|$)|"
     # "这家书局的创办人": a demonstrative, a classifier and the noun it points back with
-    rf"(?:这|那|此)(?:一)?[个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片][{HAN}]{{1,3}}?(?=的))"
+    rf"(?:这|那|此)(?:一)?[{_ZH_CL}][{HAN}]{{1,3}}?(?=的))"
 )
 
 
@@ -5003,7 +5005,6 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
 
 # A demonstrative with its classifier before a noun ("的那部小说" → "的小说"): the classifiers
 # are a closed class of the language.
-_ZH_CL = "个部家所座位条本首支名间只幅件种篇张项届艘辆架台份封栋块片"
 _ZH_DEMONSTRATIVE = re.compile(
     # ("的那位，…": with no noun after it the classifier is the head, "the one", and stays)
     rf"(?<=的)(?:那|这|该|此)(?:一)?(?:[{_ZH_CL}](?=[{HAN}《])|(?![{_ZH_CL}])(?=[{HAN}《]))"

@@ -377,8 +377,8 @@ _CLOSING_WH: dict[str, AnswerType] = {
 
 
 # A Chinese predicate that asks a name: "…叫什么", "…的名字是什么", "…称为什么".
-_ZH_NAME_ASKED = re.compile(
-    r"(?:的?(?:名字|名称)(?:是|叫)?什么|(?:叫做|叫作|名叫|称为|称作|叫)什么(?:名字|名称)?)[？?]?\s*$"
+ZH_NAME_ASKED = re.compile(
+    r"(?:的?(?:名字|名称)(?:是|叫)?什么|(?:叫做|叫作|名叫|称为|称作|叫)什么(?:名字|名称)?)[？?]?$"
 )
 
 
@@ -391,7 +391,7 @@ def answer_type(question: str) -> AnswerType:
         for rx, kind in _ZH_WH:
             if rx.search(q):
                 return kind  # type: ignore[return-value]
-        named = _ZH_NAME_ASKED.search(q)
+        named = ZH_NAME_ASKED.search(q)
         if named is not None:
             # "X的徒弟叫什么", "那座桥的名字是什么": the name of the noun before the naming
             # predicate, of that noun's type

@@ -65,6 +65,7 @@ from kg_rag.answer.question import (
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
+    ZH_NAME_ASKED,
     ZH_TIME_CLOSERS,
     date_key,
     find_dates,
@@ -1293,8 +1294,7 @@ def _holder_now_factor(sentence: str, a: int, b: int) -> float:
         return 0.4
     if _KIN_OF_NAME.match(after):
         return 1.0  # "由裴某之子裴某出任", "X's son Y took over": the kin holds it, not X
-    near = re.match(r"[^;；。]{0,60}", after)
-    lead = near.group(0) if near is not None else ""
+    lead = after[:60]  # (the clause: ``after`` stops at its end)
     if _ENDED_TENURE.search(lead):
         return 0.4
     if _OPEN_TENURE.search(lead):
@@ -2104,9 +2104,6 @@ _ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了�
 
 
 _ZH_DEMONSTRATIVE = re.compile(r"^[那这该][个座家所位条本首支名种间艘部]?")
-_ZH_NAMING_TAIL = re.compile(
-    r"(?:的?(?:名字|名称)(?:是|叫)?什么|(?:叫做|叫作|名叫|称为|称作|叫)什么(?:名字|名称)?)[？?]?$"
-)
 
 
 def _zh_head_noun(query: str) -> str:
@@ -2115,7 +2112,7 @@ def _zh_head_noun(query: str) -> str:
 
     # "1930年开办的书铺叫什么", "那座桥的名字是什么": a naming predicate asks the name of the
     # noun before it, which heads the question
-    query = _ZH_NAMING_TAIL.sub("", query)
+    query = ZH_NAME_ASKED.sub("", query)
     one = re.search(rf"(?:哪一|哪)[个部家所座位条本首支名种]([{HAN}])[？?]?$", query)
     if one is not None:
         return one.group(1)  # "迁到了哪座城": a one-character noun ends the question
