@@ -1676,6 +1676,18 @@ def _head_compounds(
     return out
 
 
+_ZH_WH = re.compile(r"谁|哪[一]?[家位个所座条部间种]?")
+
+
+def _zh_nominal_end(text: str, at: int) -> int:
+    """Where the nouns jieba reads from ``text[at:]`` on end (``at`` itself when none)."""
+    for word, flag in _zh_words(text[at:]):
+        if not flag.startswith("n"):
+            break
+        at += len(word)
+    return at
+
+
 def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[list[str], str] | None:
     """The verbs of a Chinese relative clause and the role its noun plays in them.
 
@@ -1692,15 +1704,30 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     if not found:
         return None
     pos, name = found[0]
-    verbs = [t for t in terms if len(t) > 1 and t in clause and t not in name and name not in t]
+    # The words written on to the name are the rest of a longer name the linker read only in
+    # part (景岚陶瓷集团是谁创立的, linked as 景岚: 陶瓷 and 集团 are no verbs of the clause).
+    # So are the words of the wh-phrase (哪家公司收购的: 哪家, 公司).
+    spans = [(pos, _zh_nominal_end(clause, pos + len(name)))]
+    spans += [(m.start(), _zh_nominal_end(clause, m.end())) for m in _ZH_WH.finditer(clause)]
+    verbs = [
+        t
+        for t in terms
+        if len(t) > 1
+        and t in clause
+        and t not in name
+        and name not in t
+        and not any(a <= clause.find(t) < b for a, b in spans)
+    ]
     before = [v for v in verbs if clause.find(v) + len(v) <= pos]
     after = [v for v in verbs if clause.find(v) >= pos + len(name)]
     if before and not after:
         return before, "agent"
     if after and not before:
-        # "X是由谁创办的": 由/被 before the wh-word asks for the verb's agent; so does an agent
-        # noun as the clause's head ("关帝庙重修的出资人" is who paid, not what X did it with).
-        agentive = re.search(r"[由被](?:谁|哪)", clause) or _zh_agent_verb(query)
+        # "X是由谁创办的": 由/被 before the wh-word asks for the verb's agent, and so does the
+        # cleft "X是谁创办的" (the wh-word is the verb's subject; "X是和谁签约的" asks a
+        # partner); so does an agent noun as the clause's head ("关帝庙重修的出资人" is who
+        # paid, not what X did it with).
+        agentive = re.search(r"[由被是](?:谁|哪)", clause) or _zh_agent_verb(query)
         return after, "agent" if agentive else "partner"
     return None
 
@@ -4029,7 +4056,25 @@ def read_evidence(
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
+            # No place follows a person's name with nothing between: 卢阿金入门晚了八年,
+            # 谢蔓青上岛之前 are a subject and its verb, whatever tag the dictionary gives the
+            # verb (入门, 上岛: ns) or the extraction took from it. A place the dictionary
+            # lacks stays (a rare name glued to another).
+            places = {(a, b) for a, b, k, _ in spans if k == "LOCATION"}
+            people_end = (
+                {
+                    b
+                    for a, b, k, _ in spans
+                    if k == "PERSON"
+                    and (a, b) not in places  # 蘅溪县: a place another reading took for a name
+                    and sentence[b - 1 : b] not in CHINESE_ADMIN_UNITS
+                }
+                if cjk_query
+                else set()
+            )
             for a, b, kind, eid in spans:
+                if kind == "LOCATION" and a in people_end and _zh_in_lexicon(sentence[a:b]):
+                    continue
                 if sentence[max(a, b - 2) : b] in ("'s", "’s") and b - a > 3:
                     b -= 2  # "singer Ilsa Varn's debut album": the owner's name, not "'s"
                 if (

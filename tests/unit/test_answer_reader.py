@@ -786,6 +786,14 @@ def test_reader_finds_whole_typed_mentions(
 
 
 ZH_ROLES: list[tuple[str, AnswerType, list[str], list[str], str]] = [
+    # "X是谁创立的" asks the founder, not a word after another noun of X's name (起家).
+    (
+        "鹭川瓷业集团是谁创立的",
+        "PERSON",
+        ["鹭川瓷业集团由唐振远于1981年创立，总部设在苇城，以卫浴陶瓷起家，现有员工两千人。"],
+        ["鹭川"],
+        "唐振远",
+    ),
     # A Chinese relative clause: the asked noun is the verb's agent (verb before the name) or
     # its object / other party (verb after the name); the construction of the sentence says
     # which name fills that role.
@@ -1835,6 +1843,12 @@ def test_constructions_say_which_mention_answers(
         # An agent noun as the head asks who did it, whatever side the verb is on.
         ("鹤鸣寺重修的出资人", ["鹤鸣寺"], ("重修", "agent")),
         ("鹤鸣寺重修的捐资者", ["鹤鸣寺"], ("重修", "agent")),
+        # The cleft "X是谁V的" asks the verb's agent; "X是和谁V的" its partner.
+        ("鹭川瓷业集团是谁创立的", ["鹭川瓷业集团"], ("创立", "agent")),
+        ("鹭川瓷业集团是哪家公司收购的", ["鹭川瓷业集团"], ("收购", "agent")),
+        ("鹭川瓷业集团是和谁合资的", ["鹭川瓷业集团"], ("合资", "partner")),
+        # Nouns written on to a name linked only in part are the rest of the name, no verbs.
+        ("鹭川瓷业集团是谁创立的", ["鹭川"], ("创立", "agent")),
         ("蓝海食品的总部", ["蓝海食品"], None),  # no verb in the clause
         ("河口市", ["河口市"], None),  # no clause
     ],
@@ -6021,3 +6035,18 @@ def test_a_word_in_capitals_that_names_nothing(
     span: str, sentence: str, lower: tuple[str, ...], shouted: bool
 ) -> None:
     assert _shouted_word(span, sentence, sentence.index(span), set(lower)) is shouted
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "verb"),
+    [
+        ("宋立川是在哪个村子出生的", "二徒宋立川入门晚了五年，生性沉稳，师父很器重他。", "入门"),
+        ("邵青禾是哪里人", "邵青禾上岛之前从未见过老船长，两家并无亲缘。", "上岛"),
+    ],
+)
+def test_a_word_right_after_a_persons_name_is_their_verb_not_a_place(
+    query: str, text: str, verb: str
+) -> None:
+    # jieba's dictionary tags 入门 and 上岛 as places; after a name they are its predicate.
+    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked(query[:3]))
+    assert best is None or best.text != verb
