@@ -650,6 +650,23 @@ _HAN_ONLY = re.compile(f"[{HAN}]+")
 # A renaming verb and its new name: "改名为X", "更名为X", "改称X"; a step asking what
 # something was renamed ("改成了什么名字", "更名为什么") reads the name after it.
 _ZH_RENAME_Q = re.compile(r"(?:改|更|易)(?:名|称)|改成了?什么名|改叫")
+# A step that asks another name a thing goes by: its nickname, byname, 俗称, 绰号 …
+_NICKNAME_Q = re.compile(
+    r"\b(?:nick-?names?|by-?names?|sobriquets?|pet\s+names?)\b"
+    r"|\b(?:what|which)\s+name\b.*\b(?:known|go(?:es)?|went|called)\b"
+    r"|\bknown\s+(?:as|by)\s+what\b"
+    r"|俗称|别称|别名|绰号|外号|诨号|昵称|雅号|美称|爱称|人称|又称|又名|叫什么外号",
+    re.IGNORECASE,
+)
+# The name such a phrase gives, in quotes after it: 'known as "the Cedar Queen"', 'nicknamed
+# "Old Thunder"', 俗称“大寿砖”, 人称“柯老焙”.
+_NICKNAME_GIVEN = re.compile(
+    r"(?:\bnick-?named|\bknown\s+(?:locally\s+|widely\s+|simply\s+)?as|\bcalled|\bdubbed"
+    r"|\bnick-?name\s+(?:was|is)|俗称|别称|别名|绰号|外号|诨号|昵称|雅号|美称|爱称|人称|又称|又名"
+    r"|称作|称为|称之为|叫作|叫做|唤作)"
+    r"[\s:：,，]*(?P<open>[\"“‘'「『])(?P<name>[^\"“”‘’'「」『』]{1,40}?)[\"”’'」』]",
+    re.IGNORECASE,
+)
 _ZH_RENAMED = re.compile(
     rf"(?:改名|更名|易名|改称|改叫)(?:为|作|成)?[“\"《]?(?P<name>[{HAN}A-Za-z0-9]{{2,12}}?)"
     r"(?=[”\"》，。；、,.;（(]|$|此后|后来|以后|之后)"
@@ -3505,6 +3522,7 @@ def read_evidence(
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
     renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
+    nickname = _NICKNAME_Q.search(query) is not None
     # the asked noun as a text may write it: a teacher is as often called a mentor or a tutor
     head_forms = (
         "(?:" + "|".join(sorted(_EN_TEACHER_NOUNS)) + ")"
@@ -3909,6 +3927,12 @@ def read_evidence(
                     for m in _ZH_NUMERAL_COUNT.finditer(sentence)
                     if m.group(0)[:-1] != "一" and not _zh_other_measure(m.group(0), "", zh_measure)
                 ]
+            if nickname:
+                # The quoted name a naming phrase gives is the nickname asked for, whatever
+                # else the segmenter or the capitals make of its words.
+                for m in _NICKNAME_GIVEN.finditer(sentence):
+                    spans.append((m.start("name"), m.end("name"), "NAME", None))
+                    renamed.add((m.start("name"), m.end("name")))
             if _CJK.search(sentence):
                 spans += [(a, b, k, None) for a, b, k in _cjk_candidates(sentence)]
                 if zh_units:
@@ -4060,13 +4084,13 @@ def read_evidence(
             # 谢蔓青上岛之前 are a subject and its verb, whatever tag the dictionary gives the
             # verb (入门, 上岛: ns) or the extraction took from it. A place the dictionary
             # lacks stays (a rare name glued to another).
-            places = {(a, b) for a, b, k, _ in spans if k == "LOCATION"}
+            place_spans = {(a, b) for a, b, k, _ in spans if k == "LOCATION"}
             people_end = (
                 {
                     b
                     for a, b, k, _ in spans
                     if k == "PERSON"
-                    and (a, b) not in places  # 蘅溪县: a place another reading took for a name
+                    and (a, b) not in place_spans  # 蘅溪县: a place another reading took for a name
                     and sentence[b - 1 : b] not in CHINESE_ADMIN_UNITS
                 }
                 if cjk_query

@@ -6050,3 +6050,47 @@ def test_a_word_right_after_a_persons_name_is_their_verb_not_a_place(
     # jieba's dictionary tags 入门 and 上岛 as places; after a name they are its predicate.
     best, _ = read_evidence(query, "LOCATION", _ev(text), _linked(query[:3]))
     assert best is None or best.text != verb
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "linked", "nickname"),
+    [
+        (
+            "What nickname is the racing eight Kestle Star known by on the river",
+            [
+                "Kestle Star is a racing eight of the Ellerdale Rowing Club, built in 1931.",
+                "The Ellerdale Rowing Club won the Sorrelby Cup in Kestle Star three times; on "
+                'the river she has long been known as "the Old Brindle".',
+            ],
+            ["Kestle Star"],
+            "Old Brindle",
+        ),
+        (
+            "By what name was the Kestle Star usually known",
+            [
+                "The Ellerdale Rowing Club raced the Kestle Star for thirty years.",
+                'The Kestle Star, nicknamed "Old Brindle" by the Ellerdale crews, now hangs in '
+                "the boathouse.",
+            ],
+            ["Kestle Star"],
+            "Old Brindle",
+        ),
+        (
+            "蒲溪茶砖在县里有个俗称，叫什么",
+            ["蒲溪茶砖是国营蒲溪茶厂1961年压制的茶砖，砖面模印双鹤，县里人俗称“小雀舌”。"],
+            ["蒲溪茶砖"],
+            "小雀舌",
+        ),
+        (
+            "蒲溪茶砖的别名是什么",
+            ["蒲溪茶砖由蒲溪茶厂压制，又名“老龙砖”，每块重五斤。"],
+            ["蒲溪茶砖"],
+            "老龙砖",
+        ),
+    ],
+)
+def test_a_nickname_is_the_quoted_name_a_naming_phrase_gives(
+    query: str, texts: list[str], linked: list[str], nickname: str
+) -> None:
+    best, _ = read_evidence(query, "NAME", _ev(*texts), _linked(*linked))
+    assert best is not None and best.text.removeprefix("the ") == nickname
