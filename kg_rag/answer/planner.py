@@ -5126,6 +5126,10 @@ def _zh_relational_np(part: str) -> tuple[str, str] | None:
     return "", part
 
 
+# An ordinal count of times, an adverbial of the verb after it: 第二次, 头一回, 首次, 再次.
+_ZH_TIMES_COUNTED = re.compile(r"(?:第[一二三四五六七八九十百\d]+|头一?|首|初|再|又一)[次回遭趟]")
+
+
 def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     """Split a Chinese wh-question into its subject noun phrase and its predicate, and say
     whether the predicate asks for the value of the subject's last noun (a copular or
@@ -5715,6 +5719,11 @@ def _zh_bridge(q: str, question: str) -> Plan | None:
         event = len(words) > 1 and (
             (first_word[0][1].startswith("v") and words[1][0] == "的")
             or (not _zh_time_adverbial(words) and words[1][0] in ZH_TIME_CLOSERS)
+            # … or how often it happened, then the verb ("…的茶社，第二次改名后叫什么")
+            or (
+                _ZH_TIMES_COUNTED.fullmatch(first_word[0][0]) is not None
+                and words[1][1].startswith("v")
+            )
         )
         chain = (
             _zh_chain(clauses[0].strip(), include_last=True)
@@ -5818,9 +5827,15 @@ def _zh_time_end(words: Sequence[tuple[str, str]]) -> int | None:
         word, flag = words[end]
         if flag.startswith(("v", "p", "d", "r", "u", "c")) or _ZH_WH_CHARS.search(word):
             return None  # a verb, a pronoun, a wh-word … before any time word: none opens it
-        if flag.startswith("t") or word.endswith(("年", "年间")):
+        if flag.startswith("t") or word.endswith(("年", "年间")) or word in _ZH_TIME_NOUNS:
             return end
     return None
+
+
+# Nouns and localizers that close a time phrase (公私合营/时期, 抗战/期间, 1950/年代).
+_ZH_TIME_NOUNS = frozenset(
+    ["时期", "期间", "时代", "年代", "时候", "初期", "中期", "末期", "前期", "后期", "之际"]
+)
 
 
 # A copula or a verb of being somewhere before the wh-word: "X的总部设在哪座城市" asks where

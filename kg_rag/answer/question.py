@@ -394,12 +394,13 @@ def answer_type(question: str) -> AnswerType:
         named = ZH_NAME_ASKED.search(q)
         if named is not None:
             # "X的徒弟叫什么", "那座桥的名字是什么": the name of the noun before the naming
-            # predicate, of that noun's type
-            import jieba
+            # predicate, of that noun's type; after a verb or a localizer ("改名后叫什么")
+            # a name of no class
+            from extraction.chinese import pos_tags
 
-            words = [w for w in jieba.lcut(q[: named.start()]) if w.strip() and w != "的"]
-            if words:
-                return zh_noun_type(words[-1])
+            tagged = [(w, f) for w, f in pos_tags(q[: named.start()]) if w.strip() and w != "的"]
+            if tagged:
+                return zh_noun_type(tagged[-1][0]) if tagged[-1][1].startswith("n") else "NAME"
         m = re.search(rf"(?:哪个|哪一个|哪座|哪条|哪部|哪本|什么|哪种|何种|哪)([{HAN}]{{1,4}})", q)
         if m:
             # The head noun is the first word after the wh-word and its classifier:

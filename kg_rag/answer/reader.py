@@ -366,6 +366,41 @@ def _without_determiner(name: str) -> int:
     return cut.start() if cut else len(name)
 
 
+# The nouns a step asks a post by: 职务, 职位, 头衔 …
+_ZH_POST_NOUNS = frozenset(["职务", "职位", "头衔", "官职", "职称", "岗位", "公职"])
+# A verb of taking a post, then the post up to the end of its clause: 出任副厂长.
+_ZH_TOOK_POST = re.compile(
+    rf"(?:担任|出任|升任|改任|就任|接任|转任|任)(?P<post>[{HAN}]{{2,10}}?)(?=[，,。；;、]|$)"
+)
+
+
+def _zh_posts(sentence: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    """Spans of the posts ``sentence`` gives the people ``names``: the run of nouns right
+    before a name that ends in a noun of a person's role (公方厂长韩立本, 私方副厂长程绍基), and
+    what a verb of taking a post after the name takes (程绍基于1956年出任副厂长)."""
+    from extraction.chinese import pos_tags
+
+    out: list[tuple[int, int]] = []
+    for name in names:
+        if len(name) < 2 or not _CJK.match(name):
+            continue
+        for start, end in _occurrences(name, sentence):
+            clause = re.split(r"[，,。；;、：:（(]", sentence[:start])[-1]
+            run = 0
+            for k, (word, flag) in enumerate(reversed(pos_tags(clause))):
+                if not flag.startswith("n") or flag == "nr":
+                    break
+                if k == 0 and (len(word) < 2 or zh_noun_type(word) != "PERSON"):
+                    break
+                run += len(word)
+            if run >= 2:
+                out.append((start - run, start))
+            took = _ZH_TOOK_POST.search(re.split(r"[，,。；;]", sentence[end:])[0])
+            if took is not None and zh_noun_type(took["post"][-2:]) == "PERSON":
+                out.append((end + took.start("post"), end + took.end("post")))
+    return out
+
+
 def _occurrences(needle: str, text: str) -> list[tuple[int, int]]:
     """(start, end) of every non-overlapping occurrence of ``needle`` in ``text``, left to
     right: what ``re.finditer(re.escape(needle), text)`` gives, without compiling a pattern
@@ -655,6 +690,8 @@ _NICKNAME_Q = re.compile(
     r"\b(?:nick-?names?|by-?names?|sobriquets?|pet\s+names?)\b"
     r"|\b(?:what|which)\s+name\b.*\b(?:known|go(?:es)?|went|called)\b"
     r"|\bknown\s+(?:as|by)\s+what\b"
+    # "What did the railway call its station", "What was the boat christened"
+    r"|^\s*what\s+(?:did|do|does|was|were|is)\b.*\b(?:call|name|christen|dub)(?:ed)?\b"
     r"|俗称|别称|别名|绰号|外号|诨号|昵称|雅号|美称|爱称|人称|又称|又名|叫什么外号",
     re.IGNORECASE,
 )
@@ -662,6 +699,7 @@ _NICKNAME_Q = re.compile(
 # "Old Thunder"', 俗称“大寿砖”, 人称“柯老焙”.
 _NICKNAME_GIVEN = re.compile(
     r"(?:\bnick-?named|\bknown\s+(?:locally\s+|widely\s+|simply\s+)?as|\bcalled|\bdubbed"
+    r"|\b(?:named|christened|called|dubbed)\s+(?:it|him|her|them)"
     r"|\bnick-?name\s+(?:was|is)|俗称|别称|别名|绰号|外号|诨号|昵称|雅号|美称|爱称|人称|又称|又名"
     r"|称作|称为|称之为|叫作|叫做|唤作)"
     r"[\s:：,，]*(?P<open>[\"“‘'「『])(?P<name>[^\"“”‘’'「」『』]{1,40}?)[\"”’'」』]",
@@ -3523,6 +3561,9 @@ def read_evidence(
     zh_head = head if cjk_query else ""
     renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
     nickname = _NICKNAME_Q.search(query) is not None
+    # "X担任什么职务": the post a person held, which a text writes as the title before the
+    # name (私方副厂长程绍基) or after the verb of taking it (程绍基出任副厂长).
+    post_asked = cjk_query and zh_head in _ZH_POST_NOUNS
     # the asked noun as a text may write it: a teacher is as often called a mentor or a tutor
     head_forms = (
         "(?:" + "|".join(sorted(_EN_TEACHER_NOUNS)) + ")"
@@ -3864,6 +3905,7 @@ def read_evidence(
             spans: list[tuple[int, int, str, str | None]] = []
             attached: set[tuple[int, int]] = set()
             renamed: set[tuple[int, int]] = set()
+            posts: set[tuple[int, int]] = set()
             own = {e[0] for e in ents}
             for ent_id, name, etype in ents + [e for e in zh_known if e[0] not in own]:
                 for start, end in _name_occurrences(name, sentence):
@@ -3927,6 +3969,10 @@ def read_evidence(
                     for m in _ZH_NUMERAL_COUNT.finditer(sentence)
                     if m.group(0)[:-1] != "一" and not _zh_other_measure(m.group(0), "", zh_measure)
                 ]
+            if post_asked:
+                for p0, p1 in _zh_posts(sentence, linked_names):
+                    spans.append((p0, p1, "NAME", None))
+                    posts.add((p0, p1))
             if nickname:
                 # The quoted name a naming phrase gives is the nickname asked for, whatever
                 # else the segmenter or the capitals make of its words.
@@ -4425,6 +4471,9 @@ def read_evidence(
                     # set up: a name that carries the asked noun is another thing named after
                     # the subject, not a piece of it.
                     and not _names_head(span, head)
+                    # … and so is the name a naming phrase gives, for a step that asks it
+                    # (a station named "Sorrelby Lock" at Sorrelby)
+                    and (a, b) not in renamed
                 ):
                     bonus *= 0.3  # "Vexa Street" for a question about Vexa Labs (relatives
                     # share a surname, so a person sharing only the last name stays)
@@ -4724,6 +4773,8 @@ def read_evidence(
                     bonus *= _field_factor(sentence, a, field_asked)
                 if whose_noun and kind in ("PERSON", "NAME"):
                     bonus *= _whose_factor(sentence, a, b, whose_noun)
+                if (a, b) in posts:
+                    bonus *= 3.0  # the title a person's name is written with, for their post
                 if (a, b) in renamed:
                     bonus *= 2.0  # the name a renaming verb gives, for a step that asks it
                 if holder_now and kind in ("PERSON", "NAME"):

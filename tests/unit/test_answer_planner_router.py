@@ -3774,6 +3774,9 @@ def test_a_chinese_demonstrative_with_no_noun_is_the_one(
         ("郗记米行创始人的名字是什么？", "PERSON"),
         ("那座桥的名字是什么？", "NAME"),
         ("什么公司收购了青川瓷厂？", "ORGANIZATION"),
+        # after a verb or a localizer there is no noun to take a type from: a name
+        ("第二次改名后叫什么？", "NAME"),
+        ("郗记米行迁到城里以后叫什么？", "NAME"),
     ],
 )
 def test_a_chinese_naming_predicate_asks_its_nouns_type(question: str, kind: str) -> None:
@@ -3872,6 +3875,17 @@ def test_a_chinese_role_subject_without_de_is_found_first(
             "由郗远山创办的那家米行，鼎盛时每年卖出多少担米？",
             ["由郗远山创办的米行", "#1鼎盛时每年卖出多少担米"],
         ),
+        # … how often the event happened (第二次, 头一回) opens it too
+        (
+            "郗远山创办的那家米行，第二次改名后叫什么？",
+            ["郗远山创办的米行", "#1第二次改名后叫什么"],
+        ),
+        # … and a period named by a noun of time (…时期, …期间) is an adverbial, no attribute
+        (
+            "郗远山去世后接手米行的人，公私合营时期担任什么职务？",
+            ["郗远山去世后接手米行的人", "#1公私合营时期担任什么职务"],
+        ),
+        ("郗记米行的东家，抗战期间住在哪座城？", ["郗记米行的东家", "#1抗战期间住在哪座城"]),
     ],
 )
 def test_a_chinese_comment_about_the_topics_own_event(question: str, queries: list[str]) -> None:

@@ -6081,6 +6081,17 @@ def test_a_word_right_after_a_persons_name_is_their_verb_not_a_place(
             ["蒲溪茶砖"],
             "小雀舌",
         ),
+        # "What did X call Y": the quoted name a naming verb gives ("named it \"…\"")
+        (
+            "What did the railway call its station in Sorrelby",
+            [
+                "Sorrelby is a village on the Ellerdale road, with a mill and a lock.",
+                "When the Ellerdale Light Railway opened a station at Sorrelby, it named it "
+                '"Sorrelby Lock", after the lock below the mill.',
+            ],
+            ["Sorrelby"],
+            "Sorrelby Lock",
+        ),
         (
             "蒲溪茶砖的别名是什么",
             ["蒲溪茶砖由蒲溪茶厂压制，又名“老龙砖”，每块重五斤。"],
@@ -6094,3 +6105,27 @@ def test_a_nickname_is_the_quoted_name_a_naming_phrase_gives(
 ) -> None:
     best, _ = read_evidence(query, "NAME", _ev(*texts), _linked(*linked))
     assert best is not None and best.text.removeprefix("the ") == nickname
+
+
+@pytest.mark.parametrize(
+    ("query", "texts", "linked", "post"),
+    [
+        (
+            "郗承业公私合营时期担任什么职务",
+            ["1956年米行公私合营，公方厂长韩定邦，私方副厂长郗承业。"],
+            ["郗承业"],
+            "私方副厂长",
+        ),
+        (
+            "郗承业在米行担任什么职务",
+            ["1956年，郗承业出任私方经理，负责采买。韩定邦是公方代表。"],
+            ["郗承业"],
+            "私方经理",
+        ),
+    ],
+)
+def test_a_post_is_the_title_written_with_the_name(
+    query: str, texts: list[str], linked: list[str], post: str
+) -> None:
+    best, _ = read_evidence(query, "NAME", _ev(*texts), _linked(*linked))
+    assert best is not None and best.text == post
