@@ -382,6 +382,12 @@ ZH_NAME_ASKED = re.compile(
 )
 
 
+# Localizers of place that follow a noun: 山脚下, 附近, 一带, 南麓, 以东 …
+_ZH_PLACE_LOCALIZER = re.compile(
+    r"脚下|附近|一带|旁边|周边|周围|边上|[东西南北]麓|[东西南北]侧|以[东西南北]|之[东西南北]"
+)
+
+
 def answer_type(question: str) -> AnswerType:
     """What ``question`` asks for, from its wh-word and head noun (English or Chinese)."""
     q = question.strip()
@@ -407,8 +413,11 @@ def answer_type(question: str) -> AnswerType:
             # "哪座城市成立的" → 城市.
             import jieba
 
-            words = [w for w in jieba.lcut(m.group(1)) if w.strip()]
-            return zh_noun_type(words[0] if words else m.group(1))
+            # A localizer after the noun is no part of it (哪座茶山脚下: the segmenter reads
+            # 茶/山脚下)
+            noun = _ZH_PLACE_LOCALIZER.split(m.group(1))[0] or m.group(1)
+            words = [w for w in jieba.lcut(noun) if w.strip()]
+            return zh_noun_type(words[0] if words else noun)
         return "NAME"
     low = q.lower()
     if re.search(r"\bhow\s+(many|much|old|long|far|tall|high|large|big|heavy|deep|wide)\b", low):

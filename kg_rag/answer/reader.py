@@ -366,6 +366,16 @@ def _without_determiner(name: str) -> int:
     return cut.start() if cut else len(name)
 
 
+# Landforms and waters that close a place's name: 鹰嘴岭, 狮背岗, 岘溪, 鹳澳岛.
+_ZH_LANDFORMS = frozenset("山岭峰岗坡峪谷峡河江湖溪涧泉潭岛湾滩洲屿礁")
+
+
+def _zh_landform_name(name: str) -> bool:
+    """Is ``name`` a place's name closed by a landform or a water (雀嘴岭, 荻溪), not a common
+    noun the dictionary holds (茶山, 小溪)?"""
+    return len(name) >= 2 and name[-1] in _ZH_LANDFORMS and not _zh_in_lexicon(name)
+
+
 # The nouns a step asks a post by: 职务, 职位, 头衔 …
 _ZH_POST_NOUNS = frozenset(["职务", "职位", "头衔", "官职", "职称", "岗位", "公职"])
 # A verb of taking a post, then the post up to the end of its clause: 出任副厂长.
@@ -3003,13 +3013,17 @@ def _is_key_value(rows: tuple[tuple[str, ...], ...]) -> bool:
     return 0 < numeric < len(values)
 
 
-def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> float:
+def _table_factor(
+    text: str, pos: int, query: str, terms: Collection[str], expected: str = ""
+) -> float:
     """How a table places the value at ``text[pos]``: ×3 in the row the question names
     (a row label or cell it writes) and the column whose header it names ("1881" for "in
     1881", "River" for "which river"); ×0.3 in another row of a table whose row the question
     names, or in another column than the one it names; 1 otherwise (outside tables, or in
     the named row when no header is named: the answer may be the table's subject); ×0.1 for
-    a label of a record table (see :func:`_is_key_value`)."""
+    a label of a record table (see :func:`_is_key_value`). A step that asks a person reads
+    the column a person noun heads ("制茶人", "Skipper") when the header it names is none
+    ("金奖茶品" shares 金奖 with "金奖得主", but the winner is the maker)."""
     terms = set(terms)
     for row in _table_rows(text):
         if not row.start <= pos < row.end:
@@ -3031,10 +3045,28 @@ def _table_factor(text: str, pos: int, query: str, terms: Collection[str]) -> fl
             for k, h in enumerate(row.header)
             if k not in hits and k < len(row.cells) and _header_named(h, query, terms)
         }
+        if expected == "PERSON":
+            people = {
+                k
+                for k, h in enumerate(row.header)
+                if k not in hits and k < len(row.cells) and _person_header(h)
+            }
+            if people and named and not named & people:
+                named = people  # the header named holds a thing; the people are beside it
         if col in named:
             return 3.0
         return 0.3 if named else 1.0
     return 1.0
+
+
+def _person_header(header: str) -> bool:
+    """Does a table's column ``header`` name people ("制茶人", "Skipper", "Winners")?"""
+    words = header.strip().split()
+    if not words:
+        return False
+    if _CJK.search(header):
+        return zh_noun_type(header.strip()) == "PERSON"
+    return head_noun_type(words[-1].lower().removesuffix("s")) == "PERSON"
 
 
 # A negation earlier in the clause of a name: what the clause says is denied of it ("was not
@@ -4166,6 +4198,13 @@ def read_evidence(
                 if kind == "PERSON" and cjk_query and sentence[b - 1 : b] in CHINESE_ADMIN_UNITS:
                     kind = "LOCATION"  # 岭州, 石桥镇: an administrative unit closes a place name
                 if (
+                    kind == "NAME"
+                    and expected == "LOCATION"
+                    and cjk_query
+                    and _zh_landform_name(sentence[a:b])
+                ):
+                    kind = "LOCATION"  # a place the step asks for: 鹰嘴岭 for 哪座茶山
+                if (
                     cjk_query
                     and kind in ("LOCATION", "NAME")
                     and b - a >= 2
@@ -4818,7 +4857,7 @@ def read_evidence(
                 ):
                     bonus *= 0.2  # 星汀出版集团版权部: a part of the firm named right before it
                 if "|" in text:
-                    bonus *= _table_factor(text, s_start + a, query, terms)
+                    bonus *= _table_factor(text, s_start + a, query, terms, expected)
                 score = (
                     (1.0 / (1.0 + 0.35 * rank)) * (overlap + 0.3) * fit * (0.6 + proximity) * bonus
                 )

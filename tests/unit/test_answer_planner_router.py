@@ -3776,6 +3776,9 @@ def test_a_chinese_demonstrative_with_no_noun_is_the_one(
         ("什么公司收购了青川瓷厂？", "ORGANIZATION"),
         # after a verb or a localizer there is no noun to take a type from: a name
         ("第二次改名后叫什么？", "NAME"),
+        # a localizer after the noun is no part of it (哪座茶山脚下: 茶/山脚下 to the segmenter)
+        ("蒲坳村在哪座茶山脚下？", "LOCATION"),
+        ("荻溪码头在哪座城市附近？", "LOCATION"),
         ("郗记米行迁到城里以后叫什么？", "NAME"),
     ],
 )

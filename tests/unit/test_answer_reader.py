@@ -39,6 +39,7 @@ from kg_rag.answer.reader import (
     _person_appositive,
     _place_head,
     _shouted_word,
+    _zh_landform_name,
     _zh_life_bonus,
     _zh_relative,
     _zh_said_otherwise,
@@ -6129,3 +6130,58 @@ def test_a_post_is_the_title_written_with_the_name(
 ) -> None:
     best, _ = read_evidence(query, "NAME", _ev(*texts), _linked(*linked))
     assert best is not None and best.text == post
+
+
+@pytest.mark.parametrize(
+    ("name", "place"),
+    [
+        ("雀嘴岭", True),
+        ("荻溪", True),
+        ("狮背岗", True),
+        ("茶山", False),  # a common noun the dictionary holds
+        ("小溪", False),
+        ("山", False),
+        ("蒲坳村", False),  # a village: no landform (an administrative unit types it)
+    ],
+)
+def test_a_landform_closes_a_chinese_place_name(name: str, place: bool) -> None:
+    assert _zh_landform_name(name) is place
+
+
+def test_a_place_under_a_landform_answers_where_it_lies() -> None:
+    texts = [
+        "蒲坳村在北乡雀嘴岭南麓，是个山村，村民世代焙茶。",
+        "尚蒲村在县城东南八公里的荻溪岸边，并不种茶。",
+    ]
+    best, _ = read_evidence("蒲坳村在哪座茶山脚下", "LOCATION", _ev(*texts), _linked("蒲坳村"))
+    assert best is not None and best.text == "雀嘴岭"
+
+
+_WINNER_TABLES = [
+    (
+        "第一届名茶评比金奖的得主",
+        "# 荻川县名茶评比历届金奖\n\n| 届次 | 年份 | 金奖茶品 | 制茶人 | 单位 |\n|---|---|---|---|---|\n"
+        "| 第一届 | 1984 | 雀嘴毛尖 | 蒲仲明 | 国营荻川茶厂 |\n"
+        "| 第二届 | 1987 | 荻溪白毫 | 龚石岩 | 尚蒲收购站 |\n",
+        ["名茶评比"],
+        "蒲仲明",
+    ),
+    (
+        "winner of the Quillan Plate in 1987",
+        "# Quillan Plate winners\n\n| Year | Plate boat | Skipper | Club |\n|---|---|---|---|\n"
+        "| 1984 | Marsh Lark | Bellcombe Orrey | Thorrowby Sailing Club |\n"
+        "| 1987 | Grey Heron | Edwin Pallister | Ellerdale Boat Club |\n",
+        ["Quillan Plate"],
+        "Edwin Pallister",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "table", "linked", "person"), _WINNER_TABLES)
+def test_a_person_asked_of_a_table_is_in_the_column_a_person_noun_heads(
+    query: str, table: str, linked: list[str], person: str
+) -> None:
+    # the header the question names ("金奖茶品" shares 金奖; "Plate boat") holds a thing, and the
+    # winner is the maker, the skipper
+    best, _ = read_evidence(query, "PERSON", _ev(table), _linked(*linked))
+    assert best is not None and best.text == person
