@@ -224,6 +224,10 @@ def _title_factor(sentence: str, a: int, asked: Callable[[str], bool]) -> float:
 _FIELD = re.compile(r"[ \t]*(?P<label>[A-Z][a-z]+(?:[ \t]+[a-z]+){0,2})[ \t]*:[ \t]+")
 
 
+# A field's value: up to the end of its sentence or a semicolon, without the full stop.
+_FIELD_VALUE = re.compile(r"[^.;\n]{1,60}?(?=\s*(?:[.;\n]|$))")
+
+
 def _field_factor(sentence: str, a: int, asked: Callable[[str], bool]) -> float:
     """×_SLOT_BONUS for a value in the field whose label the step asks ("Owner: Y" for who
     owns X), ×0.5 for one in a field labelled with another role ("Founder: Z"); else 1."""
@@ -2257,7 +2261,8 @@ _EN_HEAD = re.compile(
     rf"^{_EN_NOT_HEAD}(?:the\s+|a\s+|an\s+)?(?:[a-z]+\s+){{0,2}}?{_EN_NOT_HEAD}(?P<a>[a-z]{{3,}})\s+"
     r"(?:(?:in|on|at|from|by|for|with|to)\s+"
     r"(?=which|whom|whose))?(?:that|which|who|whom|whose|where|when|of)\b|"
-    r"\b(?:which|what)\s+(?P<b>[a-z]{3,})\b"
+    # (a copula or an auxiliary after the wh-word is no noun: "what are the colours of X")
+    r"\b(?:which|what)\s+(?!(?:is|are|was|were|does|did|has|have|had)\b)(?P<b>[a-z]{3,})\b"
 )
 
 
@@ -2265,6 +2270,12 @@ _FRAME = re.compile(r"\b(?:the\s+)?(?:name|kind|type|sort|form)\s+of\s+(?:an?\s+
 _EN_COPULA_HEAD = re.compile(
     r"^(?:what|which|who)\s+(?:is|was|are|were)\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
     r"(?P<c>[a-z]{3,})\s+(?:of|in|at|for|from|on|that|which|who|where|near|by)\b"
+)
+
+
+# "What was Thalby Line's flagship": the noun the owner's 's takes, at the end of the step.
+_EN_OWNED_HEAD = re.compile(
+    r"^(?:what|which|who)\s+(?:is|was|are|were)\s+.+?['’]s?\s+(?P<c>[a-z]{3,})\s*\??$"
 )
 
 
@@ -2276,7 +2287,7 @@ def _head_noun(query: str) -> str:
     # Frame nouns say how the answer is asked for, not what it is: "what kind of plane" asks
     # for a plane, "the name of the airport" for an airport.
     low = _FRAME.sub("", query.lower())
-    m = _EN_HEAD.search(low) or _EN_COPULA_HEAD.search(low)
+    m = _EN_HEAD.search(low) or _EN_COPULA_HEAD.search(low) or _EN_OWNED_HEAD.search(low)
     if m is None:
         return ""
     head = m.groupdict().get("a") or m.groupdict().get("b") or m.groupdict().get("c") or ""
@@ -4072,6 +4083,24 @@ def read_evidence(
                         start = m.start() + len(left) + len(of)
                         attached.add((start, m.end()))
                         spans.append((start, m.end(), _kind_of_span(right, "in ", expected), None))
+                if field_asked is not None and (
+                    (label := _FIELD.match(sentence)) is not None
+                    and field_asked(label["label"].lower().split()[-1])
+                ):
+                    # "Colours: maroon and gold." for the colours of X: the value of the field
+                    # the step asks is a candidate, in whatever case it is written
+                    # (in a list, the field is of the item its line names: "- **X.** …
+                    # Colours: …"; a line of another item gives another's value)
+                    line_start = text.rfind("\n", 0, s_start) + 1
+                    line_end = text.find("\n", s_end)
+                    line = text[line_start : line_end if line_end >= 0 else len(text)]
+                    value = _FIELD_VALUE.match(sentence, label.end())
+                    if (
+                        value is not None
+                        and value.end() > value.start()
+                        and any(n and n in line for n in linked_names)
+                    ):
+                        spans.append((value.start(), value.end(), "NAME", None))
                 if place_head in _ADDRESS_RANK:
                     # "in Varn, Westmark": each place of an address is a candidate of its own,
                     # and the address as a whole is none (it answers no one level).

@@ -6185,3 +6185,30 @@ def test_a_person_asked_of_a_table_is_in_the_column_a_person_noun_heads(
     # winner is the maker, the skipper
     best, _ = read_evidence(query, "PERSON", _ev(table), _linked(*linked))
     assert best is not None and best.text == person
+
+
+@pytest.mark.parametrize(
+    ("query", "head"),
+    [
+        ("What are the colours of Thorrowby Boat Club", "colours"),
+        ("What were the terms of the Bellcombe lease", "terms"),
+        ("What is the motto of Thorrowby Boat Club", "motto"),  # control
+        # the noun an owner's 's takes at the end of the step
+        ("What was Bellcombe Line's flagship?", "flagship"),
+        ("Who is Ada Orrey's husband", "husband"),
+        ("What colours does the club row in", "colours"),  # control
+    ],
+)
+def test_a_copula_after_the_wh_word_is_no_head_noun(query: str, head: str) -> None:
+    assert _head_noun(query) == head
+
+
+def test_the_value_of_the_field_asked_is_read_from_the_items_own_line() -> None:
+    text = (
+        "- **Thorrowby Boat Club.** Thorrowby. Founded 1889. Colours: maroon and gold. "
+        "Boathouse below Bellcombe Weir.\n"
+        "- **Bellcombe Sculling Club.** Bellcombe. Founded 1924. Colours: white and violet."
+    )
+    query = "What are the colours of Thorrowby Boat Club"
+    best, _ = read_evidence(query, "NAME", _ev(text), _linked("Thorrowby Boat Club"))
+    assert best is not None and best.text == "maroon and gold"
