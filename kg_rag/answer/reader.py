@@ -370,7 +370,7 @@ def _without_determiner(name: str) -> int:
     return cut.start() if cut else len(name)
 
 
-# Landforms and waters that close a place's name: 鹰嘴岭, 狮背岗, 岘溪, 鹳澳岛.
+# Landforms and waters that close a place's name: 雀嘴岭, 荻背岗, 荻溪, 荻澳岛.
 _ZH_LANDFORMS = frozenset("山岭峰岗坡峪谷峡河江湖溪涧泉潭岛湾滩洲屿礁")
 
 
@@ -390,8 +390,8 @@ _ZH_TOOK_POST = re.compile(
 
 def _zh_posts(sentence: str, names: Sequence[str]) -> list[tuple[int, int]]:
     """Spans of the posts ``sentence`` gives the people ``names``: the run of nouns right
-    before a name that ends in a noun of a person's role (公方厂长韩立本, 私方副厂长程绍基), and
-    what a verb of taking a post after the name takes (程绍基于1956年出任副厂长)."""
+    before a name that ends in a noun of a person's role (公方厂长韩定邦, 私方副厂长郗承业), and
+    what a verb of taking a post after the name takes (郗承业于1956年出任副厂长)."""
     from extraction.chinese import pos_tags
 
     out: list[tuple[int, int]] = []
@@ -709,8 +709,8 @@ _NICKNAME_Q = re.compile(
     r"|俗称|别称|别名|绰号|外号|诨号|昵称|雅号|美称|爱称|人称|又称|又名|叫什么外号",
     re.IGNORECASE,
 )
-# The name such a phrase gives, in quotes after it: 'known as "the Cedar Queen"', 'nicknamed
-# "Old Thunder"', 俗称“大寿砖”, 人称“柯老焙”.
+# The name such a phrase gives, in quotes after it: 'known as "the Old Brindle"', 'nicknamed
+# "Old Thunder"', 俗称“小雀舌”, 人称“蒲老焙”.
 _NICKNAME_GIVEN = re.compile(
     r"(?:\bnick-?named|\bknown\s+(?:locally\s+|widely\s+|simply\s+)?as|\bcalled|\bdubbed"
     r"|\b(?:named|christened|called|dubbed)\s+(?:it|him|her|them)"
@@ -1774,7 +1774,7 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
         return None
     pos, name = found[0]
     # The words written on to the name are the rest of a longer name the linker read only in
-    # part (景岚陶瓷集团是谁创立的, linked as 景岚: 陶瓷 and 集团 are no verbs of the clause).
+    # part (鹭川瓷业集团是谁创立的, linked as 鹭川: 瓷业 and 集团 are no verbs of the clause).
     # So are the words of the wh-phrase (哪家公司收购的: 哪家, 公司).
     spans = [(pos, _zh_nominal_end(clause, pos + len(name)))]
     spans += [(m.start(), _zh_nominal_end(clause, m.end())) for m in _ZH_WH.finditer(clause)]
@@ -2273,7 +2273,7 @@ _EN_COPULA_HEAD = re.compile(
 )
 
 
-# "What was Thalby Line's flagship": the noun the owner's 's takes, at the end of the step.
+# "What was Bellcombe Line's flagship": the noun the owner's 's takes, at the end of the step.
 _EN_OWNED_HEAD = re.compile(
     r"^(?:what|which|who)\s+(?:is|was|are|were)\s+.+?['’]s?\s+(?P<c>[a-z]{3,})\s*\??$"
 )
@@ -3034,7 +3034,7 @@ def _table_factor(
     the named row when no header is named: the answer may be the table's subject); ×0.1 for
     a label of a record table (see :func:`_is_key_value`). A step that asks a person reads
     the column a person noun heads ("制茶人", "Skipper") when the header it names is none
-    ("金奖茶品" shares 金奖 with "金奖得主", but the winner is the maker)."""
+    ("获奖茶品" shares 获奖 with "获奖者", but the winner is the maker)."""
     terms = set(terms)
     for row in _table_rows(text):
         if not row.start <= pos < row.end:
@@ -3605,7 +3605,7 @@ def read_evidence(
     renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
     nickname = _NICKNAME_Q.search(query) is not None
     # "X担任什么职务": the post a person held, which a text writes as the title before the
-    # name (私方副厂长程绍基) or after the verb of taking it (程绍基出任副厂长).
+    # name (私方副厂长郗承业) or after the verb of taking it (郗承业出任副厂长).
     post_asked = cjk_query and zh_head in _ZH_POST_NOUNS
     # the asked noun as a text may write it: a teacher is as often called a mentor or a tutor
     head_forms = (
@@ -4187,8 +4187,8 @@ def read_evidence(
             # One candidate per stretch of text: the first generator's (graph entities first).
             seen_spans: set[tuple[int, int]] = set()
             unique_spans = []
-            # No place follows a person's name with nothing between: 卢阿金入门晚了八年,
-            # 谢蔓青上岛之前 are a subject and its verb, whatever tag the dictionary gives the
+            # No place follows a person's name with nothing between: 宋立川入门晚了五年,
+            # 邵青禾上岛之前 are a subject and its verb, whatever tag the dictionary gives the
             # verb (入门, 上岛: ns) or the extraction took from it. A place the dictionary
             # lacks stays (a rare name glued to another).
             place_spans = {(a, b) for a, b, k, _ in spans if k == "LOCATION"}
@@ -4232,7 +4232,7 @@ def read_evidence(
                     and cjk_query
                     and _zh_landform_name(sentence[a:b])
                 ):
-                    kind = "LOCATION"  # a place the step asks for: 鹰嘴岭 for 哪座茶山
+                    kind = "LOCATION"  # a place the step asks for: 雀嘴岭 for 哪座茶山
                 if (
                     cjk_query
                     and kind in ("LOCATION", "NAME")

@@ -6042,7 +6042,7 @@ def test_a_word_in_capitals_that_names_nothing(
     ("query", "text", "verb"),
     [
         ("宋立川是在哪个村子出生的", "二徒宋立川入门晚了五年，生性沉稳，师父很器重他。", "入门"),
-        ("邵青禾是哪里人", "邵青禾上岛之前从未见过老船长，两家并无亲缘。", "上岛"),
+        ("邵青禾是哪里人", "邵青禾上岛之前从未见过老船长，两家不是亲戚。", "上岛"),
     ],
 )
 def test_a_word_right_after_a_persons_name_is_their_verb_not_a_place(
@@ -6078,7 +6078,7 @@ def test_a_word_right_after_a_persons_name_is_their_verb_not_a_place(
         ),
         (
             "蒲溪茶砖在县里有个俗称，叫什么",
-            ["蒲溪茶砖是国营蒲溪茶厂1961年压制的茶砖，砖面模印双鹤，县里人俗称“小雀舌”。"],
+            ["蒲溪茶砖是国营蒲溪茶厂1961年压制的茶砖，砖面印着双鹤，乡里人俗称“小雀舌”。"],
             ["蒲溪茶砖"],
             "小雀舌",
         ),
@@ -6137,7 +6137,7 @@ def test_a_post_is_the_title_written_with_the_name(
     [
         ("雀嘴岭", True),
         ("荻溪", True),
-        ("狮背岗", True),
+        ("荻背岗", True),
         ("茶山", False),  # a common noun the dictionary holds
         ("小溪", False),
         ("山", False),
@@ -6150,8 +6150,8 @@ def test_a_landform_closes_a_chinese_place_name(name: str, place: bool) -> None:
 
 def test_a_place_under_a_landform_answers_where_it_lies() -> None:
     texts = [
-        "蒲坳村在北乡雀嘴岭南麓，是个山村，村民世代焙茶。",
-        "尚蒲村在县城东南八公里的荻溪岸边，并不种茶。",
+        "蒲坳村在北乡雀嘴岭南麓，山坡上都是茶园。",
+        "尚蒲村在县城东南八公里的荻溪岸边，地势平坦。",
     ]
     best, _ = read_evidence("蒲坳村在哪座茶山脚下", "LOCATION", _ev(*texts), _linked("蒲坳村"))
     assert best is not None and best.text == "雀嘴岭"
@@ -6159,11 +6159,11 @@ def test_a_place_under_a_landform_answers_where_it_lies() -> None:
 
 _WINNER_TABLES = [
     (
-        "第一届名茶评比金奖的得主",
-        "# 荻川县名茶评比历届金奖\n\n| 届次 | 年份 | 金奖茶品 | 制茶人 | 单位 |\n|---|---|---|---|---|\n"
+        "第一届斗茶会的获奖者",
+        "# 荻川县斗茶会历届金奖\n\n| 届次 | 年份 | 获奖茶品 | 制茶人 | 单位 |\n|---|---|---|---|---|\n"
         "| 第一届 | 1984 | 雀嘴毛尖 | 蒲仲明 | 国营荻川茶厂 |\n"
         "| 第二届 | 1987 | 荻溪白毫 | 龚石岩 | 尚蒲收购站 |\n",
-        ["名茶评比"],
+        ["斗茶会"],
         "蒲仲明",
     ),
     (
@@ -6181,7 +6181,7 @@ _WINNER_TABLES = [
 def test_a_person_asked_of_a_table_is_in_the_column_a_person_noun_heads(
     query: str, table: str, linked: list[str], person: str
 ) -> None:
-    # the header the question names ("金奖茶品" shares 金奖; "Plate boat") holds a thing, and the
+    # the header the question names ("获奖茶品" shares 获奖; "Plate boat") holds a thing, and the
     # winner is the maker, the skipper
     best, _ = read_evidence(query, "PERSON", _ev(table), _linked(*linked))
     assert best is not None and best.text == person
