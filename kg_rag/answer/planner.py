@@ -5126,10 +5126,6 @@ def _zh_relational_np(part: str) -> tuple[str, str] | None:
     return "", part
 
 
-# An ordinal count of times, an adverbial of the verb after it: 第二次, 头一回, 首次, 再次.
-_ZH_TIMES_COUNTED = re.compile(r"(?:第[一二三四五六七八九十百\d]+|头一?|首|初|再|又一)[次回遭趟]")
-
-
 def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     """Split a Chinese wh-question into its subject noun phrase and its predicate, and say
     whether the predicate asks for the value of the subject's last noun (a copular or
@@ -5587,6 +5583,10 @@ def _zh_introduced(clauses: list[str], kind: AnswerType) -> list[PlanStep] | Non
     chain = _zh_chain(m["np"], include_last=True) or [(m["np"], zh_noun_type(m["np"]))]
     steps = _zh_steps([*chain, (f"#的{m['noun']}", zh_noun_type(m["noun"]))])
     return [*steps, _zh_step(len(steps) + 1, f"#{len(steps)}{rest}", kind, final=True)]
+
+
+# An ordinal count of times, an adverbial of the verb after it: 第二次, 头一回, 首次, 再次.
+_ZH_TIMES_COUNTED = re.compile(r"(?:第[一二三四五六七八九十百\d]+|头一?|首|初|再|又一)[次回遭趟]")
 
 
 def _zh_bridge(q: str, question: str) -> Plan | None:

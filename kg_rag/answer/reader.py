@@ -392,8 +392,6 @@ def _zh_posts(sentence: str, names: Sequence[str]) -> list[tuple[int, int]]:
     """Spans of the posts ``sentence`` gives the people ``names``: the run of nouns right
     before a name that ends in a noun of a person's role (公方厂长韩定邦, 私方副厂长郗承业), and
     what a verb of taking a post after the name takes (郗承业于1956年出任副厂长)."""
-    from extraction.chinese import pos_tags
-
     out: list[tuple[int, int]] = []
     for name in names:
         if len(name) < 2 or not _CJK.match(name):
@@ -1745,7 +1743,8 @@ def _head_compounds(
     return out
 
 
-_ZH_WH = re.compile(r"谁|哪[一]?[家位个所座条部间种]?")
+# A wh-word with its classifier: 谁, 哪家, 哪一位.
+_ZH_WH_PHRASE = re.compile(r"谁|哪[一]?[家位个所座条部间种]?")
 
 
 def _zh_nominal_end(text: str, at: int) -> int:
@@ -1777,7 +1776,7 @@ def _zh_relative(query: str, names: Sequence[str], terms: set[str]) -> tuple[lis
     # part (鹭川瓷业集团是谁创立的, linked as 鹭川: 瓷业 and 集团 are no verbs of the clause).
     # So are the words of the wh-phrase (哪家公司收购的: 哪家, 公司).
     spans = [(pos, _zh_nominal_end(clause, pos + len(name)))]
-    spans += [(m.start(), _zh_nominal_end(clause, m.end())) for m in _ZH_WH.finditer(clause)]
+    spans += [(m.start(), _zh_nominal_end(clause, m.end())) for m in _ZH_WH_PHRASE.finditer(clause)]
     verbs = [
         t
         for t in terms
@@ -4191,18 +4190,16 @@ def read_evidence(
             # 邵青禾上岛之前 are a subject and its verb, whatever tag the dictionary gives the
             # verb (入门, 上岛: ns) or the extraction took from it. A place the dictionary
             # lacks stays (a rare name glued to another).
-            place_spans = {(a, b) for a, b, k, _ in spans if k == "LOCATION"}
-            people_end = (
-                {
+            people_end: set[int] = set()
+            if cjk_query:
+                place_spans = {(a, b) for a, b, k, _ in spans if k == "LOCATION"}
+                people_end = {
                     b
                     for a, b, k, _ in spans
                     if k == "PERSON"
                     and (a, b) not in place_spans  # 蘅溪县: a place another reading took for a name
                     and sentence[b - 1 : b] not in CHINESE_ADMIN_UNITS
                 }
-                if cjk_query
-                else set()
-            )
             for a, b, kind, eid in spans:
                 if kind == "LOCATION" and a in people_end and _zh_in_lexicon(sentence[a:b]):
                     continue
