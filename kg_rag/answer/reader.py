@@ -3023,6 +3023,68 @@ def _is_key_value(rows: tuple[tuple[str, ...], ...]) -> bool:
     return 0 < numeric < len(values)
 
 
+# A step that asks who held a post right before or after someone: "X's predecessor",
+# "predecessor of X", "Who preceded X", "the successor of X", "Who succeeded X", "X的前任",
+# "X的继任者", "接替X的人". The verbs' direction turns with the side their object is on.
+_BEFORE_NOUN = re.compile(r"\bpredecessor\b|前任", re.IGNORECASE)
+_AFTER_NOUN = re.compile(r"\bsuccessor\b|继任者|接任者|接班人", re.IGNORECASE)
+_AFTER_VERB = re.compile(
+    r"\b(?:succeed(?:ed|s)?|replaced?|took\s+over\s+from|follow(?:ed|s)?)\b|接替|接任|继任",
+    re.IGNORECASE,
+)
+_BEFORE_VERB = re.compile(r"\bpreceded\b", re.IGNORECASE)
+_ROW_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+
+
+def _adjacent_asked(query: str, name_at: int) -> int:
+    """-1 when ``query`` asks who came right before the holder it names at ``name_at``, +1
+    when it asks who came right after, 0 when it asks neither."""
+    if _BEFORE_NOUN.search(query):
+        return -1
+    if _AFTER_NOUN.search(query):
+        return 1
+    for verb, sign in ((_AFTER_VERB, 1), (_BEFORE_VERB, -1)):
+        m = verb.search(query)
+        if m is not None:  # "Who succeeded X" asks X's successor; "X succeeded whom", the other
+            return sign if name_at >= m.end() else -sign
+    return 0
+
+
+def _named_cell(cell: str, query: str, terms: set[str]) -> bool:
+    """Does the question write the holder ``cell`` names (a cell that is no date or number)?"""
+    cell = _ASIDE.sub("", cell).strip()
+    return (
+        len(cell) > 1
+        and not _NUMERIC_CELL.match(cell)
+        and cell.lower() in query.lower()
+        and _cell_fit(cell, query, terms)
+    )
+
+
+def _adjacent_row(row: _TableRow, query: str, terms: set[str]) -> int | None:
+    """For a step that asks the holder before or after someone a row of a table of holders
+    names (see :func:`_adjacent_asked`), the index in ``row.rows`` of the row it asks: the
+    one before or after the named row, in the order of the rows' first years when every row
+    has one, else as the table lists them. ``None`` when the step asks no such thing."""
+    if not (_BEFORE_NOUN.search(query) or _AFTER_NOUN.search(query)) and not (
+        _AFTER_VERB.search(query) or _BEFORE_VERB.search(query)
+    ):
+        return None
+    named = [(i, c) for i, r in enumerate(row.rows) for c in r if _named_cell(c, query, terms)]
+    if len({i for i, _ in named}) != 1:
+        return None  # no row named, or several: nothing to count from
+    at, cell = named[0]
+    sign = _adjacent_asked(query, query.lower().find(_ASIDE.sub("", cell).strip().lower()))
+    if sign == 0:
+        return None
+    order = list(range(len(row.rows)))
+    years = [_ROW_YEAR.search(" ".join(r)) for r in row.rows]
+    if all(years):
+        order.sort(key=lambda i: int(years[i].group(1)))  # type: ignore[union-attr]
+    k = order.index(at) + sign
+    return order[k] if 0 <= k < len(order) else None
+
+
 def _table_factor(
     text: str, pos: int, query: str, terms: Collection[str], expected: str = ""
 ) -> float:
@@ -3043,6 +3105,22 @@ def _table_factor(
             return 1.0
         if col == 0 and _is_key_value(row.rows):
             return 0.1  # "| Founder | Ada Varn |": a label names a field, not a value
+        asked = _adjacent_row(row, query, terms)
+        if asked is not None:
+            # "predecessor of X": the row before X's, in the column X's name is in
+            here = row.rows.index(row.cells) if row.cells in row.rows else -1
+            named_col = next(
+                (
+                    k
+                    for r in row.rows
+                    for k, c in enumerate(r)
+                    if c and _named_cell(c, query, terms)
+                ),
+                None,
+            )
+            if here == asked:
+                return 3.0 if col == named_col else 0.3
+            return 0.3
         hits = {k for k, c in enumerate(row.cells) if k != col and _cell_fit(c, query, terms)}
         if not hits:
             others = any(
@@ -3805,6 +3883,13 @@ def read_evidence(
         if not cjk_query and expected in ("ORGANIZATION", "LOCATION", "PERSON", "NAME")
         else {}
     )
+    # "predecessor of X" where a table of holders in the evidence lists X: the row before
+    # X's says who it was
+    by_table = any(
+        r.rows.index(r.cells) == _adjacent_row(r, query, set(terms))
+        for ev in ranked
+        for r in _table_rows(ev.text)
+    )
     for rank, ev in enumerate(ranked):
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
@@ -3825,6 +3910,17 @@ def read_evidence(
             and other_title
             and bool(linked_people)
             and not any(p in text for p in linked_people)
+        )
+        # "predecessor of X" over a table of holders: the row before X's says it, though it
+        # shares no word with the step
+        adjacent = (
+            [
+                r.start
+                for r in _table_rows(text)
+                if r.rows.index(r.cells) == _adjacent_row(r, query, set(terms))
+            ]
+            if by_table
+            else []
         )
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
@@ -3940,6 +4036,8 @@ def read_evidence(
                 dense, getattr(view.store, "embedder", None), "zh" if cjk_query else "en"
             )
             overlap += _DENSE_WEIGHT * max(0.0, dense - _DENSE_FLOOR)
+            if any(s_start <= r < s_end for r in adjacent):
+                overlap = max(overlap, 1.5 + 0.6 * len(name_terms))
             if terms:
                 best_overlap = max(best_overlap, (len(shared_rel) + len(shared_name)) / len(terms))
             if overlap == 0 and len(terms) > 1:
@@ -4884,6 +4982,8 @@ def read_evidence(
                     bonus *= 0.2  # 星汀出版集团版权部: a part of the firm named right before it
                 if "|" in text:
                     bonus *= _table_factor(text, s_start + a, query, terms, expected)
+                if by_table and "|" not in sentence:
+                    bonus *= 0.3  # the table's order says it; a sentence at most hints
                 score = (
                     (1.0 / (1.0 + 0.35 * rank)) * (overlap + 0.3) * fit * (0.6 + proximity) * bonus
                 )

@@ -6212,3 +6212,63 @@ def test_the_value_of_the_field_asked_is_read_from_the_items_own_line() -> None:
     query = "What are the colours of Thorrowby Boat Club"
     best, _ = read_evidence(query, "NAME", _ev(text), _linked("Thorrowby Boat Club"))
     assert best is not None and best.text == "maroon and gold"
+
+
+_KEEPERS = (
+    "# Keepers of Thorrowby Light\n\n| Keeper | Term | Notes |\n|---|---|---|\n"
+    "| Bellcombe Orrey | 1861–1890 | First keeper |\n"
+    "| Edwin Pallister | 1890–1921 | Lost a hand in the 1903 gale |\n"
+    "| Marian Quelch | 1921–1958 | The first woman to keep it |\n"
+    "| Hollis Vantreck | 1958–1984 | Last resident keeper |\n"
+)
+_KEEPERS_ZH = (
+    "# 蒲屿灯塔历任守塔人\n\n| 守塔人 | 任期 | 备注 |\n|---|---|---|\n"
+    "| 龚石岩（1890年生） | 1921–1948 | 首任 |\n"
+    "| 蒲仲明 | 1948–1975 | 龚石岩的外甥 |\n"
+    "| 尚秋禾 | 1975–1999 | 末任 |\n"
+)
+# the table's rows out of order: the years order them
+_KEEPERS_UNORDERED = (
+    "| Keeper | Term |\n|---|---|\n"
+    "| Marian Quelch | 1921–1958 |\n"
+    "| Bellcombe Orrey | 1861–1890 |\n"
+    "| Edwin Pallister | 1890–1921 |\n"
+)
+_PROSE = (
+    "Marian Quelch came to the light from Ellerdale, where her brother Hollis Vantreck kept the "
+    "harbour lamp."
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "table", "linked", "person"),
+    [
+        ("predecessor of Marian Quelch", _KEEPERS, "Marian Quelch", "Edwin Pallister"),
+        ("Marian Quelch's predecessor as keeper", _KEEPERS, "Marian Quelch", "Edwin Pallister"),
+        ("Who preceded Marian Quelch", _KEEPERS, "Marian Quelch", "Edwin Pallister"),
+        ("successor of Marian Quelch", _KEEPERS, "Marian Quelch", "Hollis Vantreck"),
+        ("Who succeeded Edwin Pallister", _KEEPERS, "Edwin Pallister", "Marian Quelch"),
+        ("Whom did Edwin Pallister succeed", _KEEPERS, "Edwin Pallister", "Bellcombe Orrey"),
+        ("蒲仲明的前任", _KEEPERS_ZH, "蒲仲明", "龚石岩"),
+        ("接替龚石岩看守灯塔的人", _KEEPERS_ZH, "龚石岩", "蒲仲明"),  # a name with an aside
+        ("接替蒲仲明的人", _KEEPERS_ZH, "蒲仲明", "尚秋禾"),
+        ("蒲仲明的继任者是谁", _KEEPERS_ZH, "蒲仲明", "尚秋禾"),
+        ("predecessor of Marian Quelch", _KEEPERS_UNORDERED, "Marian Quelch", "Edwin Pallister"),
+    ],
+)
+def test_the_holder_before_or_after_someone_is_the_row_before_or_after_theirs(
+    query: str, table: str, linked: str, person: str
+) -> None:
+    # the row asked shares no word with the step, and prose that names the subject beside
+    # another person says nothing of who came before or after
+    expected = "PERSON"
+    best, _ = read_evidence(query, expected, _ev(_PROSE, table), _linked(linked))
+    assert best is not None and best.text == person
+
+
+def test_a_row_named_by_its_note_is_read_as_before() -> None:
+    # control: no neighbour asked, the row the question names answers
+    best, _ = read_evidence(
+        "keeper who lost a hand in the gale", "PERSON", _ev(_KEEPERS), _linked("Thorrowby Light")
+    )
+    assert best is not None and best.text == "Edwin Pallister"
