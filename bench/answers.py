@@ -5,7 +5,7 @@ Sets (``--sets``, default every one found):
 * ``musique-dev``, ``2wiki-dev`` (``--data-root``, default ``../shared/bench``): one document
   per passage (title + text, doc id = passage id), offline graph and communities;
 * ``gen-en``, ``gen-zh`` (``--gen-root``, default ``bench/data/generalization``) and
-  ``gen2-en`` … ``gen33-zh`` (``bench/data/generalization2`` to ``…33``, invented corpora
+  ``gen2-en`` … ``gen34-zh`` (``bench/data/generalization2`` to ``…34``, invented corpora
   written without reading the engine): the files of ``corpus/<lang>/`` through the normal
   ingest pipeline; ``--split dev|test|all`` picks the questions (default dev: tuning reads
   the dev half, and the test half is run only when asked for by name).
@@ -154,6 +154,10 @@ GEN_SETS = {
     # before any change made from it)
     "gen33-en": ("en", "generalization33"),
     "gen33-zh": ("zh", "generalization33"),
+    # blind: bell foundries and change ringing / 刺绣作坊与丝绸织造 (written after gen33, scored
+    # before any change made from it)
+    "gen34-en": ("en", "generalization34"),
+    "gen34-zh": ("zh", "generalization34"),
     # yes/no claims of every shape (kept out of the composed "gen" totals)
     "yn1-en": ("en", "yesno1"),
     "yn1-zh": ("zh", "yesno1"),
