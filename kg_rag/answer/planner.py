@@ -317,6 +317,13 @@ def _en_phrasings(q: str) -> str:
     q = _TITLED_NAME.sub(
         lambda m: m["name"] if head_noun_type(m["role"]) == "PERSON" else m.group(0), q
     )
+    # "A and B are both tenors. Which of the two is older?": the pair a statement opens with is
+    # what the question's "the two" / "them" refers back to ("A and B: which … ?").
+    # "… than Abel Moe, who founded the foundry?": a relative clause set off by commas after
+    # a name says more of the one the name already picks; it asks nothing.
+    if _NAME_ASIDE_HOST.match(q):  # (not "Out of A and B, who died first?": its question)
+        q = _NAME_ASIDE.sub(r"\g<name>", q)
+    q = _PAIR_REFERRED.sub(lambda m: f"{m['pair']}: {_PAIR_LEAD.sub('', m['q'])}", q)
     # "A vs B: which opened earlier?": versus offers the two options as "or" does.
     q = re.sub(r"\s+(?:vs\.?|versus)\s+(?=[A-Z#])", " or ", q)
     # "Which one goes back further?", "… dates back farther", "has the longer history": the
@@ -336,7 +343,7 @@ def _en_phrasings(q: str) -> str:
     q = _INFORMAL_KIN.sub(lambda m: _INFORMAL_KIN_TERMS[m.group(0).lower()], q)
     # "… attended by X's founder?": a possessive that closes the question is the
     # noun of its owner, which the bridges read ("the founder of X").
-    q = _CLOSING_POSSESSIVE.sub(lambda m: f"{m['prep']} the {m['noun']} of {m['name']}", q)
+    q = _CLOSING_POSSESSIVE.sub(_closing_possessive, q)
     q = _INNER_POSSESSIVE.sub(_inner_possessive, q)
     # "What is the name of the studio X set up" asks for the studio; "whoever directs
     # X" is the person who directs X.
@@ -657,6 +664,19 @@ _STRANDED_END = re.compile(r"\s(?:on|in|at|from|with|to|for|by|under|into|of)\s*
 _PREP_OWNER = (
     r"\b(?P<prep>by|of|at|to|from|with|for|under)\s+(?P<name>(?:[A-Z][\w\-]*\s+){0,4}[A-Z][\w\-]*)"
 )
+_PAIR_NAME = r"(?:the\s+)?(?:[A-Z][\w'’\-]*\s+){0,4}[A-Z][\w'’\-]*"
+_PAIR_REFERRED = re.compile(
+    rf"^(?P<pair>{_PAIR_NAME}\s+and\s+{_PAIR_NAME})\s+[a-z][^.?!]*[.!]\s+"
+    r"(?P<q>(?=[^.?!]*\b(?i:which|who)\b)[^.?!]*\b(?i:of|between)\s+"
+    r"(?:(?:the|these|those)\s+two(?:\s+[a-z]+)?|the\s+pair|them|both)\b[^.!]*\??)$"
+)
+_NAME_ASIDE = re.compile(
+    r"(?P<name>\b[A-Z][\w'’\-]*),\s+who\s+[^,?!;]+?(?:,(?=\s)|(?=\s*[?!.]?\s*$))"
+)
+_NAME_ASIDE_HOST = re.compile(
+    r"(?i:who|whom|whose|what|which|where|when|how|did|does|do|is|was|are|were|has|have|had)\b"
+)
+_PAIR_LEAD = re.compile(r"^(?i:of|between)\s+[^,]*,\s*")  # "Of the two, who …"
 _CLOSING_POSSESSIVE = re.compile(rf"{_PREP_OWNER}['’]s\s+(?P<noun>[a-z][a-z\-]+)(?=\s*[?.!]?\s*$)")
 # … and one inside the question, its noun phrase closed by a verb or a function word: "the
 # film directed by X's husband shot?", "founded by X's former postdoc in 2015".
@@ -664,6 +684,21 @@ _INNER_POSSESSIVE = re.compile(
     rf"{_PREP_OWNER}(?:['’]s|(?<=s)['’])\s+"
     r"(?P<np>[a-z][a-z\-]+(?:\s+[a-z][a-z\-]+)?)(?P<rest>\s+[a-z]+\b|\s*[?.!,]?\s*$)"
 )
+
+
+# A saint's name with its possessive names a place called after the saint ("St Elvan's", a
+# church; "Saint Anne's", a school): it is whole, no owner of the noun after it.
+_SAINTS_PLACE = re.compile(r"(?:St\.?|Saint|Ste\.?)\s+[A-Z]")
+
+
+def _closing_possessive(m: re.Match[str]) -> str:
+    """ "by X's founder?" → "by the founder of X" (see :data:`_CLOSING_POSSESSIVE`); the match
+    unchanged when the word after the possessive is a verb ("of St Elvan's born?") or the
+    owner a saint's place."""
+    noun = m["noun"]
+    if is_participle(noun) or _finite_verb(noun) or _SAINTS_PLACE.match(m["name"]):
+        return m.group(0)
+    return f"{m['prep']} the {noun} of {m['name']}"
 
 
 def _inner_possessive(m: re.Match[str]) -> str:
@@ -682,7 +717,7 @@ def _inner_possessive(m: re.Match[str]) -> str:
         # "X's husband shot": the noun is one word, the second the verb after it
         rest = f" {words[1]}{rest}"
         words = words[:1]
-    if any(is_participle(w) or w in _FUNCTION for w in words):
+    if any(is_participle(w) or w in _FUNCTION for w in words) or _SAINTS_PLACE.match(m["name"]):
         return m.group(0)
     after = rest.strip(" ?.!,").split(" ", 1)[0]
     if after and not (is_participle(after) or after in _FUNCTION or do_verb):
@@ -1868,13 +1903,17 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 # teacher married a painter. Where was he born?", "X had a daughter named after her. Which
 # school did that daughter found?". The indefinite noun phrase is the new referent.
 # The indefinite noun phrase both statement patterns end in: "a [mods] N [rest]".
+# The modifiers may hold a name and its possessive ("a former St Elvan's captain").
 _INDEFINITE_NP = (
-    r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?)"
-    r"(?P<noun>[a-z][\w\-]*)(?P<rest>(?:\s+.*)?)$"
+    r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?(?:(?:[A-Z][\w\-]*\s+)*"
+    r"[A-Z][\w\-]*['’]s\s+)?)"
+    r"(?P<noun>[a-z][\w\-]*)(?!(?:\s+[A-Z][\w\-]*)+['’]s\s)(?P<rest>(?:\s+.*)?)$"
 )
+# A particle before the preposition is part of the verb ("came out of", "grew up in").
 _EN_INDEFINITE = re.compile(
     r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+)(?P<obj>\s+(?:his|her|its|their)\s+[a-z]+)?"
-    r"(?P<prep>\s+(?:at|in|for|with|from|on|into|under|to|up|out|over|off|back))?" + _INDEFINITE_NP
+    r"(?P<prep>\s+(?:(?:out|up|back|away|down|off)\s+(?:of|from|in|at|on|to|with)|"
+    r"at|in|for|with|from|on|into|under|to|up|out|over|off|back))?" + _INDEFINITE_NP
 )
 _EN_INDEFINITE_OBJECT = re.compile(
     r"^(?P<subj>.+?)\s+(?P<verb>[a-z]+ed)(?P<obj>\s+[a-z]+)"
@@ -1955,6 +1994,8 @@ def _en_two_sentences(q: str) -> tuple[str, str, str, str] | None:
     if m is None or (m["verb"] in _FUNCTION and not have) or m["noun"] in _FUNCTION:
         return None
     subj, verb, noun, rest = m["subj"], m["verb"], f"{m['mods']}{m['noun']}", m["rest"]
+    if re.match(r"\s+(?:that|which|who)\s", rest):
+        rest = ""  # "a foundry that was later sold": the statement's verb says which one
     # "X had already picked up a N": the auxiliaries and adverbs before the verb are no part
     # of the subject (the relative keeps the verb alone: "the N that X picked up").
     words = subj.split()
@@ -3544,6 +3585,11 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
     if contact is not None:
         return contact
     m = _POSS.search(text)
+    if m and (
+        _SAINTS_PLACE.match(m["owner"].strip())
+        or (is_participle(w := m["noun"].split()[0]) and not w.endswith("ing"))
+    ):
+        m = None  # "St Elvan's": a place, whole; "X's born": no noun owned
     if (
         m
         and _COPULA_LEAD.match(text[: m.start()])
@@ -4056,10 +4102,10 @@ def _zh_opening_pair(clause: str) -> tuple[str, str] | None:
 
 
 def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
-    """Two clauses listed with 、 or ；, each opening with a person's name and going on with
-    what the person did ("周岚办夜校、林墨开书铺" → (周岚, 办夜校), (林墨, 开书铺)); the
-    name is the words before the first verb, two to four characters from a surname."""
-    parts = re.split(r"[、；;]", context)
+    """Two clauses listed with 、, ； or a comma, each opening with a person's name and going
+    on with what the person did ("周岚办夜校、林墨开书铺" → (周岚, 办夜校), (林墨, 开书铺));
+    the name is the words before the first verb, two to four characters from a surname."""
+    parts = re.split(r"[、；;，,]", context)
     if len(parts) != 2:
         return None
     out = []
@@ -4068,6 +4114,16 @@ def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | N
         words = _zh_words(part)
         verb = next((k for k, (_, f) in enumerate(words) if f.startswith(("v", "l"))), 0)
         name = "".join(w for w, _ in words[:verb])  # (the verb's words are left after it)
+        if (
+            not (2 <= len(name) <= 4 and _opens_with_surname(name))
+            and words[:1]
+            and (words[0][1] == "nr")
+        ):
+            # no verb the segmenter knows ("当上" cut as 当/上县): the name it tags, or a
+            # surname and the given name it cut off (鲁/清远)
+            name = words[0][0]
+            if len(name) == 1 and len(words) > 1 and len(words[1][0]) <= 2:
+                name += words[1][0]
         if not (
             2 <= len(name) <= 4 and _opens_with_surname(name) and re.fullmatch(f"[{HAN}]+", name)
         ):
