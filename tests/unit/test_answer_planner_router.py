@@ -4529,3 +4529,37 @@ def test_a_clause_set_off_after_a_name_is_no_step(question: str, queries: list[s
 )
 def test_a_saints_place_is_no_owner(question: str, queries: list[str]) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # a numeral of order before a person noun is part of it: the second apprentice
+        (
+            "龚石岩的二徒弟调去的那家工厂是哪一年建成的？",
+            ["龚石岩的二徒弟", "#1调去的工厂", "#2是哪一年建成的"],
+        ),
+        ("龚石岩的三女儿生于哪一年？", ["龚石岩的三女儿", "#1生于哪一年"]),  # control
+        # 人 after a 的 is the one who did what it follows, no attribute of its own
+        (
+            "蒲溪百舸图的主绣的人是哪个村出生的？",
+            ["蒲溪百舸图的主绣的人", "#1是哪个村出生的"],
+        ),
+        # the clause about what a statement introduced is planned as a question of its own
+        (
+            "县博物馆图二是1962年绣的一幅屏风，这幅屏风主绣者的师父生在哪个村？",
+            ["县博物馆图二是1962年绣的哪幅屏风", "#1主绣者", "#2的师父", "#3生在哪个村"],
+        ),
+        # control: a clause that is one lookup of it stays one
+        (
+            "蒲秋禾曾在一家研究所做研究员，这家研究所的所长是谁？",
+            ["蒲秋禾曾在哪家研究所做研究员", "#1的所长是谁"],
+        ),
+    ],
+)
+def test_chinese_noun_phrases_of_order_of_the_one_who_and_of_a_statements_referent(
+    question: str, queries: list[str]
+) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps] == queries
+    assert all(s.depends_on == [s.index - 1] for s in plan.steps[1:])
