@@ -2879,9 +2879,13 @@ def _event_date_factor(
         # (``scan``, for a life event's date).
         verb = ""
         clause = re.split(r"[,;:()]|\b(?:who|which|that|whose|and|but)\b", sentence[:a])[-1]
-        for word in reversed(_EN_WORD.findall(clause)[-8:]):
-            if word.islower() and is_participle(word):
-                verb = word
+        words = re.findall(r"[A-Za-z][A-Za-z'’-]*", clause)[-8:]
+        for k in range(len(words) - 1, -1, -1):
+            word = words[k]
+            # (a participle may open the sentence: "Born at X on 4 May 1862, …")
+            opening = k == 0 and clause.lstrip().startswith(word)
+            if (word.islower() or opening) and is_participle(word.lower()):
+                verb = word.lower()
                 break
         if not verb:
             return 1.0
@@ -4910,7 +4914,9 @@ def read_evidence(
                     # span's years are a birth and a death
                     bonus *= _OTHER_EVENT
                 if kind == "DATE" and step_event:
-                    bonus *= _event_date_factor(sentence, a, relation_terms, b=b)
+                    bonus *= _event_date_factor(
+                        sentence, a, relation_terms, scan=life_event is not None, b=b
+                    )
                 elif kind == "DATE" and zh_event:
                     bonus *= _zh_event_date_factor(sentence, b, zh_event)
                 elif kind == "DATE" and life_event is not None and not cjk_query:

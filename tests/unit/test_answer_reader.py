@@ -24,6 +24,7 @@ from kg_rag.answer.reader import (
     _cjk_candidates,
     _defined_as,
     _en_relative,
+    _event_date_factor,
     _full_name,
     _gloss_of,
     _head_compounds,
@@ -6272,3 +6273,36 @@ def test_a_row_named_by_its_note_is_read_as_before() -> None:
         "keeper who lost a hand in the gale", "PERSON", _ev(_KEEPERS), _linked("Thorrowby Light")
     )
     assert best is not None and best.text == "Edwin Pallister"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "date", "factor"),
+    [
+        # a participle opening the sentence dates its clause's date: the birth
+        ("Born in the mill house on 4 February 1862, the only son of a miller.", "4 Feb", 1.5),
+        ("Born at Harnick in 1862, he was a miller's son.", "1862", 1.5),
+        # controls: a gerund or another participle dates its own event, not the birth; no verb
+        ("On leaving in 1931 he gave a cup to the town.", "1931", 0.3),
+        ("After retiring in 1931, he gave a cup to the town.", "1931", 0.3),
+        ("The cup was given in 1931 by the miller.", "1931", 0.3),
+        ("He was a miller in 1862 and after.", "1862", 1.0),
+    ],
+)
+def test_the_verb_a_birth_dates_is_found_before_the_date(
+    sentence: str, date: str, factor: float
+) -> None:
+    a = sentence.index(date)
+    got = _event_date_factor(sentence, a, {"born", "year", "miller"}, scan=True, b=a + len(date))
+    assert got == factor
+
+
+def test_a_birth_date_is_the_one_the_birth_dates() -> None:
+    texts = [
+        "Orvald Tessing gave the Tessing Cup. On leaving in 1931 he gave it to the town.",
+        "Orvald Tessing. Born in the mill house on 4 February 1862, the only son of Sabra "
+        "Tessing, he was carrying sacks before he could read.",
+    ]
+    best, _ = read_evidence(
+        "In which year was Orvald Tessing born", "DATE", _ev(*texts), _linked("Orvald Tessing")
+    )
+    assert best is not None and "1862" in best.text
