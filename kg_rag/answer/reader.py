@@ -533,7 +533,7 @@ _ZH_CLASSIFIER = re.compile(
 _UNIT = re.compile(
     r"\s?(?:km|kilomet(?:re|er)s?|miles?|mi|met(?:re|er)s?|m|cm|mm|ft|feet|foot|inch(?:es)?|"
     r"yards?|fathoms?|furlongs?|knots?|kg|kilograms?|grams?|g|pounds?|lbs?|ounces?|oz|stones?|"
-    r"hundredweights?|cwt|tonnes?|tons?|acres?|hectares?|ha|lit(?:re|er)s?|gallons?|pints?|"
+    r"hundredweights?|cwt|qrs?|tonnes?|tons?|acres?|hectares?|ha|lit(?:re|er)s?|gallons?|pints?|"
     r"bushels?|dollars?|euros?|shillings?|pence|guineas?|francs?|yuan|"
     r"square\s+(?:miles?|kilomet(?:re|er)s?|met(?:re|er)s?|feet)|sq\s?(?:mi|km|m|ft)|"
     r"years?|months?|weeks?|days?|hours?|minutes?|seconds?|per\s?cent|percent|%)(?![\w])"
@@ -4082,12 +4082,17 @@ def read_evidence(
                 spans.append((d_start, d_end, "DATE", None))
             if clock:
                 spans += [(m.start(), m.end(), "DATE", None) for m in _CLOCK.finditer(sentence)]
+            compound_end = -1
             for m in _NUMBER.finditer(sentence):
+                if m.start() < compound_end:
+                    continue  # "31 cwt 2 qr 9 lb": the smaller units are part of one measure
                 if not DATE_RX.fullmatch(m.group(0)) or _ZH_CLASSIFIER.match(sentence, m.end()):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
                     # "£6.2 million": the currency sign is part of the amount
                     at = m.start() - 1 if _currency_before(sentence, m.start()) else m.start()
                     end = _compound_measure_end(sentence, unit) if unit else m.end()
+                    if unit is not None and end > unit.end():
+                        compound_end = end
                     spans.append((at, end, "NUMBER", None))
             if zh_measure and expected == "NUMBER":
                 # "享年七十六岁" for 多少岁, "九海里" for 多少海里: a measure in Chinese

@@ -6306,3 +6306,20 @@ def test_a_birth_date_is_the_one_the_birth_dates() -> None:
         "In which year was Orvald Tessing born", "DATE", _ev(*texts), _linked("Orvald Tessing")
     )
     assert best is not None and "1862" in best.text
+
+
+@pytest.mark.parametrize(
+    ("text", "measure"),
+    [
+        # a weight in hundredweights, quarters and pounds is one measure, and the smaller
+        # units' numbers are no measures of their own
+        ("Great Tom weighs 31 cwt 2 qr 9 lb and hangs in D.", "31 cwt 2 qr 9 lb"),
+        ("Great Tom, cast in 1869, weighs 24 cwt 1 qr and hangs in E.", "24 cwt 1 qr"),
+        # controls: units the measure already read in two
+        ("Great Tom weighs 3 tons 2 cwt and hangs in C.", "3 tons 2 cwt"),
+        ("Great Tom weighs 24 cwt and hangs in E.", "24 cwt"),
+    ],
+)
+def test_a_measure_in_several_units_is_read_whole(text: str, measure: str) -> None:
+    best, _ = read_evidence("How heavy is Great Tom", "NUMBER", _ev(text), _linked("Great Tom"))
+    assert best is not None and best.text == measure
