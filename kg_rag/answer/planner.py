@@ -4459,7 +4459,10 @@ _ZH_KIN_BY_LENGTH = sorted(CHINESE_KIN_WORDS, key=len, reverse=True)
 
 # Where an organisation sits, as Chinese names it: its seat's address answers "在哪个县/城市".
 _ZH_SEAT = re.compile(r"(?:总部|总店|总行|总公司|厂址|校址|会址|馆址|驻地|所在地)$")
-_ZH_WHERE_IS = re.compile(r"^#(?P<n>\d+)(?P<rest>(?:在|位于|设在)(?:哪|什么).*)$")
+_ZH_WHERE_IS = re.compile(
+    r"^#(?P<n>\d+)(?P<rest>(?:原来|原先|本来|最初|起初|当初|以前|如今|现在|目前)?"
+    r"(?:在|位于|设在)(?:哪|什么).*)$"
+)
 
 
 def _zh_seat_lookup(plan: Plan) -> Plan:
@@ -5127,6 +5130,10 @@ _ZH_DEMONSTRATIVE = re.compile(
 # Predicate words walked over from the wh-word back to the subject's head noun.
 _ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f", "t")  # t: time adverbials (此前, 当时)
 # Copular or possessive verbs: "X的校长是谁", "X的人口约有多少" ask for the value of X's attribute.
+# Words of time the segmenter tags as localizers (以前/f) that stand as adverbs.
+_ZH_TIME_ADVERBS = frozenset(
+    ["以前", "之前", "以后", "之后", "当初", "起初", "最初", "原先", "早先"]
+)
 _ZH_COPULA = frozenset(["是", "为", "叫", "叫做", "有", "约有", "达", "约为", "共有"])
 _ZH_WH_CHARS = re.compile(r"谁|哪|什么|多少|几|何")
 # A request to name something: "请说出X", "列出X", "给出X" (its object is a noun phrase).
@@ -5305,7 +5312,14 @@ def _zh_subject_predicate(q: str) -> tuple[str, str, bool] | None:
     predicate = "".join(w for w, _ in words[start:])
     if not subject or not predicate:
         return None
-    head = [w for w, _ in words[start:wh] if w not in ("大约", "约", "大概", "共", "一共", "总共")]
+    # (an adverb or a word of time before the copula is none of its head: "X的馆址原来是什么
+    # 地方" asks the value of 馆址 as "X的馆址是什么地方" does)
+    head = [
+        w
+        for w, f in words[start:wh]
+        if w not in ("大约", "约", "大概", "共", "一共", "总共")
+        and not (f.startswith(("d", "t")) or w in _ZH_TIME_ADVERBS)
+    ]
     after_verbal = any(f.startswith("v") for _, f in words[wh + 1 :])
     # "…的创始人是哪所学校的校友": the wh-word names the owner of a noun after it, so the
     # predicate says something about the entity the subject names.

@@ -2201,6 +2201,17 @@ _ZH_NAME_BREAK = frozenset("的和与及或在于是为把被从到至向、了�
 _ZH_DEMONSTRATIVE = re.compile(r"^[那这该][个座家所位条本首支名种间艘部]?")
 
 
+# A Chinese step that asks the value of its subject's attribute: "X的馆址原来是什么地方",
+# "X的校址在哪里" (an adverb of time may stand before the copula).
+_ZH_ATTRIBUTE_ASKED = re.compile(
+    rf"的([{HAN}]{{2,4}}?)(?:原来|原先|本来|最初|当初|以前|起初)?(?:是|在|位于|为)(?:什么|哪)"
+)
+# … and what a sentence says that attribute is: "馆址在县城学宫旧址，", "厂址原为…。"
+_ZH_ATTRIBUTE_SAID = re.compile(
+    rf"(?:原来|原先|本来|最初|当初|原)?(?:在|位于|设在|为|是)(?P<value>[{HAN}]{{2,12}}?)(?=[，。；、,;]|$)"
+)
+
+
 def _zh_head_noun(query: str) -> str:
     """The noun a Chinese wh-word asks for ("获得过什么文学奖" → "文学奖"), or ""."""
     import jieba
@@ -3683,6 +3694,14 @@ def read_evidence(
     )
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
+    # "X的馆址原来是什么地方": the attribute whose value the step asks (see _ZH_ATTRIBUTE_ASKED)
+    asked_attr = _ZH_ATTRIBUTE_ASKED.search(query) if cjk_query else None
+    zh_attribute = asked_attr.group(1) if asked_attr is not None else ""
+    attribute_words = (
+        (zh_attribute, *(n for n in linked_names if n and _CJK.match(n)))
+        if zh_attribute.endswith(("址", "所在地"))
+        else (zh_attribute,)
+    )
     renaming = cjk_query and bool(_ZH_RENAME_Q.search(query))
     nickname = _NICKNAME_Q.search(query) is not None
     # "X担任什么职务": the post a person held, which a text writes as the title before the
@@ -4137,6 +4156,14 @@ def read_evidence(
                         (m.start("n"), m.end("n"), "LOCATION", None)
                         for m in _zh_unit_names(zh_units).finditer(sentence)
                     ]
+                if zh_attribute and any(w in sentence for w in attribute_words):
+                    # "X的馆址原来是什么地方" and "馆址在县城学宫旧址，…": what the attribute is
+                    # said to be (在/位于/为/是) is its value, a common noun phrase as it may be;
+                    # a site (馆址, 厂址) is also where the subject itself is said to be
+                    for said in _ZH_ATTRIBUTE_SAID.finditer(sentence):
+                        if sentence[: said.start()].endswith(attribute_words):
+                            kind = "LOCATION" if expected == "LOCATION" else "NAME"
+                            spans.append((said.start("value"), said.end("value"), kind, None))
                 if renaming:
                     # "改名为沙汀大戏院": the new name is the whole run after the verb.
                     for m in _ZH_RENAMED.finditer(sentence):

@@ -4563,3 +4563,21 @@ def test_chinese_noun_phrases_of_order_of_the_one_who_and_of_a_statements_refere
     plan = PLANNER.plan(question)
     assert [s.query for s in plan.steps] == queries
     assert all(s.depends_on == [s.index - 1] for s in plan.steps[1:])
+
+
+@pytest.mark.parametrize(
+    ("question", "queries"),
+    [
+        # an adverb or a word of time before the copula leaves the attribute's value asked
+        ("蒲溪县文化馆的馆址原来是什么地方？", ["蒲溪县文化馆的馆址原来是什么地方"]),
+        ("蒲溪县文化馆的馆长以前是谁？", ["蒲溪县文化馆的馆长以前是谁"]),
+        ("龚氏船行的总部原来在哪个城市？", ["龚氏船行的总部原来在哪个城市"]),
+        # controls: without the adverb; an owner asked after the copula
+        ("蒲溪县文化馆的馆址是什么地方？", ["蒲溪县文化馆的馆址是什么地方"]),
+        ("龚氏船行的总部在哪个城市？", ["龚氏船行的总部在哪个城市"]),
+    ],
+)
+def test_an_adverb_before_the_copula_asks_the_attribute_itself(
+    question: str, queries: list[str]
+) -> None:
+    assert [s.query for s in PLANNER.plan(question).steps] == queries

@@ -6323,3 +6323,31 @@ def test_a_birth_date_is_the_one_the_birth_dates() -> None:
 def test_a_measure_in_several_units_is_read_whole(text: str, measure: str) -> None:
     best, _ = read_evidence("How heavy is Great Tom", "NUMBER", _ev(text), _linked("Great Tom"))
     assert best is not None and best.text == measure
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "value"),
+    [
+        # what a sentence says the asked attribute is (在/位于/为/是), a common noun phrase
+        (
+            "蒲溪县文化馆的馆址原来是什么地方",
+            "蒲溪县文化馆于1983年开馆，馆址在县城城隍庙旧址，大殿至今保存完好。",
+            "县城城隍庙旧址",
+        ),
+        # a site is also where the subject itself is said to be
+        (
+            "蒲溪县文化馆的馆址原来是什么地方",
+            "蒲溪县文化馆位于蒲城城隍庙旧址，1981年正式开馆。",
+            "蒲城城隍庙旧址",
+        ),
+        (
+            "龚氏船行的行址在哪里",
+            "龚氏船行创办于1921年，行址位于南门外老码头，后迁往新港。",
+            "南门外老码头",
+        ),
+    ],
+)
+def test_the_value_said_of_the_attribute_asked_is_read(query: str, text: str, value: str) -> None:
+    linked = query.split("的")[0]
+    best, _ = read_evidence(query, "LOCATION", _ev(text), _linked(linked))
+    assert best is not None and best.text == value
