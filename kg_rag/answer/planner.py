@@ -339,6 +339,7 @@ def _en_phrasings(q: str) -> str:
         q,
         flags=re.IGNORECASE,
     )
+    q = _LONGER_LIFE.sub(_longer_life, q)  # "Did A reach a greater age than B": lived longer
     # Informal kin words are the kin terms the evidence writes ("Ivo's dad").
     q = _INFORMAL_KIN.sub(lambda m: _INFORMAL_KIN_TERMS[m.group(0).lower()], q)
     # "… attended by X's founder?": a possessive that closes the question is the
@@ -1137,6 +1138,8 @@ _VERB_COUNTED = re.compile(
 
 
 def _en_value_query(option: str, pred: str, kind: AnswerType) -> str:
+    if re.fullmatch(r"(?:lived|live|lives|did\s+live|has\s+lived)", pred.strip()):
+        return _age_at_death_query(option)  # "Who lived longer": the age at death
     wh = {"DATE": "When", "NUMBER": "How many"}.get(kind, "What")
     have = re.match(r"^(has|have|had)\s+(.+)$", pred, re.IGNORECASE)
     if have and kind == "NUMBER":  # "has more inhabitants" → "How many inhabitants does X have"
@@ -1510,6 +1513,30 @@ _EN_HAVE_THAN = re.compile(
     r"(?P<more>more|fewer|less)\s+(?P<noun>[a-z][a-z\s]*?)\s+than\s+(?P<b>.+?)\s*$",
     re.IGNORECASE,
 )
+# A longer life, said of two people (after _LONGER_LIFE's rewrite): "Did A live longer than B?"
+_EN_LIVED_LONGER = re.compile(
+    r"^(?:did|does|do)\s+(?P<a>.+?)\s+live\s+longer\s+than\s+(?P<b>.+?)\s*$", re.IGNORECASE
+)
+# The idioms of a longer life, as "live longer": "reach a greater age", "live to a greater
+# age", "die older", "die at a greater age" ("outlive" is no such idiom: it says who died
+# later).
+_LONGER_LIFE = re.compile(
+    r"\b(?:(?:reach|live)(?P<past1>ed|d)?(?:\s+to)?\s+(?:a\s+)?(?:greater|higher|older)\s+age"
+    r"|die(?P<past2>d)?\s+(?:at\s+(?:a\s+)?(?:greater|higher|older)\s+age|older))\b",
+    re.IGNORECASE,
+)
+
+
+def _longer_life(m: re.Match[str]) -> str:
+    """The longer-life idiom ``m`` as "live(d) longer" (see :data:`_LONGER_LIFE`)."""
+    return "lived longer" if m["past1"] or m["past2"] else "live longer"
+
+
+def _age_at_death_query(option: str) -> str:
+    """The value step of a longer life: the age at death ("How old was X when X died")."""
+    return f"How old was {option} when {option} died"
+
+
 _EN_ADJ_THAN = re.compile(
     _EN_LEAD
     + r"(?P<aux>is|was|are|were)\s+(?P<a>.+?)\s+(?P<adjer>[a-z]+er)\s+than\s+(?P<b>.+?)\s*$",
@@ -1599,6 +1626,12 @@ def _en_two_quantities(q: str, question: str) -> Plan | None:
             return None
         comparison = plan.comparison.model_copy(update={"factor": factor})
         return plan.model_copy(update={"comparison": comparison})
+    longer = _EN_LIVED_LONGER.match(q)
+    if longer is not None:
+        # "Did A live longer than B?": each one's age at death, the first against the second
+        options = [_strip_option(longer["a"]), _strip_option(longer["b"])]
+        queries = [_age_at_death_query(o) for o in options]
+        return _order_plan(question, options, queries, "NUMBER", "gt", "age")
     m = _EN_HAVE_THAN.match(q)
     adj = None
     if m is None:

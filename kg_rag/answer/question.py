@@ -612,11 +612,94 @@ def date_key(text: str) -> tuple[int, int, int] | None:
     return year, month, day
 
 
-def number_value(text: str) -> float | None:
-    """The first number in ``text`` (commas allowed; million/billion scale words applied)."""
-    m = _NUMBER_RX.search(text)
+_EN_ONES = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_EN_TENS = {
+    w: 10 * i
+    for i, w in enumerate(
+        ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+    if w != "_"
+}
+_EN_ORDINAL_ONES = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+}
+# A cardinal or ordinal under a hundred in words: "seventy-eight", "seventy-second".
+_EN_NUMBER_WORD = re.compile(
+    r"\b(?P<tens>twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[-\s](?P<unit>[a-z]+))?\b"
+    r"|\b(?P<ones>" + "|".join(_EN_ONES) + r")\b",
+    re.IGNORECASE,
+)
+# "in his seventy-second year": the age then is one less than the year's ordinal.
+_IN_NTH_YEAR = re.compile(
+    r"\bin\s+(?:his|her|their)\s+(?P<nth>[a-z\-\s]+?|\d+(?:st|nd|rd|th))\s+year\b"
+)
+
+
+def _word_number(text: str) -> float | None:
+    """A number under a hundred written in words (see :data:`_EN_NUMBER_WORD`); ordinals of
+    a year of life ("in his seventy-second year") give the age completed (71)."""
+    low = text.lower()
+    nth = _IN_NTH_YEAR.search(low)
+    if nth is not None:
+        word = nth["nth"]
+        digits = re.match(r"\d+", word)
+        if digits is not None:
+            return float(int(digits.group(0)) - 1)
+        parts = re.split(r"[-\s]+", word.strip())
+        value = _EN_TENS.get(parts[0], 0) + _EN_ORDINAL_ONES.get(parts[-1], 0)
+        if parts[-1].endswith("ieth"):
+            value = _EN_TENS.get(parts[-1][:-4] + "y", 0)
+        return float(value - 1) if value > 1 else None
+    m = _EN_NUMBER_WORD.search(low)
     if m is None:
         return None
+    if m["ones"]:
+        # ("one" and "zero" alone are as often pronouns and idioms as numbers: no value)
+        return float(_EN_ONES[m["ones"]]) if _EN_ONES[m["ones"]] > 1 else None
+    unit = _EN_ONES.get(m["unit"] or "", 0) if (m["unit"] or "") in _EN_ONES else 0
+    return float(_EN_TENS[m["tens"]] + unit)
+
+
+def number_value(text: str) -> float | None:
+    """The first number in ``text`` (commas allowed; million/billion scale words applied); a
+    text with no digits may write it in words ("seventy-eight", "in his seventy-second year")."""
+    m = _NUMBER_RX.search(text)
+    if m is None or _IN_NTH_YEAR.search(text.lower()):
+        return _word_number(text)
     value = float(m.group(0).replace(",", ""))
     tail = text[m.end() : m.end() + 12].lower()
     if tail.lstrip().startswith("billion") or "亿" in tail[:2]:

@@ -1139,6 +1139,17 @@ _NUMBER_WORDS = re.compile(
     rf"|sixteen|seventeen|eighteen|nineteen|(?:a|{_UNITS_WORD})\s+hundred)\b",
     re.IGNORECASE,
 )
+# An age in words: "aged seventy-eight", "at the age of eighty", "He was seventy-eight."
+_AGE_IN_WORDS = re.compile(
+    rf"\b(?:aged|age\s+of|(?:he|she)\s+was)\s+(?P<n>{_NUMBER_WORDS.pattern[2:-2]})\b",
+    re.IGNORECASE,
+)
+# The year of life an age is said by: "in his seventy-second year", "in her 72nd year".
+_NTH_YEAR = re.compile(
+    r"\bin\s+(?:his|her|their)\s+(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"[-\s]?)?(?:[a-z]+(?:st|nd|rd|th)|\d+(?:st|nd|rd|th))\s+year\b",
+    re.IGNORECASE,
+)
 _WORD_AFTER_NUMBER = re.compile(r"\s+([A-Za-z]+)\b")
 # What a value is said at: a year ("in 2017", "2017年") or a funding round ("Series B",
 # "B轮", "天使轮", "seed round").
@@ -2204,7 +2215,9 @@ _ZH_DEMONSTRATIVE = re.compile(r"^[那这该][个座家所位条本首支名种�
 # A Chinese step that asks the value of its subject's attribute: "X的馆址原来是什么地方",
 # "X的校址在哪里" (an adverb of time may stand before the copula).
 _ZH_ATTRIBUTE_ASKED = re.compile(
-    rf"的([{HAN}]{{2,4}}?)(?:原来|原先|本来|最初|当初|以前|起初)?(?:是|在|位于|为)(?:什么|哪)"
+    rf"的([{HAN}]{{2,4}}?)(?:原来|原先|本来|最初|当初|以前|起初)?(?:是|在|位于|为)"
+    # (the generic wh-words: "在哪个县" asks a unit of the address, not the whole value)
+    r"(?:什么地方|什么|哪里|哪儿|何处|何地)[？?]?$"
 )
 # … and what a sentence says that attribute is: "馆址在县城学宫旧址，", "厂址原为…。"
 _ZH_ATTRIBUTE_SAID = re.compile(
@@ -3694,6 +3707,11 @@ def read_evidence(
     )
     cjk_query = bool(_CJK.search(query))
     zh_head = head if cjk_query else ""
+    age_asked = (
+        not cjk_query
+        and expected == "NUMBER"
+        and re.search(r"(?i)\bhow\s+old\b", query) is not None
+    )
     # "X的馆址原来是什么地方": the attribute whose value the step asks (see _ZH_ATTRIBUTE_ASKED)
     asked_attr = _ZH_ATTRIBUTE_ASKED.search(query) if cjk_query else None
     zh_attribute = asked_attr.group(1) if asked_attr is not None else ""
@@ -4113,6 +4131,22 @@ def read_evidence(
                     if unit is not None and end > unit.end():
                         compound_end = end
                     spans.append((at, end, "NUMBER", None))
+            if age_asked:
+                # "How old was X when he died": an age in words ("aged seventy-eight", "He was
+                # seventy-eight.") or the year of life it was ("in his seventy-second year")
+                spans += [
+                    (m.start("n"), m.end("n"), "NUMBER", None)
+                    for m in _AGE_IN_WORDS.finditer(sentence)
+                ]
+                spans += [
+                    (m.start(), m.end(), "NUMBER", None) for m in _NTH_YEAR.finditer(sentence)
+                ]
+                # (the day of a date is no age: "died on 11 December 1829")
+                spans = [
+                    sp
+                    for sp in spans
+                    if sp[2] != "NUMBER" or not any(a <= sp[0] < b for a, b, _ in sentence_dates)
+                ]
             if zh_measure and expected == "NUMBER":
                 # "享年七十六岁" for 多少岁, "九海里" for 多少海里: a measure in Chinese
                 # numerals in the unit asked (in another unit it answers nothing asked)

@@ -14,6 +14,7 @@ from kg_rag.answer.question import (
     date_key,
     head_noun_type,
     is_yes_no,
+    number_value,
     year_only,
 )
 from kg_rag.answer.router import RuleRouter
@@ -4581,3 +4582,48 @@ def test_an_adverb_before_the_copula_asks_the_attribute_itself(
     question: str, queries: list[str]
 ) -> None:
     assert [s.query for s in PLANNER.plan(question).steps] == queries
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Did Sabra Quint live longer than Orvald Tessing?",
+        "Did Sabra Quint reach a greater age than Orvald Tessing?",
+        "Did Sabra Quint die at a greater age than Orvald Tessing?",
+        "Who lived longer, Sabra Quint or Orvald Tessing?",
+        "Which of Sabra Quint and Orvald Tessing lived longer?",
+        "Who died older, Sabra Quint or Orvald Tessing?",
+    ],
+)
+def test_a_longer_life_compares_the_ages_at_death(question: str) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps[:2]] == [
+        "How old was Sabra Quint when Sabra Quint died",
+        "How old was Orvald Tessing when Orvald Tessing died",
+    ]
+    assert plan.comparison is not None and plan.comparison.order in ("gt", "max")
+
+
+def test_outliving_is_no_longer_life() -> None:
+    # control: "outlive" says who died later, not who reached the greater age
+    plan = PLANNER.plan("Did Sabra Quint outlive Orvald Tessing?")
+    assert not any(s.query.startswith("How old") for s in plan.steps)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a number in words, and the year of life an age is said by (the age completed)
+        ("seventy-eight", 78.0),
+        ("eleven", 11.0),
+        ("in his seventy-second year", 71.0),
+        ("in her 72nd year", 71.0),
+        ("in his twentieth year", 19.0),
+        # controls: digits; no number; "one" alone is no value
+        ("71", 71.0),
+        ("Harnick", None),
+        ("the one", None),
+    ],
+)
+def test_number_value_reads_words_and_years_of_life(text: str, value: float | None) -> None:
+    assert number_value(text) == value

@@ -6351,3 +6351,32 @@ def test_the_value_said_of_the_attribute_asked_is_read(query: str, text: str, va
     linked = query.split("的")[0]
     best, _ = read_evidence(query, "LOCATION", _ev(text), _linked(linked))
     assert best is not None and best.text == value
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        # an age in words after its verb, or the year of life it was; the day of a date is
+        # no age
+        (
+            "Orvald Tessing died at his home in Harnick on the nineteenth of November. He was "
+            "seventy-eight.",
+            "seventy-eight",
+        ),
+        (
+            "Orvald Tessing died at Harnick on 11 December 1829, in his seventy-second year.",
+            "in his seventy-second year",
+        ),
+        ("Orvald Tessing died at Harnick in 1829, aged eighty-one.", "eighty-one"),
+        # control: an age in digits
+        ("Orvald Tessing died at Harnick on 11 December 1829, aged 71.", "71"),
+    ],
+)
+def test_an_age_at_death_is_read_in_words_or_as_a_year_of_life(text: str, age: str) -> None:
+    best, _ = read_evidence(
+        "How old was Orvald Tessing when he died",
+        "NUMBER",
+        _ev(text),
+        _linked("Orvald Tessing"),
+    )
+    assert best is not None and best.text == age
