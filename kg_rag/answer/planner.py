@@ -4204,7 +4204,11 @@ def _zh_compare(q: str, question: str, events: tuple[str, str] | None = None) ->
         head = next((tail[k:] for k in range(len(tail)) if pred.startswith(tail[k:])), "")
         if head:
             pred = pred[len(head) :]
-    if events is not None and kind == "DATE":
+    if _ZH_AGE_AT_DEATH.search(m["rest"]):
+        # "谁去世时年纪更大", "谁更长寿": each one's age at death (享年), the greater wins
+        queries = [f"{o}享年多少岁" for o in (a, b)]
+        kind, order = "NUMBER", ("min" if re.search(r"更?(?:小|轻|短)", m["rest"]) else "max")
+    elif events is not None and kind == "DATE":
         queries = [f"{o}{e}是在哪一年" for o, e in zip((a, b), events, strict=True)]
     elif re.fullmatch(r"(?:的?(?:年纪|年龄|岁数))?", pred) and re.search(
         r"年长|年轻|年纪|岁数|年龄", m["rest"]
@@ -4220,6 +4224,12 @@ def _zh_compare(q: str, question: str, events: tuple[str, str] | None = None) ->
     else:
         queries = [f"{o}{pred}是{wh}" if pred else f"{o}是{wh}" for o in (a, b)]
     return _value_plan(question, [a, b], queries, kind, order, "compare", pred, False)
+
+
+# A Chinese comparison of ages at death: 去世时年纪更大, 更长寿, 享年更高.
+_ZH_AGE_AT_DEATH = re.compile(
+    r"(?:去世|逝世|过世|死|离世)(?:时|的时候)的?(?:年纪|年龄|岁数)|长寿|享年"
+)
 
 
 def _opens_with_surname(text: str) -> bool:

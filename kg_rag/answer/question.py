@@ -694,10 +694,50 @@ def _word_number(text: str) -> float | None:
     return float(_EN_TENS[m["tens"]] + unit)
 
 
+_ZH_NUMERAL_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+# A Chinese numeral under a thousand: 七十五, 十八, 一百零三.
+_ZH_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百]+")
+
+
+def _zh_numeral(run: str) -> int | None:
+    """The value of a Chinese numeral under a thousand (七十五 → 75, 十八 → 18, 一百零三 →
+    103), or None when ``run`` is no such numeral."""
+    value, digit = 0, None
+    for ch in run:
+        if ch in _ZH_NUMERAL_DIGITS:
+            digit = _ZH_NUMERAL_DIGITS[ch]
+        elif ch == "百":
+            value += (digit if digit is not None else 1) * 100
+            digit = None
+        elif ch == "十":
+            value += (digit if digit is not None else 1) * 10
+            digit = None
+        else:
+            return None
+    value += digit or 0
+    return value if value > 1 else None
+
+
 def number_value(text: str) -> float | None:
     """The first number in ``text`` (commas allowed; million/billion scale words applied); a
     text with no digits may write it in words ("seventy-eight", "in his seventy-second year")."""
     m = _NUMBER_RX.search(text)
+    if m is None and (zh := _ZH_NUMERAL_RUN.search(text)) is not None:
+        value = _zh_numeral(zh.group(0))  # 七十五岁
+        return float(value) if value is not None else None
     if m is None or _IN_NTH_YEAR.search(text.lower()):
         return _word_number(text)
     value = float(m.group(0).replace(",", ""))

@@ -4619,6 +4619,10 @@ def test_outliving_is_no_longer_life() -> None:
         ("in his seventy-second year", 71.0),
         ("in her 72nd year", 71.0),
         ("in his twentieth year", 19.0),
+        # a Chinese numeral under a thousand
+        ("七十五岁", 75.0),
+        ("十八", 18.0),
+        ("一百零三", 103.0),
         # controls: digits; no number; "one" alone is no value
         ("71", 71.0),
         ("Harnick", None),
@@ -4627,3 +4631,17 @@ def test_outliving_is_no_longer_life() -> None:
 )
 def test_number_value_reads_words_and_years_of_life(text: str, value: float | None) -> None:
     assert number_value(text) == value
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "龚石岩和蒲仲明，谁去世时年纪更大？",
+        "龚石岩和蒲仲明谁更长寿？",
+        "龚石岩和蒲仲明谁享年更高？",
+    ],
+)
+def test_a_chinese_longer_life_compares_the_ages_at_death(question: str) -> None:
+    plan = PLANNER.plan(question)
+    assert [s.query for s in plan.steps[:2]] == ["龚石岩享年多少岁", "蒲仲明享年多少岁"]
+    assert plan.comparison is not None and plan.comparison.order == "max"
