@@ -736,8 +736,8 @@ def number_value(text: str) -> float | None:
     text with no digits may write it in words ("seventy-eight", "in his seventy-second year")."""
     m = _NUMBER_RX.search(text)
     if m is None and (zh := _ZH_NUMERAL_RUN.search(text)) is not None:
-        value = _zh_numeral(zh.group(0))  # 七十五岁
-        return float(value) if value is not None else None
+        zh_value = _zh_numeral(zh.group(0))  # 七十五岁
+        return float(zh_value) if zh_value is not None else None
     if m is None or _IN_NTH_YEAR.search(text.lower()):
         return _word_number(text)
     value = float(m.group(0).replace(",", ""))
