@@ -687,14 +687,14 @@ _INNER_POSSESSIVE = re.compile(
 )
 
 
-# A saint's name with its possessive names a place called after the saint ("St Elvan's", a
+# A saint's name with its possessive names a place called after the saint ("St Orvald's", a
 # church; "Saint Anne's", a school): it is whole, no owner of the noun after it.
 _SAINTS_PLACE = re.compile(r"(?:St\.?|Saint|Ste\.?)\s+[A-Z]")
 
 
 def _closing_possessive(m: re.Match[str]) -> str:
     """ "by X's founder?" → "by the founder of X" (see :data:`_CLOSING_POSSESSIVE`); the match
-    unchanged when the word after the possessive is a verb ("of St Elvan's born?") or the
+    unchanged when the word after the possessive is a verb ("of St Orvald's born?") or the
     owner a saint's place."""
     noun = m["noun"]
     if is_participle(noun) or _finite_verb(noun) or _SAINTS_PLACE.match(m["name"]):
@@ -1936,7 +1936,7 @@ def _en_conjunction(q: str, question: str) -> Plan | None:
 # teacher married a painter. Where was he born?", "X had a daughter named after her. Which
 # school did that daughter found?". The indefinite noun phrase is the new referent.
 # The indefinite noun phrase both statement patterns end in: "a [mods] N [rest]".
-# The modifiers may hold a name and its possessive ("a former St Elvan's captain").
+# The modifiers may hold a name and its possessive ("a former St Orvald's captain").
 _INDEFINITE_NP = (
     r"\s+(?:an?|one)\s+(?P<mods>(?:[a-z][\w\-]*\s+){0,2}?(?:(?:[A-Z][\w\-]*\s+)*"
     r"[A-Z][\w\-]*['’]s\s+)?)"
@@ -3622,7 +3622,7 @@ def _find_bridge(text: str) -> tuple[int, int, str, str, str] | None:
         _SAINTS_PLACE.match(m["owner"].strip())
         or (is_participle(w := m["noun"].split()[0]) and not w.endswith("ing"))
     ):
-        m = None  # "St Elvan's": a place, whole; "X's born": no noun owned
+        m = None  # "St Orvald's": a place, whole; "X's born": no noun owned
     if (
         m
         and _COPULA_LEAD.match(text[: m.start()])
@@ -4153,7 +4153,7 @@ def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | N
             and (words[0][1] == "nr")
         ):
             # no verb the segmenter knows ("当上" cut as 当/上县): the name it tags, or a
-            # surname and the given name it cut off (鲁/清远)
+            # surname and the given name it cut off (龚/石岩)
             name = words[0][0]
             if len(name) == 1 and len(words) > 1 and len(words[1][0]) <= 2:
                 name += words[1][0]
@@ -4463,8 +4463,8 @@ _ZH_HELD = "甲乙丙"
 
 
 def _zh_chained(rest: str, steps: list[PlanStep], question: str) -> Plan | None:
-    """The plan of a clause about the last of ``steps``' answers ("这幅长卷主绣者的师父生在哪个
-    村" → "#n主绣者", "#n+1的师父", "#n+2生在哪个村"), its steps after ``steps``; None when
+    """The plan of a clause about the last of ``steps``' answers ("这座石桥设计者的师父生在哪个
+    村" → "#n设计者", "#n+1的师父", "#n+2生在哪个村"), its steps after ``steps``; None when
     the clause is one lookup of that answer."""
     base = len(steps)
     sub = _zh_bridge(_clean(f"{_ZH_HELD}{rest}"), question)
@@ -5150,7 +5150,7 @@ def _zh_words(text: str) -> list[tuple[str, str]]:
             and words[i + 1][1].startswith("n")
             and zh_noun_type(words[i + 1][0]) == "PERSON"
         ):
-            # "廖某的二徒弟", "三女儿": a numeral of order before a person noun is part of it
+            # "龚某的二徒弟", "三女儿": a numeral of order before a person noun is part of it
             # (the second apprentice), not a quantity of its own
             out.append((word + words[i + 1][0], "n"))
             i += 2
@@ -5563,8 +5563,8 @@ def _zh_np_parts(subject: str) -> list[str]:
         ):
             parts = [*parts[:-2], f"{parts[-2]}的{parts[-1]}"]
     if len(parts) >= 3 and parts[-1] in _ZH_THE_ONE:
-        # "长卷的主绣的人": 人 is no attribute of anything; what it follows says what the
-        # person did ("主绣的人", the one who did the main embroidery), one part with it
+        # "石桥的督造的人": 人 is no attribute of anything; what it follows says what the
+        # person did ("督造的人", the one who oversaw the building), one part with it
         parts = [*parts[:-2], f"{parts[-2]}的{parts[-1]}"]
     return parts
 

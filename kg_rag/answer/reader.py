@@ -2219,7 +2219,7 @@ _ZH_ATTRIBUTE_ASKED = re.compile(
     # (the generic wh-words: "在哪个县" asks a unit of the address, not the whole value)
     r"(?:什么地方|什么|哪里|哪儿|何处|何地)[？?]?$"
 )
-# … and what a sentence says that attribute is: "馆址在县城学宫旧址，", "厂址原为…。"
+# … and what a sentence says that attribute is: "馆址在县城药王庙旧址，", "厂址原为…。"
 _ZH_ATTRIBUTE_SAID = re.compile(
     rf"(?:原来|原先|本来|最初|当初|原)?(?:在|位于|设在|为|是)(?P<value>[{HAN}]{{2,12}}?)(?=[，。；、,;]|$)"
 )
@@ -4122,7 +4122,7 @@ def read_evidence(
             compound_end = -1
             for m in _NUMBER.finditer(sentence):
                 if m.start() < compound_end:
-                    continue  # "31 cwt 2 qr 9 lb": the smaller units are part of one measure
+                    continue  # "24 cwt 1 qr 7 lb": the smaller units are part of one measure
                 if not DATE_RX.fullmatch(m.group(0)) or _ZH_CLASSIFIER.match(sentence, m.end()):
                     unit = _UNIT.match(sentence, m.end()) if measure else None
                     # "£6.2 million": the currency sign is part of the amount
@@ -4191,7 +4191,7 @@ def read_evidence(
                         for m in _zh_unit_names(zh_units).finditer(sentence)
                     ]
                 if zh_attribute and any(w in sentence for w in attribute_words):
-                    # "X的馆址原来是什么地方" and "馆址在县城学宫旧址，…": what the attribute is
+                    # "X的馆址原来是什么地方" and "馆址在县城药王庙旧址，…": what the attribute is
                     # said to be (在/位于/为/是) is its value, a common noun phrase as it may be;
                     # a site (馆址, 厂址) is also where the subject itself is said to be
                     for said in _ZH_ATTRIBUTE_SAID.finditer(sentence):

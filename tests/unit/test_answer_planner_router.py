@@ -4543,8 +4543,8 @@ def test_a_saints_place_is_no_owner(question: str, queries: list[str]) -> None:
         ("龚石岩的三女儿生于哪一年？", ["龚石岩的三女儿", "#1生于哪一年"]),  # control
         # 人 after a 的 is the one who did what it follows, no attribute of its own
         (
-            "蒲溪百舸图的主绣的人是哪个村出生的？",
-            ["蒲溪百舸图的主绣的人", "#1是哪个村出生的"],
+            "蒲溪渔舟图的主绣的人是哪个村出生的？",
+            ["蒲溪渔舟图的主绣的人", "#1是哪个村出生的"],
         ),
         # the clause about what a statement introduced is planned as a question of its own
         (

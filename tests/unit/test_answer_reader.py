@@ -6219,7 +6219,7 @@ _KEEPERS = (
     "# Keepers of Thorrowby Light\n\n| Keeper | Term | Notes |\n|---|---|---|\n"
     "| Bellcombe Orrey | 1861–1890 | First keeper |\n"
     "| Edwin Pallister | 1890–1921 | Lost a hand in the 1903 gale |\n"
-    "| Marian Quelch | 1921–1958 | The first woman to keep it |\n"
+    "| Marian Dorsett | 1921–1958 | The first woman to keep it |\n"
     "| Hollis Vantreck | 1958–1984 | Last resident keeper |\n"
 )
 _KEEPERS_ZH = (
@@ -6231,12 +6231,12 @@ _KEEPERS_ZH = (
 # the table's rows out of order: the years order them
 _KEEPERS_UNORDERED = (
     "| Keeper | Term |\n|---|---|\n"
-    "| Marian Quelch | 1921–1958 |\n"
+    "| Marian Dorsett | 1921–1958 |\n"
     "| Bellcombe Orrey | 1861–1890 |\n"
     "| Edwin Pallister | 1890–1921 |\n"
 )
 _PROSE = (
-    "Marian Quelch came to the light from Ellerdale, where her brother Hollis Vantreck kept the "
+    "Marian Dorsett came to the light from Ellerdale, where her brother Hollis Vantreck kept the "
     "harbour lamp."
 )
 
@@ -6244,17 +6244,17 @@ _PROSE = (
 @pytest.mark.parametrize(
     ("query", "table", "linked", "person"),
     [
-        ("predecessor of Marian Quelch", _KEEPERS, "Marian Quelch", "Edwin Pallister"),
-        ("Marian Quelch's predecessor as keeper", _KEEPERS, "Marian Quelch", "Edwin Pallister"),
-        ("Who preceded Marian Quelch", _KEEPERS, "Marian Quelch", "Edwin Pallister"),
-        ("successor of Marian Quelch", _KEEPERS, "Marian Quelch", "Hollis Vantreck"),
-        ("Who succeeded Edwin Pallister", _KEEPERS, "Edwin Pallister", "Marian Quelch"),
+        ("predecessor of Marian Dorsett", _KEEPERS, "Marian Dorsett", "Edwin Pallister"),
+        ("Marian Dorsett's predecessor as keeper", _KEEPERS, "Marian Dorsett", "Edwin Pallister"),
+        ("Who preceded Marian Dorsett", _KEEPERS, "Marian Dorsett", "Edwin Pallister"),
+        ("successor of Marian Dorsett", _KEEPERS, "Marian Dorsett", "Hollis Vantreck"),
+        ("Who succeeded Edwin Pallister", _KEEPERS, "Edwin Pallister", "Marian Dorsett"),
         ("Whom did Edwin Pallister succeed", _KEEPERS, "Edwin Pallister", "Bellcombe Orrey"),
         ("蒲仲明的前任", _KEEPERS_ZH, "蒲仲明", "龚石岩"),
         ("接替龚石岩看守灯塔的人", _KEEPERS_ZH, "龚石岩", "蒲仲明"),  # a name with an aside
         ("接替蒲仲明的人", _KEEPERS_ZH, "蒲仲明", "尚秋禾"),
         ("蒲仲明的继任者是谁", _KEEPERS_ZH, "蒲仲明", "尚秋禾"),
-        ("predecessor of Marian Quelch", _KEEPERS_UNORDERED, "Marian Quelch", "Edwin Pallister"),
+        ("predecessor of Marian Dorsett", _KEEPERS_UNORDERED, "Marian Dorsett", "Edwin Pallister"),
     ],
 )
 def test_the_holder_before_or_after_someone_is_the_row_before_or_after_theirs(
@@ -6331,14 +6331,14 @@ def test_a_measure_in_several_units_is_read_whole(text: str, measure: str) -> No
         # what a sentence says the asked attribute is (在/位于/为/是), a common noun phrase
         (
             "蒲溪县文化馆的馆址原来是什么地方",
-            "蒲溪县文化馆于1983年开馆，馆址在县城城隍庙旧址，大殿至今保存完好。",
-            "县城城隍庙旧址",
+            "蒲溪县文化馆于1983年开馆，馆址在县城药王庙旧址，大殿至今保存完好。",
+            "县城药王庙旧址",
         ),
         # a site is also where the subject itself is said to be
         (
             "蒲溪县文化馆的馆址原来是什么地方",
-            "蒲溪县文化馆位于蒲城城隍庙旧址，1981年正式开馆。",
-            "蒲城城隍庙旧址",
+            "蒲溪县文化馆位于蒲城药王庙旧址，1981年正式开馆。",
+            "蒲城药王庙旧址",
         ),
         (
             "龚氏船行的行址在哪里",
