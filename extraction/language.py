@@ -46,6 +46,7 @@ __all__ = [
     "split_sentences",
     "trim_span",
     "zh_era_year",
+    "zh_numeral",
 ]
 
 # -- scripts ---------------------------------------------------------------------------------
@@ -391,6 +392,30 @@ _ZH_ERA_COUNT = r"元|[一二三四五六七八九十廿]{1,4}|\d{1,2}"
 ZH_ERA_YEAR = rf"(?:{_ZH_ERA_NAME})(?:{_ZH_ERA_COUNT})年"
 _ZH_ERA_RX = re.compile(rf"({_ZH_ERA_NAME})({_ZH_ERA_COUNT})年")
 _ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_DIGIT = "一二两三四五六七八九"
+# A Chinese numeral under a thousand, as the language writes it: 七十五, 十八, 一百零三, 两百.
+_ZH_NUMERAL_FORM = re.compile(
+    rf"(?:(?P<h>[{_ZH_DIGIT}])?(?P<hundred>百))?(?:零?(?P<t>[{_ZH_DIGIT}])?(?P<ten>十))?"
+    rf"(?:零?(?P<u>[{_ZH_DIGIT}零〇]))?"
+)
+
+
+def zh_numeral(text: str) -> int | None:
+    """The value of a Chinese numeral under a thousand written whole in ``text`` (七十五 → 75,
+    十八 → 18, 一百零三 → 103, 两百 → 200), or None when ``text`` is no such numeral."""
+    m = _ZH_NUMERAL_FORM.fullmatch(text)
+    if not text or m is None:
+        return None
+
+    def digit(ch: str | None, default: int) -> int:
+        return default if ch is None else 2 if ch == "两" else _ZH_DIGITS.get(ch, 0)
+
+    value = 0
+    if m["hundred"]:
+        value += digit(m["h"], 1) * 100
+    if m["ten"]:
+        value += digit(m["t"], 1) * 10
+    return value + digit(m["u"], 0)
 
 
 def zh_era_year(text: str) -> int | None:
@@ -405,12 +430,7 @@ def zh_era_year(text: str) -> int | None:
     elif count.isdigit():
         n = int(count)
     else:
-        count = count.replace("廿", "二十")
-        tens, _, units = count.partition("十")
-        if "十" in count:
-            n = (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(units, 0))
-        else:
-            n = _ZH_DIGITS.get(count, 0)
+        n = zh_numeral(count.replace("廿", "二十")) or 0
     if n <= 0:
         return None
     return ZH_ERA_START[m.group(1)] + n - 1

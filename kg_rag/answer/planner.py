@@ -44,6 +44,7 @@ from kg_rag.answer.question import (
     TITLED_WORKS,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
+    ZH_FORMER_TIME,
     ZH_GRADABLE,
     ZH_TERM_OF_OFFICE,
     ZH_TIME_CLOSERS,
@@ -4148,9 +4149,9 @@ def _zh_clause_pair(context: str) -> tuple[tuple[str, str], tuple[str, str]] | N
         verb = next((k for k, (_, f) in enumerate(words) if f.startswith(("v", "l"))), 0)
         name = "".join(w for w, _ in words[:verb])  # (the verb's words are left after it)
         if (
-            not (2 <= len(name) <= 4 and _opens_with_surname(name))
-            and words[:1]
-            and (words[0][1] == "nr")
+            words
+            and words[0][1] == "nr"
+            and not (2 <= len(name) <= 4 and _opens_with_surname(name))
         ):
             # no verb the segmenter knows ("当上" cut as 当/上县): the name it tags, or a
             # surname and the given name it cut off (龚/石岩)
@@ -4503,8 +4504,7 @@ _ZH_KIN_BY_LENGTH = sorted(CHINESE_KIN_WORDS, key=len, reverse=True)
 # Where an organisation sits, as Chinese names it: its seat's address answers "在哪个县/城市".
 _ZH_SEAT = re.compile(r"(?:总部|总店|总行|总公司|厂址|校址|会址|馆址|驻地|所在地)$")
 _ZH_WHERE_IS = re.compile(
-    r"^#(?P<n>\d+)(?P<rest>(?:原来|原先|本来|最初|起初|当初|以前|如今|现在|目前)?"
-    r"(?:在|位于|设在)(?:哪|什么).*)$"
+    rf"^#(?P<n>\d+)(?P<rest>(?:{ZH_FORMER_TIME}|如今|现在|目前)?(?:在|位于|设在)(?:哪|什么).*)$"
 )
 
 
@@ -5172,11 +5172,11 @@ _ZH_DEMONSTRATIVE = re.compile(
 )
 # Predicate words walked over from the wh-word back to the subject's head noun.
 _ZH_PRED_FLAGS = ("v", "d", "p", "u", "c", "f", "t")  # t: time adverbials (此前, 当时)
-# Copular or possessive verbs: "X的校长是谁", "X的人口约有多少" ask for the value of X's attribute.
 # Words of time the segmenter tags as localizers (以前/f) that stand as adverbs.
 _ZH_TIME_ADVERBS = frozenset(
     ["以前", "之前", "以后", "之后", "当初", "起初", "最初", "原先", "早先"]
 )
+# Copular or possessive verbs: "X的校长是谁", "X的人口约有多少" ask for the value of X's attribute.
 _ZH_COPULA = frozenset(["是", "为", "叫", "叫做", "有", "约有", "达", "约为", "共有"])
 _ZH_WH_CHARS = re.compile(r"谁|哪|什么|多少|几|何")
 # A request to name something: "请说出X", "列出X", "给出X" (its object is a noun phrase).

@@ -13,7 +13,14 @@ import functools
 import re
 from typing import Literal
 
-from extraction.language import AUXILIARIES, HAN, ZH_ERA_YEAR, is_participle, zh_era_year
+from extraction.language import (
+    AUXILIARIES,
+    HAN,
+    ZH_ERA_YEAR,
+    is_participle,
+    zh_era_year,
+    zh_numeral,
+)
 from extraction.nouns import NounClass, names_agent
 from extraction.nouns import head_noun_type as _noun_class
 from kg_rag.models import AnswerType
@@ -382,6 +389,8 @@ ZH_NAME_ASKED = re.compile(
 )
 
 
+# Adverbs of an earlier time that may stand before a copula: "X的馆址原来是…", "总部以前在…".
+ZH_FORMER_TIME = "原来|原先|本来|最初|起初|当初|以前"
 # Localizers of place that follow a noun: 山脚下, 附近, 一带, 南麓, 以东 …
 _ZH_PLACE_LOCALIZER = re.compile(
     r"脚下|附近|一带|旁边|周边|周围|边上|[东西南北]麓|[东西南北]侧|以[东西南北]|之[东西南北]"
@@ -663,9 +672,12 @@ _EN_NUMBER_WORD = re.compile(
     r"|\b(?P<ones>" + "|".join(_EN_ONES) + r")\b",
     re.IGNORECASE,
 )
-# "in his seventy-second year": the age then is one less than the year's ordinal.
-_IN_NTH_YEAR = re.compile(
-    r"\bin\s+(?:his|her|their)\s+(?P<nth>[a-z\-\s]+?|\d+(?:st|nd|rd|th))\s+year\b"
+# The year of life an age is said by: "in his seventy-second year", "in her 72nd year" (the
+# age then is one less than the year's ordinal).
+IN_NTH_YEAR = re.compile(
+    r"\bin\s+(?:his|her|their)\s+(?P<nth>(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty"
+    r"|ninety)[-\s]?)?[a-z]+(?:st|nd|rd|th)|\d+(?:st|nd|rd|th))\s+year\b",
+    re.IGNORECASE,
 )
 
 
@@ -673,7 +685,7 @@ def _word_number(text: str) -> float | None:
     """A number under a hundred written in words (see :data:`_EN_NUMBER_WORD`); ordinals of
     a year of life ("in his seventy-second year") give the age completed (71)."""
     low = text.lower()
-    nth = _IN_NTH_YEAR.search(low)
+    nth = IN_NTH_YEAR.search(low)
     if nth is not None:
         word = nth["nth"]
         digits = re.match(r"\d+", word)
@@ -690,45 +702,11 @@ def _word_number(text: str) -> float | None:
     if m["ones"]:
         # ("one" and "zero" alone are as often pronouns and idioms as numbers: no value)
         return float(_EN_ONES[m["ones"]]) if _EN_ONES[m["ones"]] > 1 else None
-    unit = _EN_ONES.get(m["unit"] or "", 0) if (m["unit"] or "") in _EN_ONES else 0
-    return float(_EN_TENS[m["tens"]] + unit)
+    return float(_EN_TENS[m["tens"]] + _EN_ONES.get(m["unit"] or "", 0))
 
 
-_ZH_NUMERAL_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-# A Chinese numeral under a thousand: 七十五, 十八, 一百零三.
+# A run of Chinese numeral characters (see :func:`~extraction.language.zh_numeral`).
 _ZH_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百]+")
-
-
-def _zh_numeral(run: str) -> int | None:
-    """The value of a Chinese numeral under a thousand (七十五 → 75, 十八 → 18, 一百零三 →
-    103), or None when ``run`` is no such numeral."""
-    value, digit = 0, None
-    for ch in run:
-        if ch in _ZH_NUMERAL_DIGITS:
-            digit = _ZH_NUMERAL_DIGITS[ch]
-        elif ch == "百":
-            value += (digit if digit is not None else 1) * 100
-            digit = None
-        elif ch == "十":
-            value += (digit if digit is not None else 1) * 10
-            digit = None
-        else:
-            return None
-    value += digit or 0
-    return value if value > 1 else None
 
 
 def number_value(text: str) -> float | None:
@@ -736,9 +714,9 @@ def number_value(text: str) -> float | None:
     text with no digits may write it in words ("seventy-eight", "in his seventy-second year")."""
     m = _NUMBER_RX.search(text)
     if m is None and (zh := _ZH_NUMERAL_RUN.search(text)) is not None:
-        zh_value = _zh_numeral(zh.group(0))  # 七十五岁
-        return float(zh_value) if zh_value is not None else None
-    if m is None or _IN_NTH_YEAR.search(text.lower()):
+        zh_value = zh_numeral(zh.group(0))  # 七十五岁 (一 alone is as often "a" as one)
+        return float(zh_value) if zh_value is not None and zh_value > 1 else None
+    if m is None or IN_NTH_YEAR.search(text):
         return _word_number(text)
     value = float(m.group(0).replace(",", ""))
     tail = text[m.end() : m.end() + 12].lower()

@@ -59,12 +59,14 @@ from kg_rag.answer.question import (
     CONVERSE_ROLES,
     DATE_RX,
     FIRM_OR_PERSON_VERB,
+    IN_NTH_YEAR,
     KIN_GENDER,
     MEASURE_VERB_Q,
     TITLED_WORKS,
     YEAR_QUESTION,
     ZH_CLASSIFIERS,
     ZH_EVENT_WORDS,
+    ZH_FORMER_TIME,
     ZH_NAME_ASKED,
     ZH_TIME_CLOSERS,
     date_key,
@@ -1133,22 +1135,15 @@ _MERGER_RESULT = re.compile(
 )
 _UNITS_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
 # English cardinals in words, two to ninety-nine and round hundreds (a closed class).
-_NUMBER_WORDS = re.compile(
-    rf"\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-{_UNITS_WORD})?"
+_NUMBER_WORD = (
+    rf"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-{_UNITS_WORD})?"
     r"|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
-    rf"|sixteen|seventeen|eighteen|nineteen|(?:a|{_UNITS_WORD})\s+hundred)\b",
-    re.IGNORECASE,
+    rf"|sixteen|seventeen|eighteen|nineteen|(?:a|{_UNITS_WORD})\s+hundred)"
 )
+_NUMBER_WORDS = re.compile(rf"\b{_NUMBER_WORD}\b", re.IGNORECASE)
 # An age in words: "aged seventy-eight", "at the age of eighty", "He was seventy-eight."
 _AGE_IN_WORDS = re.compile(
-    rf"\b(?:aged|age\s+of|(?:he|she)\s+was)\s+(?P<n>{_NUMBER_WORDS.pattern[2:-2]})\b",
-    re.IGNORECASE,
-)
-# The year of life an age is said by: "in his seventy-second year", "in her 72nd year".
-_NTH_YEAR = re.compile(
-    r"\bin\s+(?:his|her|their)\s+(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-    r"[-\s]?)?(?:[a-z]+(?:st|nd|rd|th)|\d+(?:st|nd|rd|th))\s+year\b",
-    re.IGNORECASE,
+    rf"\b(?:aged|age\s+of|(?:he|she)\s+was)\s+(?P<n>{_NUMBER_WORD})\b", re.IGNORECASE
 )
 _WORD_AFTER_NUMBER = re.compile(r"\s+([A-Za-z]+)\b")
 # What a value is said at: a year ("in 2017", "2017年") or a funding round ("Series B",
@@ -2215,7 +2210,7 @@ _ZH_DEMONSTRATIVE = re.compile(r"^[那这该][个座家所位条本首支名种�
 # A Chinese step that asks the value of its subject's attribute: "X的馆址原来是什么地方",
 # "X的校址在哪里" (an adverb of time may stand before the copula).
 _ZH_ATTRIBUTE_ASKED = re.compile(
-    rf"的([{HAN}]{{2,4}}?)(?:原来|原先|本来|最初|当初|以前|起初)?(?:是|在|位于|为)"
+    rf"的([{HAN}]{{2,4}}?)(?:{ZH_FORMER_TIME})?(?:是|在|位于|为)"
     # (the generic wh-words: "在哪个县" asks a unit of the address, not the whole value)
     r"(?:什么地方|什么|哪里|哪儿|何处|何地)[？?]?$"
 )
@@ -2968,6 +2963,7 @@ class _TableRow:
     cells: tuple[str, ...]
     bounds: tuple[tuple[int, int], ...]  # each cell's span in the text
     rows: tuple[tuple[str, ...], ...]  # every body row of its table
+    index: int  # this row's place among them
 
 
 @functools.lru_cache(maxsize=4096)
@@ -2997,12 +2993,15 @@ def _table_rows(text: str) -> tuple[_TableRow, ...]:
             body.append((a, b, tuple(text[x:y].strip() for x, y in bounds), bounds))
             j += 1
         rows = tuple(r[2] for r in body)
-        out += [_TableRow(a, b, header, cells, bounds, rows) for a, b, cells, bounds in body]
+        out += [
+            _TableRow(a, b, header, cells, bounds, rows, k)
+            for k, (a, b, cells, bounds) in enumerate(body)
+        ]
         i = j
     return tuple(out)
 
 
-def _cell_fit(cell: str, query: str, terms: set[str]) -> bool:
+def _cell_fit(cell: str, query: str, terms: set[str] | frozenset[str]) -> bool:
     """Does the question name ``cell`` (a name it writes, or at least half of its terms)?"""
     if not cell or cell.strip("()-–— ") == "":
         return False
@@ -3078,7 +3077,7 @@ def _adjacent_asked(query: str, name_at: int) -> int:
     return 0
 
 
-def _named_cell(cell: str, query: str, terms: set[str]) -> bool:
+def _named_cell(cell: str, query: str, terms: frozenset[str]) -> bool:
     """Does the question write the holder ``cell`` names (a cell that is no date or number)?"""
     cell = _ASIDE.sub("", cell).strip()
     return (
@@ -3089,28 +3088,31 @@ def _named_cell(cell: str, query: str, terms: set[str]) -> bool:
     )
 
 
-def _adjacent_row(row: _TableRow, query: str, terms: set[str]) -> int | None:
+@functools.lru_cache(maxsize=4096)
+def _adjacent_row(row: _TableRow, query: str, terms: frozenset[str]) -> tuple[int, int] | None:
     """For a step that asks the holder before or after someone a row of a table of holders
-    names (see :func:`_adjacent_asked`), the index in ``row.rows`` of the row it asks: the
-    one before or after the named row, in the order of the rows' first years when every row
-    has one, else as the table lists them. ``None`` when the step asks no such thing."""
-    if not (_BEFORE_NOUN.search(query) or _AFTER_NOUN.search(query)) and not (
-        _AFTER_VERB.search(query) or _BEFORE_VERB.search(query)
-    ):
+    names (see :func:`_adjacent_asked`), (the index in ``row.rows`` of the row it asks, the
+    column the named holder is in): the row before or after the named row, in the order of
+    the rows' first years when every row has one, else as the table lists them. ``None`` when
+    the step asks no such thing."""
+    if _adjacent_asked(query, 0) == 0:
         return None
-    named = [(i, c) for i, r in enumerate(row.rows) for c in r if _named_cell(c, query, terms)]
-    if len({i for i, _ in named}) != 1:
+    named = [
+        (i, k, c)
+        for i, r in enumerate(row.rows)
+        for k, c in enumerate(r)
+        if c and _named_cell(c, query, terms)
+    ]
+    if len({i for i, _, _ in named}) != 1:
         return None  # no row named, or several: nothing to count from
-    at, cell = named[0]
+    at, col, cell = named[0]
     sign = _adjacent_asked(query, query.lower().find(_ASIDE.sub("", cell).strip().lower()))
-    if sign == 0:
-        return None
     order = list(range(len(row.rows)))
     years = [_ROW_YEAR.search(" ".join(r)) for r in row.rows]
     if all(years):
         order.sort(key=lambda i: int(years[i].group(1)))  # type: ignore[union-attr]
     k = order.index(at) + sign
-    return order[k] if 0 <= k < len(order) else None
+    return (order[k], col) if 0 <= k < len(order) else None
 
 
 def _table_factor(
@@ -3133,22 +3135,11 @@ def _table_factor(
             return 1.0
         if col == 0 and _is_key_value(row.rows):
             return 0.1  # "| Founder | Ada Varn |": a label names a field, not a value
-        asked = _adjacent_row(row, query, terms)
+        asked = _adjacent_row(row, query, frozenset(terms))
         if asked is not None:
             # "predecessor of X": the row before X's, in the column X's name is in
-            here = row.rows.index(row.cells) if row.cells in row.rows else -1
-            named_col = next(
-                (
-                    k
-                    for r in row.rows
-                    for k, c in enumerate(r)
-                    if c and _named_cell(c, query, terms)
-                ),
-                None,
-            )
-            if here == asked:
-                return 3.0 if col == named_col else 0.3
-            return 0.3
+            asked_row, named_col = asked
+            return 3.0 if row.index == asked_row and col == named_col else 0.3
         hits = {k for k, c in enumerate(row.cells) if k != col and _cell_fit(c, query, terms)}
         if not hits:
             others = any(
@@ -3925,12 +3916,20 @@ def read_evidence(
         else {}
     )
     # "predecessor of X" where a table of holders in the evidence lists X: the row before
-    # X's says who it was
-    by_table = any(
-        r.rows.index(r.cells) == _adjacent_row(r, query, set(terms))
+    # X's says who it was, though it shares no word with the step (where each piece's asked
+    # rows start)
+    adjacent_rows = [
+        [
+            r.start
+            for r in _table_rows(ev.text)
+            if (asked := _adjacent_row(r, query, frozenset(terms))) is not None
+            and asked[0] == r.index
+        ]
+        if _adjacent_asked(query, 0)
+        else []
         for ev in ranked
-        for r in _table_rows(ev.text)
-    )
+    ]
+    by_table = any(adjacent_rows)
     for rank, ev in enumerate(ranked):
         text = ev.text
         ents = mentions.get(ev.chunk_id, [])
@@ -3952,17 +3951,7 @@ def read_evidence(
             and bool(linked_people)
             and not any(p in text for p in linked_people)
         )
-        # "predecessor of X" over a table of holders: the row before X's says it, though it
-        # shares no word with the step
-        adjacent = (
-            [
-                r.start
-                for r in _table_rows(text)
-                if r.rows.index(r.cells) == _adjacent_row(r, query, set(terms))
-            ]
-            if by_table
-            else []
-        )
+        adjacent = adjacent_rows[rank]
         for s_start, s_end in _sentences(text):
             sentence = text[s_start:s_end]
             # a table's header row ("| Chair | Term |" above "|---|---|") names columns
@@ -4139,7 +4128,7 @@ def read_evidence(
                     for m in _AGE_IN_WORDS.finditer(sentence)
                 ]
                 spans += [
-                    (m.start(), m.end(), "NUMBER", None) for m in _NTH_YEAR.finditer(sentence)
+                    (m.start(), m.end(), "NUMBER", None) for m in IN_NTH_YEAR.finditer(sentence)
                 ]
                 # (the day of a date is no age: "died on 11 December 1829")
                 spans = [

@@ -173,3 +173,27 @@ def test_era_years_are_dates(text: str, dates: list[tuple[str, int]]) -> None:
     from kg_rag.answer.question import find_dates
 
     assert [(text[a:b], key[0]) for a, b, key in find_dates(text)] == dates
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("七十五", 75),
+        ("十八", 18),
+        ("十", 10),
+        ("一百零三", 103),
+        ("两百", 200),
+        ("一百一十", 110),
+        ("一", 1),
+        # no numeral as the language writes one
+        ("二二", None),
+        ("十十", None),
+        ("七十五岁", None),
+        ("", None),
+    ],
+)
+def test_zh_numerals(text: str, value: int | None) -> None:
+    """A Chinese numeral under a thousand, written whole, and its value."""
+    from extraction.language import zh_numeral
+
+    assert zh_numeral(text) == value
